@@ -1,0 +1,401 @@
+// ClusterConfig: everything an LSF admin configures, fully typed. Built once by the
+// loader from lsf.conf, lsf.shared, lsf.cluster.<name> and the lsb.* files, then
+// never changed (a reconfiguration builds a new one). No later stage parses strings.
+//
+// Every record keeps the SourceLocation it came from, so later stages (the scheduler's
+// pending reasons, badmin) can point the admin at the line that caused a behaviour.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "libconfig/diagnostics.h"
+#include "libconfig/limits.h"
+#include "libconfig/load_index.h"
+#include "libconfig/name_list.h"
+#include "libconfig/pool_type.h"
+#include "libconfig/resreq.h"
+#include "libconfig/shares.h"
+#include "libconfig/threshold.h"
+#include "libconfig/time_window.h"
+
+namespace lsf::config {
+
+// Where each KEY = value line of a section was, so checks after parsing can point
+// at the line of the offending keyword rather than at the section.
+struct KeyLines {
+  std::map<std::string, SourceLocation> lines;
+  SourceLocation of(const std::string& key, const SourceLocation& fallback) const {
+    auto it = lines.find(key);
+    return it == lines.end() ? fallback : it->second;
+  }
+};
+
+// Thresholds by load index name (built-in index or site numeric resource).
+using Thresholds = std::map<std::string, LoadThreshold>;
+
+// ---- lsf.conf -------------------------------------------------------------------
+
+struct LsfConf {
+  std::string path;                           // the lsf.conf that was read
+  std::map<std::string, std::string> values;  // every KEY=VALUE, quotes removed
+  std::string envdir, confdir, lsb_confdir, lsb_sharedir, logdir;
+  std::optional<int> lim_port, res_port, mbd_port, sbd_port;
+  MemoryUnit unit_for_limits = MemoryUnit::kKB;
+  std::vector<std::string> master_list;
+
+  std::optional<std::string> get(const std::string& key) const;
+};
+
+// ---- lsf.shared -----------------------------------------------------------------
+
+struct HostModel {
+  std::string name;
+  double cpu_factor = 1.0;
+  std::vector<std::string> architectures;
+  SourceLocation where;
+};
+
+struct ResourceDef {
+  enum class Type { kBoolean, kNumeric, kString };
+  std::string name;
+  Type type = Type::kBoolean;
+  std::optional<int> interval;  // seconds; absent: static
+  bool increasing = false;
+  bool release = true;
+  bool consumable = false;
+  std::string description;
+  SourceLocation where;
+};
+
+struct ClusterDef {
+  std::string name;
+  std::vector<std::string> servers;
+  SourceLocation where;
+};
+
+// ---- lsf.cluster.<name> ----------------------------------------------------------
+
+struct ClusterHost {
+  std::string name;
+  std::string model;  // empty: detected at run time
+  std::string type;
+  bool server = true;
+  std::optional<int> nd;
+  std::vector<std::string> resources;  // booleans and `name=value` strings, `!` = dedicated
+  TimeWindowSet run_window;
+  int rexpri = 0;
+  Thresholds busy_thresholds;  // LIM thresholds from load-index columns
+  SourceLocation where;
+};
+
+struct ResourceMapEntry {
+  struct Location {
+    std::string value;                 // `5` in `5@[all]`; empty when per host default
+    std::vector<HostListItem> hosts;   // `[all ~h1]`; `default` gives kName "default"
+  };
+  std::string resource;
+  std::vector<Location> locations;
+  SourceLocation where;
+};
+
+struct RemoteCluster {
+  std::string name;
+  SourceLocation where;
+};
+
+// ---- lsb.params -----------------------------------------------------------------
+
+struct BatchParams {
+  std::vector<std::string> default_queues;
+  std::string default_project = "default";
+  int mbd_sleep_time = 60;
+  int sbd_sleep_time = 30;
+  int job_accept_interval = 1;
+  int max_job_num = 1000;
+  std::int64_t max_jobid = 999999;
+  int max_job_array_size = 1000;
+  int clean_period = 3600;
+  int max_sbd_fail = 3;
+  int pg_susp_it = 180;
+  std::optional<int> max_pend_jobs;
+  std::optional<int> max_pend_slots;
+  int max_user_priority = 0;
+  double cpu_time_factor = 0.7;
+  double run_time_factor = 0.7;
+  double run_job_factor = 3.0;
+  double committed_run_time_factor = 0.0;
+  double fairshare_adjustment_factor = 0.0;
+  double hist_hours = 5;
+  bool enable_hist_run_time = false;
+  bool abs_runlimit = false;
+  bool job_dep_last_sub = false;
+  bool parallel_sched_by_slot = false;
+  int mc_reclaim_delay = 10;  // minutes
+  std::string default_host_spec;
+  std::vector<std::string> compute_unit_types;
+  std::map<std::string, std::string> other;  // accepted, not yet acted on
+  SourceLocation where;
+  KeyLines keys;
+};
+
+// ---- lsb.queues -----------------------------------------------------------------
+
+struct Preemption {
+  std::vector<HostListItem> preemptive;   // queues this one may preempt (name+pref)
+  std::vector<std::string> preemptable;   // queues that may preempt this one
+  bool preemptive_all = false;            // PREEMPTIVE with no list
+  bool preemptable_all = false;
+};
+
+struct Queue {
+  std::string name;
+  int priority = 1;
+  std::string description;
+  std::vector<UserListItem> users;          // empty: all
+  std::vector<HostListItem> hosts;          // empty: all
+  std::vector<UserListItem> administrators;
+  std::optional<ResourceRequirement> res_req;
+  std::optional<int> qjob_limit, ujob_limit, hjob_limit;
+  std::optional<double> pjob_limit;
+  std::optional<DefaultAndMax<TimeLimit>> run_limit, cpu_limit;
+  std::optional<DefaultAndMax<std::int64_t>> mem_limit, swap_limit, file_limit, data_limit,
+      stack_limit, core_limit;
+  std::optional<int> process_limit;
+  std::optional<ProcessorLimit> proc_limit;
+  TimeWindowSet run_window, dispatch_window;
+  Thresholds thresholds;
+  std::optional<ResourceRequirement> stop_cond, resume_cond;
+  Preemption preemption;
+  bool backfill = false;
+  std::optional<int> slot_reserve_time;      // SLOT_RESERVE = MAX_RESERVE_TIME[n]
+  std::optional<int> resource_reserve_time;  // RESOURCE_RESERVE = MAX_RESERVE_TIME[n]
+  bool exclusive = false;
+  enum class Interactive { kYes, kNo, kOnly } interactive = Interactive::kYes;
+  RequeueExitValues requeue_exit_values;
+  std::string pre_exec, post_exec, job_starter, pre_post_exec_user;
+  std::string job_controls;                 // kept as written; acted on by sbatchd (later)
+  std::vector<std::string> terminate_when;  // WINDOW LOAD PREEMPT
+  int nice = 0;
+  bool rerunnable = false;
+  std::optional<int> job_accept_interval;
+  std::optional<std::vector<ShareAssignment>> fairshare;  // FAIRSHARE = USER_SHARES[...]
+  std::vector<std::string> fairshare_queues;
+  std::string slot_pool;
+  std::optional<double> slot_share;
+  std::optional<int> max_slots_in_pool;
+  bool use_priority_in_pool = false;
+  std::optional<double> cpu_time_factor, run_time_factor, run_job_factor, hist_hours;
+  bool sla_guarantees_ignore = false;
+  std::map<std::string, std::string> other;  // accepted, not yet acted on
+  SourceLocation where;
+  KeyLines keys;
+};
+
+// ---- lsb.hosts ------------------------------------------------------------------
+
+struct BatchHost {
+  std::string name;  // host, model, type or `default`
+  std::optional<int> mxj;
+  bool mxj_is_ncpus = false;  // `MXJ = !`
+  std::optional<int> jl_u;
+  TimeWindowSet dispatch_window;
+  Thresholds thresholds;
+  std::optional<int> mig;
+  std::map<std::string, std::string> other;
+  SourceLocation where;
+};
+
+struct HostGroup {
+  std::string name;
+  std::vector<HostListItem> members;
+  bool external = false;  // `(!)`: members from egroup
+  bool condense = false;
+  std::optional<int> max_slots;
+  SourceLocation where;
+};
+
+struct HostPartition {
+  std::string name;
+  std::vector<HostListItem> hosts;
+  std::vector<ShareAssignment> user_shares;
+  SourceLocation where;
+  KeyLines keys;
+};
+
+struct ComputeUnit {
+  std::string name;
+  std::string type;
+  std::vector<HostListItem> members;
+  bool condense = false;
+  SourceLocation where;
+};
+
+// ---- lsb.users ------------------------------------------------------------------
+
+struct UserGroup {
+  std::string name;
+  std::vector<UserListItem> members;
+  bool external = false;
+  std::vector<ShareAssignment> user_shares;
+  std::vector<std::string> admins;
+  SourceLocation where;
+};
+
+struct UserLimit {
+  std::string name;  // user, group, `group@` (per member) or `default`
+  bool per_member = false;
+  std::optional<int> max_jobs;
+  std::optional<double> jl_p;
+  std::optional<int> max_pend_jobs, max_pend_slots;
+  SourceLocation where;
+};
+
+// ---- lsb.resources --------------------------------------------------------------
+
+struct Limit {
+  std::string name;
+  // Consumers; `per_*` means the limit applies to each member separately.
+  std::vector<UserListItem> users;
+  bool per_user = false;
+  std::vector<std::string> queues;
+  bool per_queue = false;
+  std::vector<HostListItem> hosts;
+  bool per_host = false;
+  std::vector<std::string> projects;
+  bool per_project = false;
+  std::vector<std::string> apps, lic_projects;
+  // Resources.
+  std::optional<int> slots;
+  std::optional<double> slots_per_processor;
+  std::optional<int> jobs;
+  std::optional<double> mem, swp, tmp;  // MB, or percent when *_percent
+  bool mem_percent = false, swp_percent = false, tmp_percent = false;
+  std::vector<ShareAssignment> resources;  // RESOURCE[[name, n] ...]
+  SourceLocation where;
+  KeyLines keys;
+};
+
+struct GuaranteePool {
+  std::string name;
+  PoolType type;
+  std::vector<HostListItem> hosts;
+  std::optional<ResourceRequirement> res_select;
+  std::vector<ShareAssignment> distribution;  // service class -> amount or %
+  std::optional<LoanPolicies> loan_policies;
+  std::optional<int> slots_per_host;
+  std::string description;
+  std::vector<std::string> administrators;
+  SourceLocation where;
+  KeyLines keys;
+};
+
+struct HostExport {
+  std::vector<HostListItem> per_host;           // PER_HOST=...
+  std::optional<ResourceRequirement> res_select;  // RES_SELECT=... with NHOSTS
+  std::optional<int> nhosts;
+  std::optional<int> slots;
+  std::optional<std::int64_t> mem_mb, swp_mb;
+  std::vector<ShareAssignment> distribution;  // cluster -> share
+  bool shared = false;                        // TYPE=shared
+  SourceLocation where;
+  KeyLines keys;
+};
+
+struct SharedResourceExport {
+  std::string name;
+  std::optional<int> ninstances;
+  std::vector<ShareAssignment> distribution;
+  SourceLocation where;
+  KeyLines keys;
+};
+
+struct ReservationUsage {
+  enum class Method { kPerJob, kPerHost, kPerSlot, kPerTask };
+  std::string resource;
+  Method method = Method::kPerJob;
+  SourceLocation where;
+};
+
+// ---- lsb.serviceclasses ---------------------------------------------------------
+
+struct ServiceClass {
+  std::string name;
+  std::optional<int> priority;
+  std::vector<std::string> goals;  // e.g. GUARANTEE, or raw time-based goals
+  bool guarantee = false;
+  std::vector<std::string> access_queues, access_users, access_fairshare_groups, access_apps,
+      access_projects, access_lic_projects;
+  bool auto_attach = false;
+  std::vector<std::string> user_group;
+  std::string control_action;
+  std::string description;
+  SourceLocation where;
+  KeyLines keys;
+};
+
+// ---- lsb.modules ----------------------------------------------------------------
+
+struct SchedulerModule {
+  std::string name;  // schmod_default, schmod_fcfs, ...
+  std::string rb_plugin;
+  std::string disable_phases;
+  SourceLocation where;
+};
+
+// ---- the whole cluster ----------------------------------------------------------
+
+struct ClusterConfig {
+  std::string cluster_name;
+  LsfConf lsf_conf;
+
+  // lsf.shared
+  std::vector<ClusterDef> clusters;
+  std::vector<std::string> host_types;
+  std::vector<HostModel> host_models;
+  std::vector<ResourceDef> resources;
+
+  // lsf.cluster.<name>
+  std::vector<std::string> cluster_admins;
+  std::map<std::string, std::string> lim_params;
+  std::vector<ClusterHost> hosts;
+  std::vector<ResourceMapEntry> resource_map;
+  std::vector<RemoteCluster> remote_clusters;
+
+  BatchParams params;
+  std::vector<Queue> queues;  // in file order
+
+  std::vector<BatchHost> batch_hosts;
+  std::vector<HostGroup> host_groups;
+  std::vector<HostPartition> host_partitions;
+  std::vector<ComputeUnit> compute_units;
+
+  std::vector<UserGroup> user_groups;
+  std::vector<UserLimit> user_limits;
+
+  std::vector<Limit> limits;
+  std::vector<GuaranteePool> guarantee_pools;
+  std::vector<HostExport> host_exports;
+  std::vector<SharedResourceExport> shared_resource_exports;
+  std::vector<ReservationUsage> reservation_usage;
+
+  std::vector<ServiceClass> service_classes;
+  std::vector<SchedulerModule> modules;  // empty: LSF's default set
+  bool modules_configured = false;
+
+  // Lookups by name; nullptr when absent.
+  const Queue* find_queue(std::string_view name) const;
+  const ClusterHost* find_host(std::string_view name) const;
+  const HostGroup* find_host_group(std::string_view name) const;
+  const UserGroup* find_user_group(std::string_view name) const;
+  const ServiceClass* find_service_class(std::string_view name) const;
+  const HostModel* find_host_model(std::string_view name) const;
+  const ResourceDef* find_resource(std::string_view name) const;
+  bool is_host_type(std::string_view name) const;
+  bool is_known_cluster(std::string_view name) const;
+};
+
+}  // namespace lsf::config

@@ -1,0 +1,103 @@
+// lsb.params: the single Parameters section of batch-wide settings.
+#include <limits>
+
+#include "libconfig/file_parsers.h"
+#include "libconfig/text.h"
+
+namespace lsf::config {
+
+void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& out) {
+  bool seen = false;
+  constexpr long long kMax = std::numeric_limits<int>::max();
+  for (const auto& s : file.sections) {
+    if (!ctx.known_section(s)) continue;
+    if (s.table) {
+      ctx.diags.error(s.where, "section Parameters must be KEY = value lines, not a table");
+      continue;
+    }
+    if (seen) ctx.diags.warning(s.where, "a second Parameters section; its values override the first");
+    seen = true;
+    out.where = s.where;
+    const std::string context;
+    for (const auto& kv : s.entries) {
+      out.keys.lines[kv.key] = kv.where;
+      const ParamSpec* spec = ctx.check_key(s, kv.key, kv.where, context);
+      if (!spec) continue;
+      if (spec->support == Support::kAccepted) {
+        out.other[kv.key] = kv.value;
+        continue;
+      }
+      const auto& k = kv.key;
+      const auto& v = kv.value;
+      auto set_int = [&](int& slot, long long min, long long max) {
+        if (auto n = ctx.integer(v, kv.where, context, k, min, max)) slot = static_cast<int>(*n);
+      };
+      auto set_opt_int = [&](std::optional<int>& slot, long long min) {
+        if (auto n = ctx.integer(v, kv.where, context, k, min, kMax)) slot = static_cast<int>(*n);
+      };
+      auto set_double = [&](double& slot) {
+        if (auto n = ctx.number(v, kv.where, context, k, 0)) slot = *n;
+      };
+      auto set_bool = [&](bool& slot) {
+        if (auto b = ctx.yes_no(v, kv.where, context, k)) slot = *b;
+      };
+      if (k == "DEFAULT_QUEUE") {
+        out.default_queues = split_words(v);
+      } else if (k == "DEFAULT_PROJECT") {
+        out.default_project = v;
+      } else if (k == "MBD_SLEEP_TIME") {
+        set_int(out.mbd_sleep_time, 1, 3600);
+      } else if (k == "SBD_SLEEP_TIME") {
+        set_int(out.sbd_sleep_time, 1, 3600);
+      } else if (k == "JOB_ACCEPT_INTERVAL") {
+        set_int(out.job_accept_interval, 0, kMax);
+      } else if (k == "MAX_JOB_NUM") {
+        set_int(out.max_job_num, 1, kMax);
+      } else if (k == "MAX_JOBID") {
+        if (auto n = ctx.integer(v, kv.where, context, k, 999999, 2147483646)) out.max_jobid = *n;
+      } else if (k == "MAX_JOB_ARRAY_SIZE") {
+        set_int(out.max_job_array_size, 1, 2147483646);
+      } else if (k == "CLEAN_PERIOD") {
+        set_int(out.clean_period, 1, kMax);
+      } else if (k == "MAX_SBD_FAIL") {
+        set_int(out.max_sbd_fail, 1, kMax);
+      } else if (k == "PG_SUSP_IT") {
+        set_int(out.pg_susp_it, 0, kMax);
+      } else if (k == "MAX_PEND_JOBS") {
+        set_opt_int(out.max_pend_jobs, 0);
+      } else if (k == "MAX_PEND_SLOTS") {
+        set_opt_int(out.max_pend_slots, 0);
+      } else if (k == "MAX_USER_PRIORITY") {
+        set_int(out.max_user_priority, 0, kMax);
+      } else if (k == "CPU_TIME_FACTOR") {
+        set_double(out.cpu_time_factor);
+      } else if (k == "RUN_TIME_FACTOR") {
+        set_double(out.run_time_factor);
+      } else if (k == "RUN_JOB_FACTOR") {
+        set_double(out.run_job_factor);
+      } else if (k == "COMMITTED_RUN_TIME_FACTOR") {
+        set_double(out.committed_run_time_factor);
+      } else if (k == "FAIRSHARE_ADJUSTMENT_FACTOR") {
+        set_double(out.fairshare_adjustment_factor);
+      } else if (k == "HIST_HOURS") {
+        set_double(out.hist_hours);
+      } else if (k == "ENABLE_HIST_RUN_TIME") {
+        set_bool(out.enable_hist_run_time);
+      } else if (k == "ABS_RUNLIMIT") {
+        set_bool(out.abs_runlimit);
+      } else if (k == "JOB_DEP_LAST_SUB") {
+        if (v == "1") out.job_dep_last_sub = true; else set_bool(out.job_dep_last_sub);
+      } else if (k == "PARALLEL_SCHED_BY_SLOT") {
+        set_bool(out.parallel_sched_by_slot);
+      } else if (k == "MC_RECLAIM_DELAY") {
+        set_int(out.mc_reclaim_delay, 1, kMax);
+      } else if (k == "DEFAULT_HOST_SPEC") {
+        out.default_host_spec = v;
+      } else if (k == "COMPUTE_UNIT_TYPES") {
+        out.compute_unit_types = split_words(v);
+      }
+    }
+  }
+}
+
+}  // namespace lsf::config

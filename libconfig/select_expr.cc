@@ -1,0 +1,423 @@
+#include "libconfig/select_expr.h"
+
+#include <cctype>
+#include <vector>
+
+#include "libconfig/load_index.h"
+#include "libconfig/text.h"
+
+namespace lsf::config {
+
+struct SelectExpr::Node {
+  enum class Kind { kNumber, kString, kName, kDefined, kNot, kNeg, kBinary };
+  Kind kind = Kind::kNumber;
+  double number = 0;
+  std::string text;  // name, string literal, or operator
+  std::shared_ptr<const Node> left, right;
+};
+
+namespace {
+
+using Node = SelectExpr::Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+NodePtr make_leaf(Node::Kind kind, std::string text, double number = 0) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  n->text = std::move(text);
+  n->number = number;
+  return n;
+}
+
+NodePtr make_op(Node::Kind kind, std::string op, NodePtr l, NodePtr r) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  n->text = std::move(op);
+  n->left = std::move(l);
+  n->right = std::move(r);
+  return n;
+}
+
+bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view s) : s_(s) {}
+
+  Result<NodePtr> parse() {
+    auto n = parse_or();
+    if (!n) return n;
+    skip();
+    if (pos_ < s_.size())
+      return fail("unexpected \"" + std::string(s_.substr(pos_)) + "\" in select expression");
+    return n;
+  }
+
+ private:
+  void skip() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
+  bool peek(std::string_view tok) {
+    skip();
+    return s_.substr(pos_, tok.size()) == tok;
+  }
+  bool eat(std::string_view tok) {
+    if (!peek(tok)) return false;
+    pos_ += tok.size();
+    return true;
+  }
+
+  Result<NodePtr> parse_or() {
+    auto l = parse_and();
+    while (l && eat("||")) {
+      auto r = parse_and();
+      if (!r) return r;
+      l = make_op(Node::Kind::kBinary, "||", *l, *r);
+    }
+    return l;
+  }
+  Result<NodePtr> parse_and() {
+    auto l = parse_not();
+    while (l && eat("&&")) {
+      auto r = parse_not();
+      if (!r) return r;
+      l = make_op(Node::Kind::kBinary, "&&", *l, *r);
+    }
+    return l;
+  }
+  Result<NodePtr> parse_not() {
+    skip();
+    if (peek("!") && !peek("!=")) {
+      ++pos_;
+      auto n = parse_not();
+      if (!n) return n;
+      return make_op(Node::Kind::kNot, "!", *n, nullptr);
+    }
+    return parse_cmp();
+  }
+  Result<NodePtr> parse_cmp() {
+    auto l = parse_sum();
+    if (!l) return l;
+    for (std::string_view op : {"==", "!=", "<=", ">=", "<", ">", "="}) {
+      if (eat(op)) {
+        auto r = parse_sum();
+        if (!r) return r;
+        return make_op(Node::Kind::kBinary, op == "=" ? "==" : std::string(op), *l, *r);
+      }
+    }
+    return l;
+  }
+  Result<NodePtr> parse_sum() {
+    auto l = parse_product();
+    while (l) {
+      skip();
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) {
+        std::string op(1, s_[pos_++]);
+        auto r = parse_product();
+        if (!r) return r;
+        l = make_op(Node::Kind::kBinary, op, *l, *r);
+      } else {
+        break;
+      }
+    }
+    return l;
+  }
+  Result<NodePtr> parse_product() {
+    auto l = parse_unary();
+    while (l) {
+      skip();
+      if (pos_ < s_.size() && (s_[pos_] == '*' || s_[pos_] == '/')) {
+        std::string op(1, s_[pos_++]);
+        auto r = parse_unary();
+        if (!r) return r;
+        l = make_op(Node::Kind::kBinary, op, *l, *r);
+      } else {
+        break;
+      }
+    }
+    return l;
+  }
+  Result<NodePtr> parse_unary() {
+    if (eat("-")) {
+      auto n = parse_unary();
+      if (!n) return n;
+      return make_op(Node::Kind::kNeg, "-", *n, nullptr);
+    }
+    if (peek("!") && !peek("!=")) return parse_not();
+    return parse_primary();
+  }
+  Result<NodePtr> parse_primary() {
+    skip();
+    if (pos_ >= s_.size()) return fail("select expression ends where a value is expected");
+    char c = s_[pos_];
+    if (c == '(') {
+      ++pos_;
+      auto n = parse_or();
+      if (!n) return n;
+      if (!eat(")")) return fail("missing ')' in select expression");
+      return n;
+    }
+    if (c == '"' || c == '\'') {
+      size_t end = s_.find(c, pos_ + 1);
+      if (end == std::string_view::npos) return fail("unterminated string in select expression");
+      auto n = make_leaf(Node::Kind::kString, std::string(s_.substr(pos_ + 1, end - pos_ - 1)));
+      pos_ = end + 1;
+      return n;
+    }
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      size_t start = pos_;
+      while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.'))
+        ++pos_;
+      if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+        size_t save = pos_++;
+        if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+        if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+          while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+        } else {
+          pos_ = save;
+        }
+      }
+      // A value like `10.0.0.1` or `4x` is a name-like literal, not a number.
+      if (pos_ < s_.size() && is_name_char(s_[pos_])) {
+        while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
+        return make_leaf(Node::Kind::kName, std::string(s_.substr(start, pos_ - start)));
+      }
+      auto v = parse_double(s_.substr(start, pos_ - start));
+      if (!v) return fail("bad number \"" + std::string(s_.substr(start, pos_ - start)) + "\"");
+      return make_leaf(Node::Kind::kNumber, std::string(s_.substr(start, pos_ - start)), *v);
+    }
+    if (is_name_start(c)) {
+      size_t start = pos_;
+      while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
+      std::string name(s_.substr(start, pos_ - start));
+      if (name == "defined") {
+        if (!eat("(")) return fail("expected '(' after defined");
+        skip();
+        size_t nstart = pos_;
+        while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
+        std::string arg(s_.substr(nstart, pos_ - nstart));
+        if (arg.empty() || !eat(")")) return fail("defined() takes one resource name");
+        return make_leaf(Node::Kind::kDefined, arg);
+      }
+      return make_leaf(Node::Kind::kName, name);
+    }
+    return fail(std::string("unexpected '") + c + "' in select expression");
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+// `r15m=1.5:mem=20:-ultrix`, the select syntax before LSF 6.
+Result<NodePtr> parse_old_syntax(std::string_view text) {
+  NodePtr all;
+  auto add = [&](NodePtr n) { all = all ? make_op(Node::Kind::kBinary, "&&", all, n) : n; };
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t colon = text.find(':', start);
+    std::string term(trim(text.substr(start, colon == std::string_view::npos ? colon : colon - start)));
+    start = colon == std::string_view::npos ? text.size() + 1 : colon + 1;
+    if (term.empty()) return fail("empty term in \"" + std::string(text) + "\"");
+    if (term == "-") {
+      add(make_op(Node::Kind::kBinary, "==", make_leaf(Node::Kind::kName, "type"),
+                  make_leaf(Node::Kind::kName, "any")));
+      continue;
+    }
+    if (term.front() == '-') {
+      add(make_op(Node::Kind::kNot, "!", make_leaf(Node::Kind::kName, term.substr(1)), nullptr));
+      continue;
+    }
+    size_t eq = term.find('=');
+    if (eq == std::string::npos) {
+      auto n = Parser(term).parse();
+      if (!n) return n;
+      add(*n);
+      continue;
+    }
+    std::string name(trim(std::string_view(term).substr(0, eq)));
+    std::string value(trim(std::string_view(term).substr(eq + 1)));
+    auto number = parse_double(value);
+    std::string op = "==";
+    if (number) {
+      auto index = find_load_index(name);
+      op = index && load_index_info(*index).increasing ? "<=" : ">=";
+    }
+    add(make_op(Node::Kind::kBinary, op, make_leaf(Node::Kind::kName, name),
+                number ? make_leaf(Node::Kind::kNumber, value, *number)
+                       : make_leaf(Node::Kind::kName, value)));
+  }
+  return all;
+}
+
+struct Evaluator {
+  const ResourceLookup& lookup;
+  const SelectContext& ctx;
+
+  ResourceValue value(const Node& n) const {
+    switch (n.kind) {
+      case Node::Kind::kNumber:
+        return n.number;
+      case Node::Kind::kString:
+        return n.text;
+      case Node::Kind::kName:
+        return lookup(n.text);
+      case Node::Kind::kDefined:
+        return std::holds_alternative<std::monostate>(lookup(n.text)) ? 0.0 : 1.0;
+      case Node::Kind::kNot:
+        return truth(*n.left) ? 0.0 : 1.0;
+      case Node::Kind::kNeg: {
+        auto v = value(*n.left);
+        if (auto* d = std::get_if<double>(&v)) return -*d;
+        return std::monostate{};
+      }
+      case Node::Kind::kBinary:
+        return binary(n);
+    }
+    return std::monostate{};
+  }
+
+  bool truth(const Node& n) const {
+    auto v = value(n);
+    if (auto* d = std::get_if<double>(&v)) return *d != 0;
+    return std::holds_alternative<std::string>(v);  // a string resource the host has
+  }
+
+  ResourceValue binary(const Node& n) const {
+    const std::string& op = n.text;
+    if (op == "&&") return truth(*n.left) && truth(*n.right) ? 1.0 : 0.0;
+    if (op == "||") return truth(*n.left) || truth(*n.right) ? 1.0 : 0.0;
+    auto l = value(*n.left);
+    auto r = value(*n.right);
+    if (op == "==" || op == "!=") {
+      bool eq = false;
+      if (!string_equal(*n.left, l, *n.right, r, &eq)) return std::monostate{};
+      return (op == "==") == eq ? 1.0 : 0.0;
+    }
+    auto* a = std::get_if<double>(&l);
+    auto* b = std::get_if<double>(&r);
+    if (!a || !b) return std::monostate{};
+    if (op == "<") return *a < *b ? 1.0 : 0.0;
+    if (op == ">") return *a > *b ? 1.0 : 0.0;
+    if (op == "<=") return *a <= *b ? 1.0 : 0.0;
+    if (op == ">=") return *a >= *b ? 1.0 : 0.0;
+    if (op == "+") return *a + *b;
+    if (op == "-") return *a - *b;
+    if (op == "*") return *a * *b;
+    if (op == "/") return *b == 0 ? ResourceValue{std::monostate{}} : ResourceValue{*a / *b};
+    return std::monostate{};
+  }
+
+  // Equality with LSF's reading of bare words; returns false when undecidable.
+  bool string_equal(const Node& ln, ResourceValue l, const Node& rn, ResourceValue r, bool* eq) const {
+    // `type==any`, `model==any`, `type==local`, `model==local` are keywords, not values.
+    bool attr = ln.kind == Node::Kind::kName && (ln.text == "type" || ln.text == "model");
+    if (attr && rn.kind == Node::Kind::kName && (rn.text == "any" || rn.text == "local")) {
+      const auto& local = ln.text == "type" ? ctx.local_type : ctx.local_model;
+      auto* host = std::get_if<std::string>(&l);
+      *eq = rn.text == "any" || !local || (host && *host == *local);
+      return true;
+    }
+    auto literal = [](const Node& node, ResourceValue& v) {
+      if (std::holds_alternative<std::monostate>(v) && node.kind == Node::Kind::kName) v = node.text;
+    };
+    if (std::holds_alternative<std::string>(l)) literal(rn, r);
+    if (std::holds_alternative<std::string>(r)) literal(ln, l);
+    if (auto *ls = std::get_if<std::string>(&l), *rs = std::get_if<std::string>(&r); ls && rs) {
+      *eq = *ls == *rs;
+      return true;
+    }
+    if (auto *ld = std::get_if<double>(&l), *rd = std::get_if<double>(&r); ld && rd) {
+      *eq = *ld == *rd;
+      return true;
+    }
+    return false;
+  }
+};
+
+bool needs_parens(const Node& child, const std::string& parent_op) {
+  if (child.kind != Node::Kind::kBinary) return false;
+  auto rank = [](const std::string& op) {
+    if (op == "||") return 1;
+    if (op == "&&") return 2;
+    if (op == "+" || op == "-") return 4;
+    if (op == "*" || op == "/") return 5;
+    return 3;  // comparisons
+  };
+  return rank(child.text) < rank(parent_op) || (rank(child.text) == 3 && rank(parent_op) == 3);
+}
+
+std::string format(const Node& n) {
+  switch (n.kind) {
+    case Node::Kind::kNumber:
+      return n.text;
+    case Node::Kind::kString:
+      return "\"" + n.text + "\"";
+    case Node::Kind::kName:
+      return n.text;
+    case Node::Kind::kDefined:
+      return "defined(" + n.text + ")";
+    case Node::Kind::kNot:
+    case Node::Kind::kNeg: {
+      std::string inner = format(*n.left);
+      if (n.left->kind == Node::Kind::kBinary) inner = "(" + inner + ")";
+      return n.text + inner;
+    }
+    case Node::Kind::kBinary: {
+      std::string l = format(*n.left), r = format(*n.right);
+      if (needs_parens(*n.left, n.text)) l = "(" + l + ")";
+      if (needs_parens(*n.right, n.text) ||
+          (n.right->kind == Node::Kind::kBinary && n.right->text == n.text &&
+           (n.text == "-" || n.text == "/")))
+        r = "(" + r + ")";
+      bool spaced = n.text == "&&" || n.text == "||";
+      return spaced ? l + " " + n.text + " " + r : l + n.text + r;
+    }
+  }
+  return {};
+}
+
+void walk_names(const Node& n, const std::function<void(const std::string&)>& f) {
+  if (n.kind == Node::Kind::kName || n.kind == Node::Kind::kDefined) f(n.text);
+  if (n.left) walk_names(*n.left, f);
+  if (n.right) walk_names(*n.right, f);
+}
+
+bool is_old_syntax(std::string_view text) {
+  // Old syntax uses ':' between terms and none of the new operators.
+  if (text.find(':') == std::string_view::npos) return false;
+  for (std::string_view op : {"&&", "||", "==", "!=", "<", ">", "(", "["})
+    if (text.find(op) != std::string_view::npos) return false;
+  return true;
+}
+
+}  // namespace
+
+Result<SelectExpr> SelectExpr::parse(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return SelectExpr{};
+  auto root = is_old_syntax(text) ? parse_old_syntax(text) : Parser(text).parse();
+  if (!root) return fail(root.error());
+  return SelectExpr(*root);
+}
+
+bool SelectExpr::matches(const ResourceLookup& lookup, const SelectContext& ctx) const {
+  if (!root_) return true;
+  return Evaluator{lookup, ctx}.truth(*root_);
+}
+
+std::string SelectExpr::to_string() const { return root_ ? format(*root_) : std::string(); }
+
+SelectExpr SelectExpr::both(const SelectExpr& a, const SelectExpr& b) {
+  if (!a.root_) return b;
+  if (!b.root_) return a;
+  return SelectExpr(make_op(Node::Kind::kBinary, "&&", a.root_, b.root_));
+}
+
+void SelectExpr::for_each_name(const std::function<void(const std::string&)>& f) const {
+  if (root_) walk_names(*root_, f);
+}
+
+}  // namespace lsf::config
