@@ -343,6 +343,12 @@ class Checker {
   void check_exports() {
     for (const auto& e : cfg_.host_exports) {
       check_host_list(e.per_host, e.keys.of("PER_HOST", e.where), "HostExport", "PER_HOST", false);
+      for (const auto& name : resolve_host_list(cfg_, e.per_host)) {
+        const ClusterHost* h = cfg_.find_host(name);
+        if (h && h->type == "DLINUX" && !e.swp_mb)
+          diags_.error(e.keys.of("PER_HOST", e.where),
+                       "HostExport: host \"" + name + "\" is of type DLINUX, which needs SWP in its export");
+      }
       for (const auto& d : e.distribution)
         if (!cfg_.is_known_cluster(d.name) || d.name == cfg_.cluster_name)
           diags_.error(e.keys.of("DISTRIBUTION", e.where),
