@@ -17,9 +17,11 @@ std::string display_name(const fs::path& p, std::string_view fallback) {
 }
 
 fs::path resolve(const std::string& value, const fs::path& base, const fs::path& fallback) {
-  if (value.empty()) return fallback;
-  fs::path p(value);
-  return p.is_relative() ? base / p : p;
+  fs::path p = value.empty() ? fallback : fs::path(value);
+  if (p.is_relative()) p = base / p;
+  p = p.lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "conf/" -> "conf"
+  return p;
 }
 
 // Absolute directories for everything lsf.conf names, with LSF's defaults.

@@ -55,7 +55,7 @@ std::optional<long long> FileContext::integer(std::string_view value, const Sour
                                               long long max) const {
   auto v = parse_int(value);
   if (!v || *v < min || *v > max) {
-    std::string range = max == std::numeric_limits<long long>::max()
+    std::string range = max >= std::numeric_limits<int>::max()
                             ? "a whole number of at least " + std::to_string(min)
                             : "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
     error(where, context, std::string(key) + " = \"" + std::string(value) + "\" is not " + range);
