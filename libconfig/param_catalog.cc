@@ -378,7 +378,7 @@ std::string render_config_doc() {
   out += "Status: **supported** = read into the typed configuration and checked; **accepted** = a\n";
   out += "real LSF keyword, kept as written, with a warning that it is not yet acted on. Any other\n";
   out += "keyword draws an `unknown parameter` warning, as in LSF. `<load index>` stands for any\n";
-  out += "built-in load index (r15s r1m r15m ut pg io ls it tmp swp mem) or site numeric resource.\n\n";
+  out += "built-in load index (r15s r1m r15m ut pg io ls it tmp swp mem) or its alias.\n\n";
   out += "What the supported keywords do at run time arrives with the issue that builds each policy;\n";
   out += "until then they are parsed, typed, cross-checked and shown by `badmin ckconfig -v`.\n";
   std::string_view file;
