@@ -123,10 +123,7 @@ std::string LoanPolicies::to_string() const {
   if (duration_minutes) out += " DURATION[" + std::to_string(*duration_minutes) + "]";
   if (close_on_demand) out += " CLOSE_ON_DEMAND";
   if (retain) {
-    std::string r = std::to_string(*retain);
-    r.erase(r.find_last_not_of('0') + 1);
-    if (r.back() == '.') r.pop_back();
-    out += " RETAIN[" + r + (retain_percent ? "%" : "") + "]";
+    out += " RETAIN[" + format_number(*retain) + (retain_percent ? "%" : "") + "]";
   }
   return out;
 }

@@ -173,13 +173,6 @@ Result<ComputeUnitRequest> parse_cu(std::string_view text) {
   return cu;
 }
 
-std::string format_number(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 }  // namespace
 
 Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {

@@ -416,9 +416,9 @@ class Checker {
       if (total > 100) {
         std::string shares;
         for (const Queue* q : queues)
-          if (q->slot_share) shares += (shares.empty() ? "" : " + ") + format(*q->slot_share);
+          if (q->slot_share) shares += (shares.empty() ? "" : " + ") + format_number(*q->slot_share);
         diags_.error(first->keys.of("SLOT_SHARE", first->where),
-                     "slot pool \"" + name + "\": SLOT_SHARE adds up to " + format(total) + " (" + shares +
+                     "slot pool \"" + name + "\": SLOT_SHARE adds up to " + format_number(total) + " (" + shares +
                          "), more than 100");
       }
     }
@@ -428,13 +428,6 @@ class Checker {
     HostListItem all;
     all.kind = HostListItem::Kind::kAll;
     return {all};
-  }
-
-  static std::string format(double v) {
-    std::string s = std::to_string(v);
-    s.erase(s.find_last_not_of('0') + 1);
-    if (!s.empty() && s.back() == '.') s.pop_back();
-    return s;
   }
 
   void check_modules() {

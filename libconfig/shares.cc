@@ -5,19 +5,9 @@
 #include "libconfig/text.h"
 
 namespace lsf::config {
-namespace {
-
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-}  // namespace
 
 std::string ShareAssignment::to_string() const {
-  return "[" + name + ", " + num(amount) + (percent ? "%" : "") + "]";
+  return "[" + name + ", " + format_number(amount) + (percent ? "%" : "") + "]";
 }
 
 Result<std::vector<ShareAssignment>> parse_shares(std::string_view text) {

@@ -9,13 +9,6 @@
 namespace lsf::config {
 namespace {
 
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
 std::string opt(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
 
 }  // namespace
@@ -53,7 +46,7 @@ std::string render_config_summary(const ClusterConfig& c) {
     if (!q->dispatch_window.always_open()) out += " DISPATCH_WINDOW=(" + q->dispatch_window.to_string() + ")";
     if (q->fairshare) out += " FAIRSHARE=USER_SHARES[" + format_shares(*q->fairshare) + "]";
     if (!q->slot_pool.empty()) out += " SLOT_POOL=" + q->slot_pool;
-    if (q->slot_share) out += " SLOT_SHARE=" + num(*q->slot_share);
+    if (q->slot_share) out += " SLOT_SHARE=" + format_number(*q->slot_share);
     if (q->backfill) out += " BACKFILL";
     if (q->exclusive) out += " EXCLUSIVE";
     if (q->res_req) out += " RES_REQ=\"" + q->res_req->to_string() + "\"";
@@ -68,7 +61,7 @@ std::string render_config_summary(const ClusterConfig& c) {
     out += "Slot pools:\n";
     for (const auto& [name, members] : slot_pools) {
       out += "  " + name + ":";
-      for (const Queue* q : members) out += " " + q->name + "=" + (q->slot_share ? num(*q->slot_share) : "?") + "%";
+      for (const Queue* q : members) out += " " + q->name + "=" + (q->slot_share ? format_number(*q->slot_share) : "?") + "%";
       out += "\n";
     }
   }
@@ -92,7 +85,7 @@ std::string render_config_summary(const ClusterConfig& c) {
       if (!l.projects.empty()) out += std::string(l.per_project ? " PER_PROJECT=" : " PROJECTS=") + join(l.projects, " ");
       if (l.slots) out += " SLOTS=" + std::to_string(*l.slots);
       if (l.jobs) out += " JOBS=" + std::to_string(*l.jobs);
-      if (l.mem) out += " MEM=" + num(*l.mem) + (l.mem_percent ? "%" : "");
+      if (l.mem) out += " MEM=" + format_number(*l.mem) + (l.mem_percent ? "%" : "");
       if (!l.resources.empty()) out += " RESOURCE=" + format_shares(l.resources);
       out += "\n";
     }

@@ -30,4 +30,7 @@ std::optional<bool> parse_yes_no(std::string_view s);
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+// Shortest plain form of a number as admins write it: 4, 0.7, 12.5 (no trailing zeros).
+std::string format_number(double v);
+
 }  // namespace lsf::config

@@ -3,16 +3,6 @@
 #include "libconfig/text.h"
 
 namespace lsf::config {
-namespace {
-
-std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
-
-}  // namespace
 
 Result<LoadThreshold> LoadThreshold::parse(std::string_view text) {
   text = trim(text);
@@ -34,7 +24,7 @@ Result<LoadThreshold> LoadThreshold::parse(std::string_view text) {
 }
 
 std::string LoadThreshold::to_string() const {
-  return (sched ? num(*sched) : "-") + "/" + (stop ? num(*stop) : "-");
+  return (sched ? format_number(*sched) : "-") + "/" + (stop ? format_number(*stop) : "-");
 }
 
 }  // namespace lsf::config
