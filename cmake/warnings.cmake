@@ -4,6 +4,6 @@ function(lsfsched_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Werror
     -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
-    -Wunused -Woverloaded-virtual -Wnull-dereference
+    -Wunused -Woverloaded-virtual
     -Wimplicit-fallthrough -Wformat=2)
 endfunction()
