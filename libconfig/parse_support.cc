@@ -36,10 +36,7 @@ const ParamSpec* FileContext::check_key(const Section& s, const std::string& key
 }
 
 void FileContext::check_columns(const Section& s) const {
-  for (const auto& col : s.columns) {
-    SourceLocation where = s.rows.empty() ? s.where : SourceLocation{s.where.file, s.where.line + 1};
-    check_key(s, col, where, "section " + s.name);
-  }
+  for (const auto& col : s.columns) check_key(s, col, s.columns_where, "section " + s.name);
 }
 
 void FileContext::error(const SourceLocation& where, const std::string& context, const std::string& msg) const {

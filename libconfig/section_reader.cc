@@ -95,6 +95,7 @@ SectionFile read_sections(const std::vector<LogicalLine>& lines, Diagnostics& di
       layout_known = true;
       open->table = !is_key_value(line.text);
       if (open->table) {
+        open->columns_where = line.where;
         std::string err;
         for (auto& w : split_words(line.text, &err)) open->columns.push_back(to_upper(w));
         if (!err.empty()) diags.error(line.where, "section " + open->name + " keyword line: " + err);

@@ -39,6 +39,7 @@ struct Section {
   std::vector<KeyValue> entries;  // KEY = value layout
 
   std::vector<std::string> columns;  // table layout: upper-cased column keywords
+  SourceLocation columns_where;      // the keyword line
   std::vector<TableRow> rows;
 
   // Column index by keyword, or -1.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "libconfig/host_resolution.h"
@@ -316,10 +317,14 @@ class Checker {
     }
     // Each host belongs to at most one slot, host or package pool: the first, in
     // configuration order, whose HOSTS and RES_SELECT it matches.
+    std::vector<std::optional<std::set<std::string>>> pool_hosts;  // nullopt: HOSTS not given (all)
+    for (const auto& p : cfg_.guarantee_pools)
+      pool_hosts.push_back(p.hosts.empty() ? std::nullopt : std::optional(resolve_host_list(cfg_, p.hosts)));
     for (const auto& host : cfg_.hosts) {
       const GuaranteePool* owner = nullptr;
-      for (const auto& p : cfg_.guarantee_pools) {
-        if (p.type.kind == PoolType::Kind::kResource || !pool_matches(p, host)) continue;
+      for (size_t i = 0; i < cfg_.guarantee_pools.size(); ++i) {
+        const GuaranteePool& p = cfg_.guarantee_pools[i];
+        if (p.type.kind == PoolType::Kind::kResource || !pool_matches(p, pool_hosts[i], host)) continue;
         if (!owner) {
           owner = &p;
           continue;
@@ -331,8 +336,9 @@ class Checker {
     }
   }
 
-  bool pool_matches(const GuaranteePool& p, const ClusterHost& host) {
-    if (!p.hosts.empty() && !resolve_host_list(cfg_, p.hosts).count(host.name)) return false;
+  bool pool_matches(const GuaranteePool& p, const std::optional<std::set<std::string>>& hosts,
+                    const ClusterHost& host) {
+    if (hosts && !hosts->count(host.name)) return false;
     if (!p.res_select || p.res_select->select.empty()) return true;
     // A RES_SELECT on load or run-time values cannot be judged from files; assume it matches.
     if (!statically_decidable(cfg_, p.res_select->select)) return true;

@@ -6,7 +6,6 @@ namespace lsf::config {
 namespace {
 
 constexpr int kMinutesPerDay = 24 * 60;
-constexpr int kMinutesPerWeek = 7 * kMinutesPerDay;
 
 struct Point {
   bool has_day = false;
@@ -117,7 +116,5 @@ std::string TimeWindowSet::to_string() const {
   }
   return out;
 }
-
-static_assert(kMinutesPerWeek == 10080);
 
 }  // namespace lsf::config

@@ -21,6 +21,20 @@ std::optional<fs::path> present(const fs::path& p) {
   return std::nullopt;
 }
 
+// The files of one corpus folder; `suffix` is ".in" for autoconf templates.
+ConfigFiles files_in(const fs::path& d, const std::string& cluster_file, const std::string& suffix) {
+  ConfigFiles f;
+  f.lsf_conf = present(d / ("lsf.conf" + suffix));
+  f.lsf_shared = present(d / ("lsf.shared" + suffix));
+  f.lsf_cluster = present(d / cluster_file);
+  f.lsf_task = present(d / ("lsf.task" + suffix));
+  f.lsb_params = present(d / ("lsb.params" + suffix));
+  f.lsb_queues = present(d / ("lsb.queues" + suffix));
+  f.lsb_hosts = present(d / ("lsb.hosts" + suffix));
+  f.lsb_users = present(d / ("lsb.users" + suffix));
+  return f;
+}
+
 // Every diagnostic, so a failure shows what the parser said.
 std::string all(const LoadResult& r) { return r.diagnostics.to_string(); }
 
@@ -29,16 +43,7 @@ std::string all(const LoadResult& r) { return r.diagnostics.to_string(); }
 TEST(Compat, OpenLava10ParsesWithoutErrors) {
   fs::path d = compat_dir() / "openlava-1.0";
   if (!fs::exists(d)) GTEST_SKIP() << "no " << d << " (the shared/ corpus sits beside the repository)";
-  ConfigFiles f;
-  f.lsf_conf = present(d / "lsf.conf");
-  f.lsf_shared = present(d / "lsf.shared");
-  f.lsf_cluster = present(d / "lsf.cluster.openlava");
-  f.lsf_task = present(d / "lsf.task");
-  f.lsb_params = present(d / "lsb.params");
-  f.lsb_queues = present(d / "lsb.queues");
-  f.lsb_hosts = present(d / "lsb.hosts");
-  f.lsb_users = present(d / "lsb.users");
-  LoadResult r = load_config_files(f, WeekInstant{3, 12, 0});
+  LoadResult r = load_config_files(files_in(d, "lsf.cluster.openlava", ""), WeekInstant{3, 12, 0});
   ASSERT_TRUE(r.config);
   EXPECT_EQ(r.diagnostics.error_count(), 0) << all(r);
 
@@ -84,16 +89,7 @@ TEST(Compat, OpenLava10ParsesWithoutErrors) {
 TEST(Compat, Volclava22TemplatesParseWithoutErrors) {
   fs::path d = compat_dir() / "volclava-2.2";
   if (!fs::exists(d)) GTEST_SKIP() << "no " << d;
-  ConfigFiles f;
-  f.lsf_conf = present(d / "lsf.conf.in");
-  f.lsf_shared = present(d / "lsf.shared.in");
-  f.lsf_cluster = present(d / "lsf.cluster.in");
-  f.lsf_task = present(d / "lsf.task.in");
-  f.lsb_params = present(d / "lsb.params.in");
-  f.lsb_queues = present(d / "lsb.queues.in");
-  f.lsb_hosts = present(d / "lsb.hosts.in");
-  f.lsb_users = present(d / "lsb.users.in");
-  LoadResult r = load_config_files(f, WeekInstant{3, 12, 0});
+  LoadResult r = load_config_files(files_in(d, "lsf.cluster.in", ".in"), WeekInstant{3, 12, 0});
   ASSERT_TRUE(r.config);
   EXPECT_EQ(r.diagnostics.error_count(), 0) << all(r);
 

@@ -216,3 +216,9 @@ TEST(ConfigFiles, TimeBasedConfigurationFollowsTheInstant) {
   EXPECT_EQ(t.load({3, 12, 0}).config->find_queue("normal")->priority, 30);
   EXPECT_EQ(t.load({3, 22, 0}).config->find_queue("normal")->priority, 60);
 }
+
+TEST(ConfigFiles, UnknownColumnIsReportedAtTheKeywordLine) {
+  ConfigTree t;
+  t.lsb("lsb.hosts", "Begin Host\n# a comment between Begin and the keywords\n\nHOST_NAME MXJ COLOUR\nhostA 2 red\nEnd Host\n");
+  EXPECT_EQ(warnings_of(t.load()), "lsb.hosts:4: warning: section Host: unknown parameter COLOUR is ignored\n");
+}
