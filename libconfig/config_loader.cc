@@ -123,6 +123,18 @@ LoadResult load_config_files(const ConfigFiles& files, const WeekInstant& now, c
   return result;
 }
 
+LsfConf read_lsf_conf(const fs::path& envdir, const WeekInstant& now, Diagnostics& diags) {
+  LsfConf lsf_conf;
+  const fs::path conf = envdir / "lsf.conf";
+  if (auto lines = read_config_file(conf, "lsf.conf", now, diags)) {
+    FileContext ctx{"lsf.conf", diags};
+    parse_lsf_conf(*lines, ctx, lsf_conf);
+    lsf_conf.path = conf.string();
+  }
+  resolve_directories(lsf_conf, envdir);
+  return lsf_conf;
+}
+
 LoadResult load_cluster_config(const LoadOptions& options) {
   const fs::path conf = options.envdir / "lsf.conf";
   if (!fs::exists(conf)) {
@@ -133,12 +145,7 @@ LoadResult load_cluster_config(const LoadOptions& options) {
   // A first look at lsf.conf and lsf.shared only finds the files; the full read below
   // reports their problems.
   Diagnostics scratch;
-  LsfConf lsf_conf;
-  if (auto lines = read_config_file(conf, "lsf.conf", options.now, scratch)) {
-    FileContext ctx{"lsf.conf", scratch};
-    parse_lsf_conf(*lines, ctx, lsf_conf);
-  }
-  resolve_directories(lsf_conf, options.envdir);
+  LsfConf lsf_conf = read_lsf_conf(options.envdir, options.now, scratch);
   const fs::path confdir = lsf_conf.confdir;
 
   ConfigFiles files;

@@ -36,6 +36,10 @@ struct LoadResult {
 
 LoadResult load_cluster_config(const LoadOptions& options);
 
+// lsf.conf alone, with its directories made absolute: what commands read to find
+// mbatchd. Problems go to `diags`; a missing file gives an empty LsfConf.
+LsfConf read_lsf_conf(const std::filesystem::path& envdir, const WeekInstant& now, Diagnostics& diags);
+
 // Explicit file paths, for trees that do not follow the LSF layout (the compatibility
 // corpus keeps autoconf templates such as lsb.queues.in). Absent files are skipped as
 // LSF skips them; lsf.conf is optional here.

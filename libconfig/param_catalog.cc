@@ -57,6 +57,8 @@ constexpr std::array kParams{
     ParamSpec{"lsf.conf", "", "LSF_RES_PORT", S, "RES port"},
     ParamSpec{"lsf.conf", "", "LSB_MBD_PORT", S, "mbatchd port"},
     ParamSpec{"lsf.conf", "", "LSB_SBD_PORT", S, "sbatchd port"},
+    ParamSpec{"lsf.conf", "", "LSB_MBD_HOST", S, "address of mbatchd (this project; default: first of LSF_MASTER_LIST)"},
+    ParamSpec{"lsf.conf", "", "LSB_RPC_TIMEOUT", S, "seconds a command or daemon waits for a reply (this project; 30)"},
     ParamSpec{"lsf.conf", "", "LSF_LOG_MASK", S, "daemon log level"},
     ParamSpec{"lsf.conf", "", "LSF_UNIT_FOR_LIMITS", S, "unit of memory limits without a suffix (default KB)"},
     ParamSpec{"lsf.conf", "", "LSF_MASTER_LIST", S, "master host candidates, in order"},

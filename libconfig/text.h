@@ -21,6 +21,9 @@ std::vector<std::string> split_words(std::string_view s, std::string* error = nu
 // Removes one pair of enclosing parentheses: `(a b)` -> `a b`. Other text is returned trimmed.
 std::string strip_parens(std::string_view s);
 
+// Splits at every `sep`; empty parts are kept.
+std::vector<std::string> split(std::string_view s, char sep);
+
 // Strict numbers: the whole text must be the number.
 std::optional<long long> parse_int(std::string_view s);
 std::optional<double> parse_double(std::string_view s);

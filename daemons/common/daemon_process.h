@@ -1,0 +1,20 @@
+// What both daemons do as processes: become a background daemon on request, hold a
+// lock file that names the holder, and read this host's name.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace lsf::net {
+
+// Forks into the background (setsid, stdin from /dev/null). Returns in the child only.
+void daemonize();
+
+// Takes an exclusive lock on `path` and writes our pid into it. On failure returns
+// the reason, naming the process that holds the lock. The lock lasts as long as the
+// process (the descriptor is deliberately never closed).
+std::string take_lock_file(const std::filesystem::path& path);
+
+std::string local_host_name();
+
+}  // namespace lsf::net

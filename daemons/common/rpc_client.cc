@@ -1,0 +1,147 @@
+#include "daemons/common/rpc_client.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <array>
+#include <vector>
+
+namespace lsf::net {
+
+RpcClient::RpcClient(std::string host, std::uint16_t port, std::chrono::milliseconds timeout)
+    : host_(std::move(host)), port_(port), timeout_(timeout) {}
+
+RpcClient::~RpcClient() { close(); }
+
+void RpcClient::close() {
+  if (!socket_) return;
+  boost::system::error_code ignored;
+  socket_->close(ignored);
+  socket_.reset();
+}
+
+// Runs the io_context until `done` or the deadline; false on timeout.
+bool RpcClient::run_until(std::chrono::steady_clock::time_point deadline, const bool& done) {
+  io_.restart();
+  while (!done) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    io_.run_one_for(deadline - now);
+  }
+  return true;
+}
+
+std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
+  if (socket_) return {};
+  boost::system::error_code ec;
+  tcp::resolver resolver(io_);
+  auto endpoints = resolver.resolve(host_, std::to_string(port_), ec);
+  if (ec) return "cannot resolve " + host_ + ": " + ec.message();
+  socket_.emplace(io_);
+  bool done = false;
+  asio::async_connect(*socket_, endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
+    ec = e;
+    done = true;
+  });
+  if (!run_until(deadline, done)) {
+    close();
+    io_.restart();
+    io_.run();  // let the cancelled handler run before `done` goes out of scope
+    return "timed out connecting to " + host_ + ":" + std::to_string(port_);
+  }
+  if (ec) {
+    close();
+    return "cannot connect to " + host_ + ":" + std::to_string(port_) + ": " + ec.message();
+  }
+  socket_->set_option(tcp::no_delay(true), ec);
+  return {};
+}
+
+CallResult RpcClient::call(wire::RequestEnvelope request) {
+  request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  return call_raw(encode_frame(request));
+}
+
+CallResult RpcClient::call_raw(const std::string& bytes) {
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  CallResult result;
+  if (auto err = connect(deadline); !err.empty()) {
+    result.error = err;
+    return result;
+  }
+  boost::system::error_code ec;
+  bool done = false;
+  FrameHeader header{};
+  std::vector<char> body;
+  std::uint32_t length = 0;
+  asio::async_write(*socket_, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
+    if (e) {
+      ec = e;
+      done = true;
+      return;
+    }
+    asio::async_read(*socket_, asio::buffer(header), [&](const boost::system::error_code& e2, std::size_t) {
+      if (e2) {
+        ec = e2;
+        done = true;
+        return;
+      }
+      length = decode_frame_length(header);
+      if (length > max_frame_) {
+        done = true;
+        return;
+      }
+      body.resize(length);
+      asio::async_read(*socket_, asio::buffer(body), [&](const boost::system::error_code& e3, std::size_t) {
+        ec = e3;
+        done = true;
+      });
+    });
+  });
+  if (!run_until(deadline, done)) {
+    close();
+    io_.restart();
+    io_.run();
+    result.error = "timed out after " + std::to_string(timeout_.count()) + " ms waiting for " + host_ + ":" +
+                   std::to_string(port_);
+    return result;
+  }
+  if (ec) {
+    close();
+    result.error = ec == asio::error::eof ? "connection closed by " + host_ + ":" + std::to_string(port_)
+                                          : "cannot talk to " + host_ + ":" + std::to_string(port_) + ": " +
+                                                ec.message();
+    return result;
+  }
+  if (length > max_frame_) {
+    close();
+    result.error = "reply frame of " + std::to_string(length) + " bytes exceeds the maximum";
+    return result;
+  }
+  wire::ReplyEnvelope reply;
+  if (!reply.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    close();
+    result.error = "malformed reply frame";
+    return result;
+  }
+  result.reply = std::move(reply);
+  return result;
+}
+
+wire::Identity current_identity() {
+  wire::Identity id;
+  id.set_uid(getuid());
+  id.set_gid(getgid());
+  std::array<char, 16384> buf{};
+  passwd pw{};
+  passwd* found = nullptr;
+  if (getpwuid_r(getuid(), &pw, buf.data(), buf.size(), &found) == 0 && found)
+    id.set_user_name(found->pw_name);
+  else
+    id.set_user_name(std::to_string(getuid()));
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) == 0) id.set_host_name(host.data());
+  return id;
+}
+
+}  // namespace lsf::net

@@ -1,0 +1,57 @@
+// A blocking RPC client with a deadline on every call. Commands use one per run;
+// sbatchd keeps one to mbatchd. The connection is opened on first use and reused
+// while it stays healthy; any failure closes it so the next call reconnects.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "daemons/common/asio.h"
+#include "daemons/common/frame.h"
+#include "lsf.pb.h"
+
+namespace lsf::net {
+
+struct CallResult {
+  std::optional<wire::ReplyEnvelope> reply;  // absent: transport failure
+  std::string error;                         // why, when reply is absent
+  bool ok() const { return reply && reply->status() == wire::STATUS_OK; }
+  // The daemon's message, or the transport error.
+  std::string message() const { return reply ? reply->message() : error; }
+};
+
+class RpcClient {
+ public:
+  RpcClient(std::string host, std::uint16_t port, std::chrono::milliseconds timeout);
+  ~RpcClient();
+  RpcClient(const RpcClient&) = delete;
+  RpcClient& operator=(const RpcClient&) = delete;
+
+  // Fills protocol_version; the caller sets identity and the request.
+  CallResult call(wire::RequestEnvelope request);
+
+  // Sends raw bytes and reads one reply frame: for tests of malformed input.
+  CallResult call_raw(const std::string& bytes);
+
+  void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  void close();
+
+ private:
+  bool run_until(std::chrono::steady_clock::time_point deadline, const bool& done);
+  std::string connect(std::chrono::steady_clock::time_point deadline);
+
+  std::string host_;
+  std::uint16_t port_;
+  std::chrono::milliseconds timeout_;
+  std::uint32_t max_frame_ = kDefaultMaxFrame;
+  asio::io_context io_;
+  std::optional<tcp::socket> socket_;
+};
+
+// The identity of the process: real uid/gid, user name from the password database,
+// and this host's name.
+wire::Identity current_identity();
+
+}  // namespace lsf::net

@@ -1,0 +1,338 @@
+#include "daemons/mbatchd/cluster_state.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+
+namespace lsf::mbd {
+
+std::string prepare_submission(Submission& s) {
+  if (!s.spec.res_req().empty()) {
+    auto rr = config::ResourceRequirement::parse(s.spec.res_req());
+    if (!rr) return "Bad resource requirement syntax: " + rr.error();
+    s.res_req = std::make_shared<const config::ResourceRequirement>(*rr);
+  }
+  if (!s.spec.dependency().empty()) {
+    auto dep = sched::DependencyExpr::parse(s.spec.dependency());
+    if (!dep) return dep.error();
+    s.dependency = std::make_shared<const sched::DependencyExpr>(*dep);
+  }
+  return {};
+}
+
+void ClusterState::track(const Job& job, int sign) {
+  int slots = job.slots() * sign;
+  auto q = queues_.find(job.queue);
+  JobCounts* qc = q == queues_.end() ? nullptr : &q->second.counts;
+  auto add = [&](JobCounts* c, int n) {
+    if (!c) return;
+    switch (job.state) {
+      case wire::JOB_PEND: c->pend += n; break;
+      case wire::JOB_PSUSP: c->psusp += n; break;
+      case wire::JOB_RUN: c->run += n; break;
+      case wire::JOB_SSUSP: c->ssusp += n; break;
+      case wire::JOB_USUSP: c->ususp += n; break;
+      default: break;
+    }
+  };
+  add(qc, slots);
+  if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP || job.state == wire::JOB_USUSP) {
+    for (const auto& h : job.exec_hosts) {
+      auto it = hosts_.find(h);
+      if (it == hosts_.end()) it = hosts_.emplace(h, HostState{h, false, {}, {}, 0}).first;
+      add(&it->second.counts, sign);
+    }
+    if (job.spec().exclusive() && !job.exec_hosts.empty()) {
+      std::set<std::string> distinct(job.exec_hosts.begin(), job.exec_hosts.end());
+      for (const auto& h : distinct) hosts_[h].exclusive_jobs += sign;
+    }
+  }
+  if (job.pending()) {
+    if (sign > 0)
+      pending_.insert(job.key);
+    else
+      pending_.erase(job.key);
+  }
+  if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP || job.state == wire::JOB_USUSP) {
+    if (sign > 0)
+      started_.insert(job.key);
+    else
+      started_.erase(job.key);
+  }
+}
+
+Job& ClusterState::add_job(Job job) {
+  auto key = job.key;
+  auto [it, inserted] = jobs_.insert_or_assign(key, std::move(job));
+  (void)inserted;
+  track(it->second, +1);
+  return it->second;
+}
+
+Job* ClusterState::find_job(const sched::JobKey& key) {
+  auto it = jobs_.find(key);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+const Job* ClusterState::find_job(const sched::JobKey& key) const {
+  auto it = jobs_.find(key);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+std::vector<const Job*> ClusterState::elements(std::int64_t job_id) const {
+  std::vector<const Job*> out;
+  for (auto it = jobs_.lower_bound({job_id, 0}); it != jobs_.end() && it->first.id == job_id; ++it)
+    out.push_back(&it->second);
+  return out;
+}
+
+std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) const {
+  std::vector<std::int64_t> out;
+  for (const auto& [name, id] : by_name_)
+    if (fnmatch(pattern.c_str(), name.c_str(), 0) == 0) out.push_back(id);
+  std::sort(out.rbegin(), out.rend());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void ClusterState::set_pending_reason(const sched::JobKey& key, std::string reason) {
+  if (auto* j = find_job(key)) j->pending_reason = std::move(reason);
+}
+
+std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return "JOB_STATUS for unknown job " + job_label({e.job_id(), e.index()});
+  track(*job, -1);
+  bool was_finished = job->finished();
+  job->state = e.state();
+  if (job->finished()) {
+    job->end_time = time;
+    job->exit_status = e.exit_status();
+    job->cpu_time = e.cpu_time();
+    job->max_rss_kb = e.max_rss_kb();
+    if (!was_finished) ++finished_since_snapshot_;
+  }
+  if (!e.reason().empty() || job->finished()) job->reason = e.reason();
+  if (job->state == wire::JOB_RUN) job->reason.clear();
+  track(*job, +1);
+  return {};
+}
+
+std::string ClusterState::apply(const wire::EventRecord& r) {
+  if (r.seq() > last_seq_) last_seq_ = r.seq();
+  switch (r.event_case()) {
+    case wire::EventRecord::kJobNew: {
+      const auto& e = r.job_new();
+      auto sub = std::make_shared<Submission>();
+      sub->spec = e.spec();
+      sub->user = e.user();
+      sub->uid = e.uid();
+      sub->submit_time = e.submit_time();
+      sub->indices.assign(e.indices().begin(), e.indices().end());
+      if (auto err = prepare_submission(*sub); !err.empty()) return err;
+      std::shared_ptr<const Submission> shared = sub;
+      auto make = [&](std::int32_t index) {
+        Job job;
+        job.key = {e.job_id(), index};
+        job.submission = shared;
+        job.queue = e.queue();
+        job.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
+        job.pending_reason = "New job is waiting for scheduling";
+        add_job(std::move(job));
+      };
+      if (sub->indices.empty())
+        make(0);
+      else
+        for (auto i : sub->indices) make(i);
+      if (!e.spec().job_name().empty()) by_name_.emplace(e.spec().job_name(), e.job_id());
+      next_job_id_ = std::max(next_job_id_, e.job_id() + 1);
+      return {};
+    }
+    case wire::EventRecord::kJobStart: {
+      const auto& e = r.job_start();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_START for unknown job " + job_label({e.job_id(), e.index()});
+      track(*job, -1);
+      job->state = wire::JOB_RUN;
+      job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
+      job->start_time = r.time();
+      job->pending_reason.clear();
+      job->reason.clear();
+      track(*job, +1);
+      return {};
+    }
+    case wire::EventRecord::kJobExecute: {
+      const auto& e = r.job_execute();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_EXECUTE for unknown job " + job_label({e.job_id(), e.index()});
+      job->pid = e.pid();
+      job->exec_cwd = e.exec_cwd();
+      job->exec_home = e.exec_home();
+      return {};
+    }
+    case wire::EventRecord::kJobStatus:
+      return apply_status(r.job_status(), r.time());
+    case wire::EventRecord::kJobRequeue: {
+      const auto& e = r.job_requeue();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_REQUEUE for unknown job " + job_label({e.job_id(), e.index()});
+      track(*job, -1);
+      job->state = wire::JOB_PEND;
+      job->exec_hosts.clear();
+      job->start_time = 0;
+      job->pid = 0;
+      job->pending_reason = e.reason().empty() ? "Requeued job is waiting for rescheduling" : e.reason();
+      track(*job, +1);
+      return {};
+    }
+    case wire::EventRecord::kQueueCtrl: {
+      const auto& e = r.queue_ctrl();
+      auto& q = queues_[e.queue()];
+      q.name = e.queue();
+      if (e.op() == wire::CONTROL_OPEN) q.open = true;
+      if (e.op() == wire::CONTROL_CLOSE) q.open = false;
+      if (e.op() == wire::CONTROL_ACTIVATE) q.active = true;
+      if (e.op() == wire::CONTROL_INACTIVATE) q.active = false;
+      return {};
+    }
+    case wire::EventRecord::kHostCtrl: {
+      const auto& e = r.host_ctrl();
+      auto& h = hosts_[e.host()];
+      h.name = e.host();
+      h.admin_closed = e.op() == wire::CONTROL_CLOSE;
+      h.admin_comment = e.comment();
+      return {};
+    }
+    case wire::EventRecord::kMbdStart:
+      return {};
+    case wire::EventRecord::EVENT_NOT_SET:
+      return {};  // a record type from a newer version: skipped, as LSF readers do
+  }
+  return {};
+}
+
+int ClusterState::clean_finished(std::int64_t cutoff) {
+  int n = 0;
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (it->second.finished() && it->second.end_time < cutoff) {
+      it = jobs_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  if (n > 0) {
+    for (auto it = by_name_.begin(); it != by_name_.end();) {
+      if (jobs_.lower_bound({it->second, 0}) == jobs_.end() || jobs_.lower_bound({it->second, 0})->first.id != it->second)
+        it = by_name_.erase(it);
+      else
+        ++it;
+    }
+  }
+  return n;
+}
+
+wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
+  wire::Snapshot s;
+  s.set_time(now);
+  s.set_next_job_id(next_job_id_);
+  s.set_last_seq(last_seq_);
+  for (const auto& [key, job] : jobs_) {
+    auto* r = s.add_jobs();
+    r->set_job_id(key.id);
+    r->set_index(key.index);
+    *r->mutable_spec() = job.spec();
+    r->set_user(job.user());
+    r->set_uid(job.submission->uid);
+    r->set_queue(job.queue);
+    r->set_state(job.state);
+    r->set_submit_time(job.submission->submit_time);
+    r->set_start_time(job.start_time);
+    r->set_end_time(job.end_time);
+    for (const auto& h : job.exec_hosts) r->add_exec_hosts(h);
+    r->set_exit_status(job.exit_status);
+    r->set_cpu_time(job.cpu_time);
+    r->set_max_rss_kb(job.max_rss_kb);
+    r->set_pid(job.pid);
+    r->set_reason(job.reason);
+    r->set_exec_cwd(job.exec_cwd);
+    r->set_exec_home(job.exec_home);
+  }
+  for (const auto& [name, q] : queues_) {
+    auto add = [&](wire::ControlOp op) {
+      auto* e = s.add_queue_states();
+      e->set_queue(name);
+      e->set_op(op);
+    };
+    if (!q.open) add(wire::CONTROL_CLOSE);
+    if (!q.active) add(wire::CONTROL_INACTIVATE);
+  }
+  for (const auto& [name, h] : hosts_) {
+    if (!h.admin_closed) continue;
+    auto* e = s.add_host_states();
+    e->set_host(name);
+    e->set_op(wire::CONTROL_CLOSE);
+    e->set_comment(h.admin_comment);
+  }
+  return s;
+}
+
+void ClusterState::load_snapshot(const wire::Snapshot& s) {
+  next_job_id_ = s.next_job_id();
+  last_seq_ = s.last_seq();
+  // Elements of one array share their submission again, as they did when live.
+  std::shared_ptr<const Submission> last;
+  std::int64_t last_id = -1;
+  for (const auto& r : s.jobs()) {
+    if (!last || r.job_id() != last_id) {
+      auto sub = std::make_shared<Submission>();
+      sub->spec = r.spec();
+      sub->user = r.user();
+      sub->uid = r.uid();
+      sub->submit_time = r.submit_time();
+      prepare_submission(*sub);
+      last = sub;
+      last_id = r.job_id();
+    }
+    Job job;
+    job.key = {r.job_id(), r.index()};
+    job.submission = last;
+    job.queue = r.queue();
+    job.state = r.state();
+    job.start_time = r.start_time();
+    job.end_time = r.end_time();
+    job.exec_hosts.assign(r.exec_hosts().begin(), r.exec_hosts().end());
+    job.exit_status = r.exit_status();
+    job.cpu_time = r.cpu_time();
+    job.max_rss_kb = r.max_rss_kb();
+    job.pid = r.pid();
+    job.reason = r.reason();
+    job.exec_cwd = r.exec_cwd();
+    job.exec_home = r.exec_home();
+    if (job.pending()) job.pending_reason = "New job is waiting for scheduling";
+    if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());
+    add_job(std::move(job));
+  }
+  for (const auto& e : s.queue_states()) {
+    wire::EventRecord rec;
+    *rec.mutable_queue_ctrl() = e;
+    apply(rec);
+  }
+  for (const auto& e : s.host_states()) {
+    wire::EventRecord rec;
+    *rec.mutable_host_ctrl() = e;
+    apply(rec);
+  }
+}
+
+void ClusterState::sync_config(const config::ClusterConfig& config) {
+  for (const auto& q : config.queues) {
+    auto& s = queues_[q.name];
+    s.name = q.name;
+  }
+  for (const auto& h : config.hosts) {
+    auto& s = hosts_[h.name];
+    s.name = h.name;
+  }
+}
+
+}  // namespace lsf::mbd

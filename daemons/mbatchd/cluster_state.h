@@ -1,0 +1,100 @@
+// Everything mbatchd knows that must survive a restart, and the one function that
+// changes it: apply(EventRecord). Live requests and recovery both go through apply(),
+// so a replayed log rebuilds exactly the state that was acknowledged.
+//
+// Per-queue and per-host job counts are kept up to date on every change (never
+// recomputed by scanning jobs), so queries and the scheduling view stay cheap.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemons/mbatchd/job.h"
+#include "libconfig/cluster_config.h"
+#include "lsf.pb.h"
+
+namespace lsf::mbd {
+
+struct JobCounts {
+  int pend = 0, run = 0, ssusp = 0, ususp = 0, psusp = 0;  // in slots
+  int njobs() const { return pend + run + ssusp + ususp + psusp; }
+};
+
+struct QueueState {
+  std::string name;
+  bool open = true;
+  bool active = true;
+  JobCounts counts;
+};
+
+struct HostState {
+  std::string name;
+  bool admin_closed = false;
+  std::string admin_comment;
+  JobCounts counts;  // run, ssusp, ususp only
+  int exclusive_jobs = 0;
+};
+
+class ClusterState {
+ public:
+  // Replays and live changes alike. Returns an error for a record that does not fit
+  // the state (an unknown job, say): replay reports it, live code never makes one.
+  std::string apply(const wire::EventRecord& record);
+
+  wire::Snapshot snapshot(std::int64_t now) const;
+  void load_snapshot(const wire::Snapshot& snapshot);
+
+  // Makes sure every configured queue and host has an entry (kept across reconfig).
+  void sync_config(const config::ClusterConfig& config);
+
+  // Drops finished jobs that ended before `cutoff` (CLEAN_PERIOD); returns how many.
+  int clean_finished(std::int64_t cutoff);
+
+  const std::map<sched::JobKey, Job>& jobs() const { return jobs_; }
+  Job* find_job(const sched::JobKey& key);
+  const Job* find_job(const sched::JobKey& key) const;
+  // Every element of a job (one entry for a plain job); empty when unknown.
+  std::vector<const Job*> elements(std::int64_t job_id) const;
+  const std::set<sched::JobKey>& pending() const { return pending_; }
+  const std::set<sched::JobKey>& started() const { return started_; }
+  // Jobs by -J name (latest first), for dependencies by name.
+  std::vector<std::int64_t> jobs_named(const std::string& pattern) const;
+
+  std::map<std::string, QueueState>& queues() { return queues_; }
+  const std::map<std::string, QueueState>& queues() const { return queues_; }
+  std::map<std::string, HostState>& hosts() { return hosts_; }
+  const std::map<std::string, HostState>& hosts() const { return hosts_; }
+
+  std::int64_t next_job_id() const { return next_job_id_; }
+  std::int64_t last_seq() const { return last_seq_; }
+  int finished_since_snapshot() const { return finished_since_snapshot_; }
+  void reset_finished_since_snapshot() { finished_since_snapshot_ = 0; }
+
+  // The pending reason of a job is the scheduler's opinion, not persistent state.
+  void set_pending_reason(const sched::JobKey& key, std::string reason);
+
+ private:
+  void track(const Job& job, int sign);
+  Job& add_job(Job job);
+  std::string apply_status(const wire::JobStatusEvent& e, std::int64_t time);
+
+  std::map<sched::JobKey, Job> jobs_;
+  std::set<sched::JobKey> pending_;
+  std::set<sched::JobKey> started_;  // RUN, USUSP, SSUSP
+  std::multimap<std::string, std::int64_t> by_name_;
+  std::map<std::string, QueueState> queues_;
+  std::map<std::string, HostState> hosts_;
+  std::int64_t next_job_id_ = 1;
+  std::int64_t last_seq_ = 0;
+  int finished_since_snapshot_ = 0;
+};
+
+// Parses what a submission needs parsed (resource requirement, dependency).
+// Empty on success; else the user-facing reason.
+std::string prepare_submission(Submission& submission);
+
+}  // namespace lsf::mbd

@@ -1,0 +1,79 @@
+#include "daemons/mbatchd/event_log_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemons/mbatchd/event_log_format.h"
+
+namespace lsf::mbd {
+
+ReadOutcome read_event_file(const std::filesystem::path& path,
+                            const std::function<std::string(std::string_view, std::uint64_t)>& on_record) {
+  ReadOutcome out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_size == 0) {
+    ::close(fd);
+    return out;
+  }
+  auto size = static_cast<std::size_t>(st.st_size);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) {
+    out.error = "cannot map " + path.string();
+    return out;
+  }
+  std::string_view data(static_cast<const char*>(map), size);
+  if (data.size() < kEventLogMagic.size() || data.substr(0, kEventLogMagic.size()) != kEventLogMagic) {
+    if (kEventLogMagic.substr(0, data.size()) == data.substr(0, kEventLogMagic.size())) {
+      out.torn_tail = true;  // crashed while writing the header
+    } else {
+      out.error = path.string() + ": not an event log (bad header)";
+    }
+    munmap(map, size);
+    return out;
+  }
+  std::size_t pos = kEventLogMagic.size();
+  out.good_bytes = pos;
+  while (pos < data.size()) {
+    if (data.size() - pos < kRecordHeaderSize) {
+      out.torn_tail = true;
+      break;
+    }
+    std::uint32_t length = get_u32(data.data() + pos);
+    std::uint32_t crc = get_u32(data.data() + pos + 4);
+    std::size_t end = pos + kRecordHeaderSize + length;
+    if (length > kMaxRecordSize) {
+      out.error = path.string() + ": damaged record at offset " + std::to_string(pos) + " (length " +
+                  std::to_string(length) + ")";
+      break;
+    }
+    if (end > data.size()) {
+      out.torn_tail = true;
+      break;
+    }
+    std::string_view payload = data.substr(pos + kRecordHeaderSize, length);
+    if (record_crc(payload) != crc) {
+      if (end == data.size()) {
+        out.torn_tail = true;  // the last record, half on disk
+      } else {
+        out.error = path.string() + ": damaged record at offset " + std::to_string(pos) + " (checksum mismatch)";
+      }
+      break;
+    }
+    if (auto err = on_record(payload, pos); !err.empty()) {
+      out.error = path.string() + ": record at offset " + std::to_string(pos) + ": " + err;
+      break;
+    }
+    ++out.records;
+    pos = end;
+    out.good_bytes = pos;
+  }
+  munmap(map, size);
+  return out;
+}
+
+}  // namespace lsf::mbd

@@ -1,0 +1,279 @@
+// mbatchd's side of the sbatchds: registration, load reports, job status reports,
+// and the StartJob / SignalJob calls it makes to them. A host that stops reporting
+// becomes unreach after two report intervals and unavail after MAX_SBD_FAIL more.
+#include <csignal>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libsched/pending_reason.h"
+
+namespace lsf::mbd {
+
+std::chrono::milliseconds Mbatchd::report_interval() const {
+  return std::chrono::seconds(std::max(1, config_->params.sbd_sleep_time));
+}
+
+int Mbatchd::host_max_slots(const std::string& host) const {
+  const config::BatchHost* chosen = nullptr;
+  for (const auto& b : config_->batch_hosts) {
+    if (b.name == host) {
+      chosen = &b;
+      break;
+    }
+    if (b.name == "default" && !chosen) chosen = &b;
+  }
+  if (!chosen) return -1;
+  if (chosen->mxj_is_ncpus) {
+    auto it = links_.find(host);
+    return it != links_.end() && it->second.load.ncpus() > 0 ? it->second.load.ncpus() : 1;
+  }
+  return chosen->mxj.value_or(-1);
+}
+
+std::string Mbatchd::host_status(const std::string& host) const {
+  auto link = links_.find(host);
+  if (link == links_.end() || !link->second.registered) return "unavail";
+  auto silent = std::chrono::steady_clock::now() - link->second.last_report;
+  auto interval = report_interval();
+  if (silent > interval * (2 + 2 * std::max(1, config_->params.max_sbd_fail))) return "unavail";
+  if (silent > interval * 2 + std::chrono::milliseconds(500)) return "unreach";
+  const auto& st = state_.hosts().at(host);
+  if (st.admin_closed) return "closed_Adm";
+  if (st.exclusive_jobs > 0) return "closed_Excl";
+  int mxj = host_max_slots(host);
+  if (mxj >= 0 && st.counts.run + st.counts.ssusp + st.counts.ususp >= mxj) return "closed_Full";
+  return "ok";
+}
+
+void Mbatchd::check_hosts() {
+  // Status is computed when asked; this tick only makes sure a pass runs when a host
+  // changes between reachable and not, so pending reasons stay true.
+  static_assert(sizeof(int) >= 4);
+  std::map<std::string, std::string> before;
+  for (const auto& h : config_->hosts) before[h.name] = host_status(h.name);
+  host_timer_.expires_after(std::chrono::milliseconds(500));
+  host_timer_.async_wait([this, before](const boost::system::error_code& ec) {
+    if (ec) return;
+    bool changed = false;
+    for (const auto& [name, status] : before) {
+      auto now_status = host_status(name);
+      if (now_status != status) {
+        log_->info("host {} is {} (was {})", name, now_status, status);
+        changed = true;
+      }
+    }
+    if (changed) request_pass();
+    check_hosts();
+  });
+}
+
+void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& r = request.register_host();
+  if (!config_->find_host(r.host_name()))
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "host " + r.host_name() + " is not a host of cluster " +
+                                                                config_->cluster_name));
+  auto& link = links_[r.host_name()];
+  bool address_changed = link.address != r.address() || link.port != r.port();
+  link.address = r.address();
+  link.port = static_cast<std::uint16_t>(r.port());
+  link.registered = true;
+  link.last_report = std::chrono::steady_clock::now();
+  link.load = r.load();
+  if (!link.strand) link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
+                        net::asio::make_strand(outbound_.get_executor()));
+  if (!link.client || address_changed)
+    link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
+
+  wire::ReplyEnvelope reply;
+  reply.set_status(wire::STATUS_OK);
+  auto* out = reply.mutable_register_host();
+  out->set_report_interval_ms(static_cast<int>(report_interval().count()));
+  // Jobs this sbatchd runs that mbatchd has not running there: they must not go on.
+  for (const auto& rj : r.jobs()) {
+    const Job* job = state_.find_job({rj.job_id(), rj.index()});
+    bool ours = job && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
+                (job->state == wire::JOB_RUN || job->state == wire::JOB_USUSP || job->state == wire::JOB_SSUSP);
+    // A finished job is still reported until its last status is acknowledged.
+    bool finishing = job && job->finished();
+    if (!ours && !finishing) {
+      auto* u = out->add_unknown_jobs();
+      u->set_job_id(rj.job_id());
+      u->set_index(rj.index());
+    }
+  }
+  log_->info("host {} registered from {}:{} with {} job(s)", r.host_name(), r.address(), r.port(), r.jobs_size());
+  respond(reply);
+  request_pass();
+}
+
+void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& r = request.load_report();
+  wire::ReplyEnvelope reply;
+  reply.set_status(wire::STATUS_OK);
+  auto it = links_.find(r.host_name());
+  if (it == links_.end() || !it->second.registered) {
+    reply.mutable_load_report()->set_reregister(true);
+    return respond(reply);
+  }
+  it->second.load = r.load();
+  it->second.last_report = std::chrono::steady_clock::now();
+  reply.mutable_load_report();
+  respond(reply);
+}
+
+void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& r = request.job_status();
+  wire::ReplyEnvelope reply;
+  reply.set_status(wire::STATUS_OK);
+  reply.mutable_job_status();
+  Job* job = state_.find_job({r.job_id(), r.index()});
+  // Reports are retried until acknowledged, so a report may arrive twice or about a
+  // job that has moved on: acknowledge without changing anything.
+  bool current = job && !job->finished() && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
+                 !job->pending();
+  if (auto it = links_.find(r.host_name()); it != links_.end()) it->second.last_report = std::chrono::steady_clock::now();
+  if (!current) return reply_when_durable(respond, std::move(reply));
+  switch (r.event()) {
+    case wire::JOB_EVENT_EXECUTE: {
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_execute();
+      e->set_job_id(r.job_id());
+      e->set_index(r.index());
+      e->set_pid(r.pid());
+      e->set_exec_cwd(r.exec_cwd());
+      e->set_exec_home(r.exec_home());
+      record(ev);
+      break;
+    }
+    case wire::JOB_EVENT_FINISH: {
+      int status = r.wait_status();
+      bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
+      std::string reason = r.exit_reason();
+      if (reason.empty() && !job->reason.empty() && job->reason.rfind("TERM_", 0) == 0) reason = job->reason;
+      finish_job(*job, ok ? wire::JOB_DONE : wire::JOB_EXIT, status, r.cpu_time(), r.max_rss_kb(), reason);
+      log_->debug("job {} {} on {}", job_label(job->key), ok ? "done" : "exited", r.host_name());
+      break;
+    }
+    case wire::JOB_EVENT_PRE_EXEC_FAILED:
+    case wire::JOB_EVENT_START_FAILED: {
+      if (r.event() == wire::JOB_EVENT_START_FAILED) {
+        log_->warn("job {} could not start on {}: {}", job_label(job->key), r.host_name(), r.message());
+        finish_job(*job, wire::JOB_EXIT, r.wait_status(), 0, 0, r.message());
+        break;
+      }
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_requeue();
+      e->set_job_id(r.job_id());
+      e->set_index(r.index());
+      e->set_reason(sched::reason::kPreExecFailed);
+      record(ev);
+      request_pass();
+      break;
+    }
+    case wire::JOB_EVENT_STOPPED:
+    case wire::JOB_EVENT_RESUMED: {
+      wire::JobState to = r.event() == wire::JOB_EVENT_STOPPED ? wire::JOB_SSUSP : wire::JOB_RUN;
+      if (job->state == wire::JOB_USUSP && to == wire::JOB_SSUSP) break;  // we stopped it ourselves
+      if (job->state == to) break;
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_status();
+      e->set_job_id(r.job_id());
+      e->set_index(r.index());
+      e->set_state(to);
+      record(ev);
+      break;
+    }
+    default:
+      break;
+  }
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,
+                        std::function<void(const net::CallResult&)> done) {
+  auto it = links_.find(host);
+  if (it == links_.end() || !it->second.client) {
+    net::CallResult r;
+    r.error = "host " + host + " has not registered";
+    net::asio::post(io_, [done, r] { done(r); });
+    return;
+  }
+  request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  *request.mutable_caller() = net::current_identity();
+  auto client = it->second.client;
+  net::asio::post(*it->second.strand, [this, client, request = std::move(request), done]() mutable {
+    auto result = client->call(std::move(request));
+    net::asio::post(io_, [done, result = std::move(result)] { done(result); });
+  });
+}
+
+void Mbatchd::start_on_host(const sched::JobKey& key) {
+  Job* job = state_.find_job(key);
+  if (!job || job->state != wire::JOB_RUN || job->exec_hosts.empty()) return;
+  const config::Queue* queue = config_->find_queue(job->queue);
+  wire::RequestEnvelope req;
+  auto* l = req.mutable_start_job()->mutable_launch();
+  l->set_job_id(key.id);
+  l->set_index(key.index);
+  *l->mutable_spec() = job->spec();
+  l->set_user(job->user());
+  l->set_queue(job->queue);
+  for (const auto& h : job->exec_hosts) l->add_exec_hosts(h);
+  l->set_job_name(job->display_name());
+  l->set_start_time(job->start_time);
+  std::int64_t run_limit = job->spec().run_limit_s();
+  if (queue) {
+    l->set_job_starter(queue->job_starter);
+    l->set_queue_pre_exec(queue->pre_exec);
+    l->set_queue_post_exec(queue->post_exec);
+    if (run_limit == 0 && queue->run_limit) {
+      const auto& rl = queue->run_limit->default_value ? *queue->run_limit->default_value : queue->run_limit->maximum;
+      run_limit = std::int64_t{rl.minutes} * 60;
+    }
+    std::int64_t cpu = job->spec().cpu_limit_s();
+    if (cpu == 0 && queue->cpu_limit) {
+      const auto& cl = queue->cpu_limit->default_value ? *queue->cpu_limit->default_value : queue->cpu_limit->maximum;
+      cpu = std::int64_t{cl.minutes} * 60;
+    }
+    l->set_cpu_limit_s(cpu);
+    std::int64_t mem = job->spec().mem_limit_kb();
+    if (mem == 0 && queue->mem_limit)
+      mem = queue->mem_limit->default_value ? *queue->mem_limit->default_value : queue->mem_limit->maximum;
+    l->set_mem_limit_kb(mem);
+  }
+  l->set_run_limit_s(run_limit);
+  const std::string host = job->exec_hosts.front();
+  call_host(host, std::move(req), [this, key, host](const net::CallResult& r) {
+    if (r.ok()) return;
+    Job* j = state_.find_job(key);
+    if (!j || j->state != wire::JOB_RUN || j->exec_hosts.empty() || j->exec_hosts.front() != host || j->pid != 0)
+      return;
+    log_->warn("cannot start job {} on {}: {}; job requeued", job_label(key), host, r.message());
+    wire::EventRecord ev;
+    auto* e = ev.mutable_job_requeue();
+    e->set_job_id(key.id);
+    e->set_index(key.index);
+    e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
+    record(ev);
+    request_pass();
+  });
+}
+
+void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit_reason) {
+  if (job.exec_hosts.empty()) return;
+  if (!exit_reason.empty()) {
+    // Remembered so the finish report can say why the job ended.
+    if (Job* j = state_.find_job(job.key)) j->reason = exit_reason;
+  }
+  wire::RequestEnvelope req;
+  auto* s = req.mutable_signal_job();
+  s->set_job_id(job.key.id);
+  s->set_index(job.key.index);
+  s->set_signal(signal);
+  s->set_exit_reason(exit_reason);
+  auto key = job.key;
+  call_host(job.exec_hosts.front(), std::move(req), [this, key, signal](const net::CallResult& r) {
+    if (!r.ok()) log_->warn("cannot send signal {} to job {}: {}", signal, job_label(key), r.message());
+  });
+}
+
+}  // namespace lsf::mbd

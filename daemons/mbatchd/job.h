@@ -1,0 +1,57 @@
+// A job (or one array element) as mbatchd holds it. The submission is shared by every
+// element of an array, so 100,000 pending elements cost little more than their state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "libconfig/resreq.h"
+#include "libsched/dependency.h"
+#include "libsched/model/cluster_view.h"
+#include "lsf.pb.h"
+
+namespace lsf::mbd {
+
+// What a submission carries, parsed once.
+struct Submission {
+  wire::JobSpec spec;
+  std::string user;
+  std::uint32_t uid = 0;
+  std::int64_t submit_time = 0;
+  std::shared_ptr<const config::ResourceRequirement> res_req;  // null: none given
+  std::shared_ptr<const sched::DependencyExpr> dependency;      // null: none
+  std::vector<std::int32_t> indices;                             // array elements
+};
+
+struct Job {
+  sched::JobKey key;
+  std::shared_ptr<const Submission> submission;
+  std::string queue;
+  wire::JobState state = wire::JOB_PEND;
+  std::int64_t start_time = 0;
+  std::int64_t end_time = 0;
+  std::vector<std::string> exec_hosts;  // one per slot
+  std::int32_t exit_status = 0;
+  double cpu_time = 0;
+  std::int64_t max_rss_kb = 0;
+  std::int32_t pid = 0;
+  std::string reason;          // exit reason (TERM_*) or suspend reason
+  std::string pending_reason;  // from the last scheduling pass; not persisted
+  std::string exec_cwd, exec_home;
+
+  const wire::JobSpec& spec() const { return submission->spec; }
+  const std::string& user() const { return submission->user; }
+  bool finished() const { return state == wire::JOB_DONE || state == wire::JOB_EXIT; }
+  bool pending() const { return state == wire::JOB_PEND || state == wire::JOB_PSUSP; }
+  bool started() const { return !pending() && !(finished() && start_time == 0); }
+  int slots() const { return std::max(1, spec().min_processors()); }
+  // LSF's display name: the -J name, with [index] for array elements.
+  std::string display_name() const;
+};
+
+// "12" or "12[3]", as LSF prints job ids in messages.
+std::string job_label(const sched::JobKey& key);
+
+}  // namespace lsf::mbd

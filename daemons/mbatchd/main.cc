@@ -1,0 +1,103 @@
+// mbatchd: the master batch daemon.
+//
+//   mbatchd [--envdir DIR] [--host-name NAME] [--listen ADDR] [--daemon] [-C]
+//
+// Reads LSF_ENVDIR/lsf.conf (LSF_ENVDIR from the environment, default /etc), recovers
+// state from LSB_SHAREDIR/<cluster>/logdir and serves LSB_MBD_PORT. SIGTERM stops it
+// cleanly; running jobs go on under their sbatchds.
+#include <unistd.h>
+
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "daemons/common/asio.h"
+#include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/daemon_log.h"
+#include "daemons/common/daemon_process.h"
+#include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/config_loader.h"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+  po::options_description opts("Options");
+  opts.add_options()("envdir", po::value<std::string>(), "directory of lsf.conf (default: $LSF_ENVDIR or /etc)")(
+      "host-name", po::value<std::string>(), "this host's name (default: the system host name)")(
+      "listen", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
+      "daemon", "run in the background")("check,C", "check the configuration and exit")("help,h", "this help")(
+      "version,V", "print the version");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+  } catch (const po::error& e) {
+    std::cerr << "mbatchd: " << e.what() << "\n" << opts;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << "Usage: mbatchd [options]\n" << opts;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "lsfsched mbatchd " << LSFSCHED_VERSION << "\n";
+    return 0;
+  }
+  std::filesystem::path envdir =
+      vm.count("envdir") ? std::filesystem::path(vm["envdir"].as<std::string>()) : lsf::net::envdir_from_environment();
+  lsf::config::LoadOptions lo;
+  lo.envdir = envdir;
+  lo.now = lsf::config::local_week_instant();
+  auto loaded = lsf::config::load_cluster_config(lo);
+  if (!loaded.usable()) {
+    std::cerr << loaded.diagnostics.to_string();
+    std::cerr << "mbatchd: there are fatal errors in the configuration; not started\n";
+    return 1;
+  }
+  if (vm.count("check")) {
+    std::cout << loaded.diagnostics.to_string() << "No fatal errors found.\n";
+    return 0;
+  }
+  const auto& cfg = *loaded.config;
+  std::string host = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
+  if (vm.count("daemon")) lsf::net::daemonize();
+  auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "mbatchd.lock";
+  if (auto err = lsf::net::take_lock_file(lock); !err.empty()) {
+    std::cerr << "mbatchd: another mbatchd is running for cluster " << cfg.cluster_name << ": " << err << "\n";
+    return 1;
+  }
+
+  auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
+                                       cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
+  for (const auto& d : loaded.diagnostics.items()) log->warn("{}", d.to_string());
+
+  lsf::mbd::MbatchdOptions mo;
+  mo.envdir = envdir;
+  mo.config = loaded.config;
+  mo.host_name = host;
+  mo.listen_address = vm["listen"].as<std::string>();
+  mo.log = log;
+  lsf::mbd::Mbatchd mbd(mo);
+  if (auto err = mbd.recover(); !err.empty()) {
+    log->critical("cannot recover: {}", err);
+    std::cerr << "mbatchd: cannot recover: " << err << "\n";
+    return 1;
+  }
+  if (auto err = mbd.start(); !err.empty()) {
+    log->critical("{}", err);
+    std::cerr << "mbatchd: " << err << "\n";
+    return 1;
+  }
+  lsf::net::asio::io_context signals_io;
+  lsf::net::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (ec) return;
+    log->info("signal {} received; stopping", sig);
+    mbd.stop();
+  });
+  std::thread signal_thread([&] { signals_io.run(); });
+  mbd.run();
+  signals_io.stop();
+  signal_thread.join();
+  log->info("mbatchd stopped");
+  return 0;
+}

@@ -1,0 +1,173 @@
+#include "daemons/mbatchd/mbatchd.h"
+
+#include <chrono>
+
+#include "daemons/mbatchd/acct_record.h"
+#include "daemons/mbatchd/event_log_reader.h"
+
+namespace lsf::mbd {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path logdir_of(const config::ClusterConfig& c) {
+  return fs::path(c.lsf_conf.lsb_sharedir) / c.cluster_name / "logdir";
+}
+
+// Snapshots also start when lsb.events passes this size, whatever MAX_JOB_NUM says.
+constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
+
+}  // namespace
+
+Mbatchd::Mbatchd(MbatchdOptions options)
+    : options_(std::move(options)),
+      config_(options_.config),
+      log_(options_.log),
+      work_(net::asio::make_work_guard(io_)),
+      pass_timer_(io_),
+      sleep_timer_(io_),
+      host_timer_(io_) {
+  state_.sync_config(*config_);
+}
+
+Mbatchd::~Mbatchd() {
+  sched_thread_.join();
+  outbound_.join();
+  if (event_log_) event_log_->stop();
+}
+
+std::int64_t Mbatchd::now() const {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Mbatchd::recover() {
+  auto started = std::chrono::steady_clock::now();
+  fs::path dir = logdir_of(*config_);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+
+  std::uint64_t snapshot_jobs = 0;
+  auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
+    wire::Snapshot s;
+    if (!s.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse snapshot";
+    state_.load_snapshot(s);
+    snapshot_jobs = static_cast<std::uint64_t>(s.jobs_size());
+    return {};
+  });
+  if (!snap.error.empty()) return snap.error;
+  if (snap.torn_tail) return (dir / "lsb.snapshot").string() + " is incomplete";
+  const std::int64_t snapshot_seq = state_.last_seq();
+
+  std::uint64_t replayed = 0;
+  auto events = read_event_file(dir / "lsb.events", [&](std::string_view payload, std::uint64_t) -> std::string {
+    wire::EventRecord r;
+    if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse event record";
+    if (r.seq() <= snapshot_seq) return {};
+    ++replayed;
+    return state_.apply(r);
+  });
+  if (!events.error.empty()) return events.error;
+  valid_log_bytes_ = events.good_bytes;
+  if (events.torn_tail) {
+    log_->warn("{}: dropped a partial record after offset {} (torn write at a crash); recovered to the last whole record",
+               (dir / "lsb.events").string(), events.good_bytes);
+  }
+  state_.sync_config(*config_);
+  auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  log_->info("recovered {} jobs ({} from lsb.snapshot, {} events replayed) in {} ms", state_.jobs().size(),
+             snapshot_jobs, replayed, took.count());
+  return {};
+}
+
+std::string Mbatchd::start() {
+  fs::path dir = logdir_of(*config_);
+  event_log_ = std::make_unique<EventLogWriter>(dir, valid_log_bytes_, [this](std::function<void()> f) {
+    net::asio::post(io_, std::move(f));
+  });
+  if (!event_log_->open_error().empty()) return event_log_->open_error();
+
+  wire::EventRecord start;
+  start.mutable_mbd_start()->set_master(options_.host_name);
+  start.mutable_mbd_start()->set_cluster(config_->cluster_name);
+  record(start);
+
+  auto port = static_cast<std::uint16_t>(config_->lsf_conf.mbd_port.value_or(0));
+  try {
+    net::ServerOptions so;
+    so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    server_ = std::make_unique<net::RpcServer>(
+        io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
+        [this](wire::RequestEnvelope& r, const net::Responder& respond) { handle(r, respond); }, so);
+  } catch (const std::exception& e) {
+    return "cannot listen on port " + std::to_string(port) + ": " + e.what();
+  }
+  log_->info("mbatchd of cluster {} listening on port {}", config_->cluster_name, server_->port());
+  check_hosts();
+  request_pass();
+  return {};
+}
+
+void Mbatchd::run() { io_.run(); }
+
+void Mbatchd::stop() {
+  net::asio::post(io_, [this] {
+    if (server_) server_->stop();
+    pass_timer_.cancel();
+    sleep_timer_.cancel();
+    host_timer_.cancel();
+    work_.reset();
+    // Let what is already queued for durability finish, then leave the loop.
+    if (event_log_) {
+      event_log_->when_durable([this](bool) { io_.stop(); });
+    } else {
+      io_.stop();
+    }
+  });
+}
+
+void Mbatchd::record(wire::EventRecord& event) {
+  event.set_time(now());
+  event.set_seq(state_.last_seq() + 1);
+  if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
+  event_log_->append(event);
+}
+
+void Mbatchd::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
+  event_log_->when_durable([respond, reply = std::move(reply)](bool ok) mutable {
+    if (!ok) reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log; see the mbatchd log");
+    respond(std::move(reply));
+  });
+}
+
+void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
+                         const std::string& reason) {
+  wire::EventRecord ev;
+  auto* st = ev.mutable_job_status();
+  st->set_job_id(job.key.id);
+  st->set_index(job.key.index);
+  st->set_state(state);
+  st->set_exit_status(wait_status);
+  st->set_cpu_time(cpu);
+  st->set_max_rss_kb(rss);
+  st->set_reason(reason);
+  record(ev);
+  event_log_->append_acct(job_finish_record(job, ev.time()));
+  maybe_snapshot();
+  request_pass();
+}
+
+void Mbatchd::maybe_snapshot() {
+  const int max_jobs = std::max(1, config_->params.max_job_num);
+  if (state_.finished_since_snapshot() < max_jobs && event_log_->stats().bytes < kMaxEventLogBytes) return;
+  int cleaned = state_.clean_finished(now() - config_->params.clean_period);
+  state_.reset_finished_since_snapshot();
+  auto started = std::chrono::steady_clock::now();
+  std::string payload = state_.snapshot(now()).SerializeAsString();
+  event_log_->rotate(std::move(payload));
+  log_->info("snapshot of {} jobs queued ({} finished jobs cleaned) in {} us", state_.jobs().size(), cleaned,
+             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
+}
+
+}  // namespace lsf::mbd

@@ -1,0 +1,129 @@
+// mbatchd: owns the cluster's state, serves requests, logs every change before it is
+// acknowledged, and runs the scheduling pass.
+//
+// Threads: one runs the io_context and is the only one that touches state; the event
+// log has its writer thread (group commit); the scheduling pass runs on its own thread
+// over a snapshot of the state; calls to sbatchds run on a small pool, in order per
+// host. Results of the last three come back to the io_context by asio::post.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <spdlog/logger.h>
+
+#include "daemons/common/asio.h"
+#include "daemons/common/rpc_client.h"
+#include "daemons/common/rpc_server.h"
+#include "daemons/mbatchd/cluster_state.h"
+#include "daemons/mbatchd/event_log_writer.h"
+#include "libconfig/cluster_config.h"
+#include "libsched/pass.h"
+
+namespace lsf::mbd {
+
+struct MbatchdOptions {
+  std::filesystem::path envdir;
+  std::shared_ptr<const config::ClusterConfig> config;
+  std::string host_name;    // this host's name in logs and lsid
+  std::string listen_address = "0.0.0.0";
+  std::shared_ptr<spdlog::logger> log;
+};
+
+// What mbatchd knows about an sbatchd beyond the persistent HostState.
+struct HostLink {
+  std::string address;
+  std::uint16_t port = 0;
+  bool registered = false;
+  std::chrono::steady_clock::time_point last_report{};
+  wire::LoadIndices load;
+  // Calls to this sbatchd run one at a time, in order, off the state thread.
+  std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
+  std::shared_ptr<net::RpcClient> client;
+};
+
+class Mbatchd {
+ public:
+  explicit Mbatchd(MbatchdOptions options);
+  ~Mbatchd();
+
+  // Replays lsb.snapshot and lsb.events. Empty on success; else why mbatchd must not start.
+  std::string recover();
+  // Opens the event log and the port. Empty on success.
+  std::string start();
+  void run();   // until stop()
+  void stop();  // from any thread
+
+  std::uint16_t port() const { return server_ ? server_->port() : 0; }
+
+ private:
+  // --- state changes (mbatchd.cc)
+  std::int64_t now() const;
+  void record(wire::EventRecord& event);  // stamps, applies, appends
+  void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply);
+  void maybe_snapshot();
+  void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
+                  const std::string& reason);
+
+  // --- requests (request_handlers.cc)
+  void handle(wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_queues(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_hosts(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
+  wire::JobInfo job_info(const Job& job) const;
+  std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
+                               std::vector<std::int32_t>& indices) const;
+
+  // --- sbatchds (host_links.cc)
+  void on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void start_on_host(const sched::JobKey& key);
+  void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
+  void call_host(const std::string& host, wire::RequestEnvelope request,
+                 std::function<void(const net::CallResult&)> done);
+  std::string host_status(const std::string& host) const;
+  int host_max_slots(const std::string& host) const;
+  void check_hosts();
+  std::chrono::milliseconds report_interval() const;
+
+  // --- scheduling (scheduling_loop.cc)
+  void request_pass();
+  void run_pass();
+  sched::ClusterView build_view() const;
+  void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
+  sched::DependencyState dependency_state(const Job& job) const;
+
+  MbatchdOptions options_;
+  std::shared_ptr<const config::ClusterConfig> config_;
+  std::shared_ptr<spdlog::logger> log_;
+  net::asio::io_context io_;
+  net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
+  net::asio::thread_pool outbound_{2};
+  net::asio::thread_pool sched_thread_{1};
+  ClusterState state_;
+  std::unique_ptr<EventLogWriter> event_log_;
+  std::unique_ptr<net::RpcServer> server_;
+  std::map<std::string, HostLink> links_;
+  std::uint64_t valid_log_bytes_ = 0;
+
+  net::asio::steady_timer pass_timer_;
+  net::asio::steady_timer sleep_timer_;
+  net::asio::steady_timer host_timer_;
+  bool pass_scheduled_ = false;
+  bool pass_running_ = false;
+  bool pass_again_ = false;
+  std::uint64_t passes_ = 0;
+};
+
+}  // namespace lsf::mbd

@@ -1,0 +1,604 @@
+// Requests from commands: submission, queries and control. Each change is recorded
+// (applied + appended to lsb.events) and answered only once it is durable; a request
+// that fails validation changes nothing.
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <csignal>
+#include <set>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/config_loader.h"
+#include "libconfig/host_resolution.h"
+#include "libconfig/text.h"
+
+namespace lsf::mbd {
+namespace {
+
+wire::ReplyEnvelope ok_reply() {
+  wire::ReplyEnvelope r;
+  r.set_status(wire::STATUS_OK);
+  return r;
+}
+
+// "1-100:2,200" -> indices. Empty string on success.
+std::string parse_array_spec(const std::string& spec, int max_size, std::vector<std::int32_t>& out) {
+  std::set<std::int32_t> seen;
+  for (const auto& part : config::split(spec, ',')) {
+    std::string_view p = config::trim(part);
+    long start = 0, end = 0, step = 1;
+    auto colon = p.find(':');
+    std::string_view range = p.substr(0, colon);
+    if (colon != std::string_view::npos) {
+      auto s = config::parse_int(p.substr(colon + 1));
+      if (!s || *s <= 0) return "Bad job array index list";
+      step = static_cast<long>(*s);
+    }
+    auto dash = range.find('-');
+    auto a = config::parse_int(range.substr(0, dash));
+    if (!a) return "Bad job array index list";
+    start = end = static_cast<long>(*a);
+    if (dash != std::string_view::npos) {
+      auto b = config::parse_int(range.substr(dash + 1));
+      if (!b) return "Bad job array index list";
+      end = static_cast<long>(*b);
+    }
+    if (start < 1 || end < start) return "Bad job array index list";
+    if (end > max_size) return "Job array index too large (MAX_JOB_ARRAY_SIZE is " + std::to_string(max_size) + ")";
+    for (long i = start; i <= end; i += step) seen.insert(static_cast<std::int32_t>(i));
+  }
+  if (seen.empty()) return "Bad job array index list";
+  out.assign(seen.begin(), seen.end());
+  return {};
+}
+
+std::string strip_pref(std::string_view item) {
+  auto plus = item.find('+');
+  return std::string(item.substr(0, plus));
+}
+
+int signal_number(const std::string& name) {
+  static const std::pair<const char*, int> names[] = {
+      {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"KILL", SIGKILL}, {"USR1", SIGUSR1},
+      {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"STOP", SIGSTOP}, {"CONT", SIGCONT}, {"TSTP", SIGTSTP},
+      {"ALRM", SIGALRM}, {"ABRT", SIGABRT}, {"XCPU", SIGXCPU}, {"XFSZ", SIGXFSZ}, {"WINCH", SIGWINCH}};
+  std::string n = name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::toupper(c); });
+  if (n.rfind("SIG", 0) == 0) n = n.substr(3);
+  for (auto [s, v] : names)
+    if (n == s) return v;
+  if (auto v = config::parse_int(n); v && *v > 0 && *v < 65) return static_cast<int>(*v);
+  return -1;
+}
+
+}  // namespace
+
+void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
+  using R = wire::RequestEnvelope;
+  switch (request.request_case()) {
+    case R::kPing: {
+      auto reply = ok_reply();
+      reply.mutable_ping()->set_cluster_name(config_->cluster_name);
+      reply.mutable_ping()->set_master_name(options_.host_name);
+      return respond(reply);
+    }
+    case R::kClusterInfo: {
+      auto reply = ok_reply();
+      auto* c = reply.mutable_cluster_info();
+      c->set_cluster_name(config_->cluster_name);
+      c->set_master_name(options_.host_name);
+      c->set_version(LSFSCHED_VERSION);
+      return respond(reply);
+    }
+    case R::kSubmit: return on_submit(request, respond);
+    case R::kJobs: return on_jobs(request, respond);
+    case R::kSignalJobs: return on_signal_jobs(request, respond);
+    case R::kQueues: return on_queues(request, respond);
+    case R::kHosts: return on_hosts(request, respond);
+    case R::kHostControl: return on_host_control(request, respond);
+    case R::kQueueControl: return on_queue_control(request, respond);
+    case R::kReconfig: return on_reconfig(request, respond);
+    case R::kRegisterHost: return on_register_host(request, respond);
+    case R::kLoadReport: return on_load_report(request, respond);
+    case R::kJobStatus: return on_job_status(request, respond);
+    default:
+      return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by mbatchd"));
+  }
+}
+
+std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
+                                      std::vector<std::int32_t>& indices) const {
+  const auto& cfg = *config_;
+  if (spec.command().empty()) return "No command is specified";
+  // Queue: the first candidate that exists and is open.
+  std::vector<std::string> candidates(spec.queues().begin(), spec.queues().end());
+  default_queue = candidates.empty();
+  if (default_queue) {
+    candidates = cfg.params.default_queues;
+    if (candidates.empty() && !cfg.queues.empty()) candidates.push_back(cfg.queues.front().name);
+  }
+  const config::Queue* queue = nullptr;
+  std::string why;
+  for (const auto& name : candidates) {
+    const auto* q = cfg.find_queue(name);
+    if (!q) {
+      why = name + ": No such queue";
+      continue;
+    }
+    auto st = state_.queues().find(name);
+    if (st != state_.queues().end() && !st->second.open) {
+      why = name + ": Queue has been closed";
+      continue;
+    }
+    queue = q;
+    break;
+  }
+  if (!queue) return why.empty() ? "No default queue is defined" : why;
+  queue_name = queue->name;
+
+  if (spec.min_processors() < 0 || (spec.max_processors() > 0 && spec.max_processors() < spec.min_processors()))
+    return "Bad argument for option -n";
+  if (spec.exclusive() && !queue->exclusive) return "Queue does not accept EXCLUSIVE jobs";
+  if (!spec.res_req().empty()) {
+    auto rr = config::ResourceRequirement::parse(spec.res_req());
+    if (!rr) return "Bad resource requirement syntax: " + rr.error();
+  }
+  for (const auto& item : spec.asked_hosts()) {
+    std::string name = strip_pref(item);
+    if (name == "others" || name == "all") continue;
+    if (!cfg.find_host(name) && !cfg.find_host_group(name))
+      return name + ": Bad host name, host group name or cluster name";
+  }
+  if (queue->run_limit && spec.run_limit_s() > 0 && queue->run_limit->maximum.minutes > 0 &&
+      spec.run_limit_s() > std::int64_t{queue->run_limit->maximum.minutes} * 60)
+    return "Cannot exceed queue's hard limit(s)";
+
+  // More slots than every host the queue may use together: it could never run.
+  std::set<std::string> hosts = config::resolve_host_list(cfg, queue->hosts);
+  if (queue->hosts.empty())
+    for (const auto& h : cfg.hosts) hosts.insert(h.name);
+  long total = 0;
+  bool unlimited = false;
+  for (const auto& h : hosts) {
+    int mxj = host_max_slots(h);
+    if (mxj < 0) unlimited = true;
+    total += std::max(0, mxj);
+  }
+  if (!unlimited && spec.min_processors() > total) return "Too many processors requested";
+
+  indices.clear();
+  if (!spec.array_spec().empty()) {
+    if (auto err = parse_array_spec(spec.array_spec(), cfg.params.max_job_array_size, indices); !err.empty())
+      return err;
+  }
+  if (!spec.dependency().empty()) {
+    auto dep = sched::DependencyExpr::parse(spec.dependency());
+    if (!dep) return dep.error();
+    for (const auto& ref : dep->references()) {
+      bool found = ref.name.empty() ? !state_.elements(ref.job_id).empty() : !state_.jobs_named(ref.name).empty();
+      if (!found) {
+        std::string what = ref.name.empty() ? job_label({ref.job_id, ref.index}) : ref.name;
+        return "Dependency condition syntax error: no job <" + what + ">";
+      }
+    }
+  }
+  return {};
+}
+
+void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& spec = request.submit().spec();
+  std::string queue;
+  bool default_queue = false;
+  std::vector<std::int32_t> indices;
+  if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty())
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, err));
+
+  wire::EventRecord ev;
+  auto* e = ev.mutable_job_new();
+  std::int64_t id = state_.next_job_id();
+  e->set_job_id(id);
+  *e->mutable_spec() = spec;
+  if (e->spec().min_processors() < 1) e->mutable_spec()->set_min_processors(1);
+  if (e->spec().project().empty()) e->mutable_spec()->set_project(config_->params.default_project);
+  e->set_user(request.caller().user_name());
+  e->set_uid(request.caller().uid());
+  e->set_queue(queue);
+  e->set_submit_time(now());
+  for (auto i : indices) e->add_indices(i);
+  record(ev);
+  log_->debug("job {} submitted to queue {} by {}", id, queue, request.caller().user_name());
+
+  auto reply = ok_reply();
+  reply.mutable_submit()->set_job_id(id);
+  reply.mutable_submit()->set_queue(queue);
+  reply.mutable_submit()->set_default_queue(default_queue);
+  reply_when_durable(respond, std::move(reply));
+  request_pass();
+}
+
+wire::JobInfo Mbatchd::job_info(const Job& job) const {
+  wire::JobInfo info;
+  info.set_job_id(job.key.id);
+  info.set_index(job.key.index);
+  info.set_user(job.user());
+  info.set_state(job.state);
+  info.set_queue(job.queue);
+  *info.mutable_spec() = job.spec();
+  info.set_submit_time(job.submission->submit_time);
+  info.set_start_time(job.start_time);
+  info.set_end_time(job.end_time);
+  for (const auto& h : job.exec_hosts) info.add_exec_hosts(h);
+  info.set_exit_status(job.exit_status);
+  info.set_cpu_time(job.cpu_time);
+  info.set_max_rss_kb(job.max_rss_kb);
+  if (job.pending()) info.set_pending_reason(job.pending_reason);
+  info.set_pid(job.pid);
+  if (job.state == wire::JOB_USUSP || job.state == wire::JOB_SSUSP) info.set_suspend_reason(job.reason);
+  if (job.finished()) info.set_exit_reason(job.reason);
+  info.set_exec_cwd(job.exec_cwd);
+  info.set_exec_home(job.exec_home);
+  info.set_job_name(job.display_name());
+  if (const auto* q = config_->find_queue(job.queue)) info.set_priority(q->priority);
+  return info;
+}
+
+void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.jobs();
+  auto reply = ok_reply();
+  auto* out = reply.mutable_jobs();
+  const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
+  auto wanted = [&](const Job& job, bool named) {
+    if (!named && user != "all" && job.user() != user) return false;
+    bool fin = job.finished();
+    if (q.only_finished() && !fin) return false;
+    if (q.only_pending() && !job.pending()) return false;
+    if (q.only_running() && job.state != wire::JOB_RUN) return false;
+    if (q.only_suspended() && job.state != wire::JOB_USUSP && job.state != wire::JOB_SSUSP &&
+        job.state != wire::JOB_PSUSP)
+      return false;
+    if (fin && !named && !q.include_finished() && !q.only_finished()) return false;
+    if (!q.queue().empty() && job.queue != q.queue()) return false;
+    if (!q.host().empty() &&
+        std::find(job.exec_hosts.begin(), job.exec_hosts.end(), q.host()) == job.exec_hosts.end())
+      return false;
+    if (!q.job_name().empty()) {
+      std::string name = job.spec().job_name().empty() ? job.spec().command() : job.spec().job_name();
+      if (fnmatch(q.job_name().c_str(), name.c_str(), 0) != 0 &&
+          fnmatch(q.job_name().c_str(), job.display_name().c_str(), 0) != 0)
+        return false;
+    }
+    return true;
+  };
+  if (q.jobs_size() > 0) {
+    for (const auto& ref : q.jobs()) {
+      std::vector<const Job*> found;
+      if (ref.index() > 0) {
+        if (const auto* j = state_.find_job({ref.job_id(), ref.index()})) found.push_back(j);
+      } else {
+        found = state_.elements(ref.job_id());
+      }
+      if (found.empty()) {
+        out->add_errors("Job <" + job_label({ref.job_id(), ref.index()}) + "> is not found");
+        continue;
+      }
+      for (const auto* j : found)
+        if (wanted(*j, true)) *out->add_jobs() = job_info(*j);
+    }
+  } else {
+    for (const auto& [key, job] : state_.jobs())
+      if (wanted(job, false)) *out->add_jobs() = job_info(job);
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.signal_jobs();
+  const auto& caller = request.caller();
+  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
+                                              caller.user_name()) != config_->cluster_admins.end();
+  int sig = 0;
+  if (q.action() == wire::JOB_ACTION_SIGNAL) {
+    sig = signal_number(q.signal_name());
+    if (sig < 0) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, q.signal_name() + ": Bad signal name"));
+  }
+  std::vector<Job*> targets;
+  auto reply = ok_reply();
+  auto* out = reply.mutable_signal_jobs();
+  auto fail = [&](const sched::JobKey& key, const std::string& why) {
+    auto* r = out->add_results();
+    r->mutable_job()->set_job_id(key.id);
+    r->mutable_job()->set_index(key.index);
+    r->set_ok(false);
+    r->set_message("Job <" + job_label(key) + ">: " + why);
+  };
+  for (const auto& ref : q.jobs()) {
+    if (ref.job_id() == 0) {
+      // bkill 0: every unfinished job of the user (or of everyone for -u all).
+      std::string user = q.user().empty() ? caller.user_name() : q.user();
+      for (auto& [key, job] : state_.jobs())
+        if (!job.finished() && (user == "all" || job.user() == user)) targets.push_back(state_.find_job(key));
+      continue;
+    }
+    std::vector<const Job*> found;
+    if (ref.index() > 0) {
+      if (const auto* j = state_.find_job({ref.job_id(), ref.index()})) found.push_back(j);
+    } else {
+      found = state_.elements(ref.job_id());
+    }
+    if (found.empty()) {
+      fail({ref.job_id(), ref.index()}, "No matching job found");
+      continue;
+    }
+    for (const auto* j : found) targets.push_back(state_.find_job(j->key));
+  }
+  if (targets.empty() && q.jobs_size() > 0 && out->results_size() == 0) {
+    auto* r = out->add_results();
+    r->set_ok(false);
+    r->set_message("No unfinished job found");
+  }
+  bool changed = false;
+  for (Job* job : targets) {
+    if (!admin && job->user() != caller.user_name()) {
+      fail(job->key, "User permission denied");
+      continue;
+    }
+    if (job->finished()) {
+      fail(job->key, "Job has already finished");
+      continue;
+    }
+    const std::string label = "Job <" + job_label(job->key) + ">";
+    std::string done_msg;
+    switch (q.action()) {
+      case wire::JOB_ACTION_KILL: {
+        std::string reason = admin && job->user() != caller.user_name() ? "TERM_ADMIN" : "TERM_OWNER";
+        if (job->pending()) {
+          finish_job(*job, wire::JOB_EXIT, 0, 0, 0, reason);
+          changed = true;
+        } else {
+          signal_on_host(*job, SIGKILL, reason);
+        }
+        done_msg = label + " is being terminated";
+        break;
+      }
+      case wire::JOB_ACTION_STOP: {
+        wire::EventRecord ev;
+        auto* st = ev.mutable_job_status();
+        st->set_job_id(job->key.id);
+        st->set_index(job->key.index);
+        if (job->state == wire::JOB_PEND) {
+          st->set_state(wire::JOB_PSUSP);
+        } else if (job->state == wire::JOB_RUN || job->state == wire::JOB_SSUSP) {
+          st->set_state(wire::JOB_USUSP);
+          st->set_reason(admin && job->user() != caller.user_name() ? "The job was suspended by LSF admin or root"
+                                                                     : "The job was suspended by user");
+          signal_on_host(*job, SIGSTOP, {});
+        } else {
+          done_msg = label + " is being stopped";
+          break;
+        }
+        record(ev);
+        changed = true;
+        done_msg = label + " is being stopped";
+        break;
+      }
+      case wire::JOB_ACTION_RESUME: {
+        if (job->state != wire::JOB_PSUSP && job->state != wire::JOB_USUSP) {
+          fail(job->key, "Job is not suspended");
+          continue;
+        }
+        wire::EventRecord ev;
+        auto* st = ev.mutable_job_status();
+        st->set_job_id(job->key.id);
+        st->set_index(job->key.index);
+        st->set_state(job->state == wire::JOB_PSUSP ? wire::JOB_PEND : wire::JOB_RUN);
+        if (job->state == wire::JOB_USUSP) signal_on_host(*job, SIGCONT, {});
+        record(ev);
+        changed = true;
+        done_msg = label + " is being resumed";
+        break;
+      }
+      case wire::JOB_ACTION_SIGNAL:
+        if (job->pending()) {
+          fail(job->key, "Job has not started yet");
+          continue;
+        }
+        signal_on_host(*job, sig, sig == SIGKILL ? "TERM_OWNER" : "");
+        done_msg = label + " is being signaled";
+        break;
+      default:
+        return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "unknown job action"));
+    }
+    auto* r = out->add_results();
+    r->mutable_job()->set_job_id(job->key.id);
+    r->mutable_job()->set_index(job->key.index);
+    r->set_ok(true);
+    r->set_message(done_msg);
+  }
+  if (changed) request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  auto reply = ok_reply();
+  auto* out = reply.mutable_queues();
+  auto week = config::local_week_instant();
+  std::set<std::string> defaults(config_->params.default_queues.begin(), config_->params.default_queues.end());
+  for (const auto& name : request.queues().names())
+    if (!config_->find_queue(name)) return respond(net::error_reply(wire::STATUS_NOT_FOUND, name + ": No such queue"));
+  std::vector<const config::Queue*> queues;
+  for (const auto& q : config_->queues)
+    if (request.queues().names().empty() ||
+        std::find(request.queues().names().begin(), request.queues().names().end(), q.name) !=
+            request.queues().names().end())
+      queues.push_back(&q);
+  // bqueues lists queues by priority, highest first.
+  std::stable_sort(queues.begin(), queues.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
+  for (const auto* q : queues) {
+    const auto& st = state_.queues().at(q->name);
+    auto* i = out->add_queues();
+    i->set_name(q->name);
+    i->set_priority(q->priority);
+    i->set_open(st.open);
+    i->set_active(st.active);
+    i->set_window_open(q->run_window.is_open(week) && q->dispatch_window.is_open(week));
+    i->set_max_slots(q->qjob_limit.value_or(-1));
+    i->set_user_slots(q->ujob_limit.value_or(-1));
+    i->set_proc_slots(q->pjob_limit.value_or(-1));
+    i->set_host_slots(q->hjob_limit.value_or(-1));
+    i->set_njobs(st.counts.njobs());
+    i->set_pend(st.counts.pend + st.counts.psusp);
+    i->set_run(st.counts.run);
+    i->set_ssusp(st.counts.ssusp);
+    i->set_ususp(st.counts.ususp);
+    i->set_description(q->description);
+    i->set_nice(q->nice);
+    for (const auto& h : q->hosts) i->add_hosts(h.to_string());
+    i->set_run_window(q->run_window.to_string());
+    i->set_dispatch_window(q->dispatch_window.to_string());
+    if (q->run_limit) i->set_run_limit_s(std::int64_t{q->run_limit->maximum.minutes} * 60);
+    i->set_is_default(defaults.count(q->name) > 0);
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  auto reply = ok_reply();
+  auto* out = reply.mutable_hosts();
+  std::set<std::string> names(request.hosts().names().begin(), request.hosts().names().end());
+  for (const auto& n : names)
+    if (!config_->find_host(n) && !config_->find_host_group(n))
+      return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": Bad host name, host group name or cluster name"));
+  std::set<std::string> wanted;
+  for (const auto& n : names) {
+    if (config_->find_host(n)) {
+      wanted.insert(n);
+    } else {
+      config::HostListItem group;
+      group.name = n;
+      auto members = config::resolve_host_list(*config_, {group});
+      wanted.insert(members.begin(), members.end());
+    }
+  }
+  for (const auto& h : config_->hosts) {
+    if (!wanted.empty() && !wanted.count(h.name)) continue;
+    const auto& st = state_.hosts().at(h.name);
+    auto* i = out->add_hosts();
+    i->set_name(h.name);
+    i->set_status(host_status(h.name));
+    i->set_max_slots(host_max_slots(h.name));
+    i->set_jl_u(-1);
+    i->set_njobs(st.counts.run + st.counts.ssusp + st.counts.ususp);
+    i->set_run(st.counts.run);
+    i->set_ssusp(st.counts.ssusp);
+    i->set_ususp(st.counts.ususp);
+    i->set_admin_comment(st.admin_comment);
+    i->set_type(h.type);
+    i->set_model(h.model);
+    for (const auto& r : h.resources) i->add_resources(r);
+    i->set_server(h.server);
+    if (const auto* m = config_->find_host_model(h.model)) i->set_cpu_factor(m->cpu_factor);
+    else i->set_cpu_factor(1.0);
+    for (const auto& b : config_->batch_hosts)
+      if (b.name == h.name || b.name == "default") {
+        if (b.jl_u) i->set_jl_u(*b.jl_u);
+        if (!b.dispatch_window.always_open()) i->set_dispatch_window(b.dispatch_window.to_string());
+        if (b.name == h.name) break;
+      }
+    auto link = links_.find(h.name);
+    if (link != links_.end()) *i->mutable_load() = link->second.load;
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.host_control();
+  auto reply = ok_reply();
+  auto* out = reply.mutable_control();
+  out->set_all_ok(true);
+  std::vector<std::string> hosts(q.hosts().begin(), q.hosts().end());
+  if (hosts.empty())
+    for (const auto& h : config_->hosts) hosts.push_back(h.name);
+  const bool close = q.op() == wire::CONTROL_CLOSE;
+  for (const auto& name : hosts) {
+    if (!config_->find_host(name)) {
+      out->add_lines(name + ": Bad host name, host group name or cluster name");
+      out->set_all_ok(false);
+      continue;
+    }
+    wire::EventRecord ev;
+    auto* e = ev.mutable_host_ctrl();
+    e->set_host(name);
+    e->set_op(close ? wire::CONTROL_CLOSE : wire::CONTROL_OPEN);
+    e->set_user(request.caller().user_name());
+    e->set_comment(q.comment());
+    record(ev);
+    log_->info("host {} {} by {}", name, close ? "closed" : "opened", request.caller().user_name());
+    out->add_lines(std::string(close ? "Close" : "Open") + " <" + name + "> ...... done");
+  }
+  request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.queue_control();
+  auto reply = ok_reply();
+  auto* out = reply.mutable_control();
+  out->set_all_ok(true);
+  std::vector<std::string> queues(q.queues().begin(), q.queues().end());
+  if (queues.empty())
+    for (const auto& cq : config_->queues) queues.push_back(cq.name);
+  const char* verb = q.op() == wire::CONTROL_OPEN       ? "opened"
+                     : q.op() == wire::CONTROL_CLOSE    ? "closed"
+                     : q.op() == wire::CONTROL_ACTIVATE ? "activated"
+                                                        : "inactivated";
+  for (const auto& name : queues) {
+    if (!config_->find_queue(name)) {
+      out->add_lines("Queue <" + name + ">: No such queue");
+      out->set_all_ok(false);
+      continue;
+    }
+    wire::EventRecord ev;
+    auto* e = ev.mutable_queue_ctrl();
+    e->set_queue(name);
+    e->set_op(q.op());
+    e->set_user(request.caller().user_name());
+    record(ev);
+    log_->info("queue {} {} by {}", name, verb, request.caller().user_name());
+    out->add_lines("Queue <" + name + "> is " + verb);
+  }
+  request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  config::LoadOptions lo;
+  lo.envdir = options_.envdir;
+  lo.now = config::local_week_instant();
+  auto result = config::load_cluster_config(lo);
+  auto reply = ok_reply();
+  auto* out = reply.mutable_reconfig();
+  for (const auto& d : result.diagnostics.items()) {
+    if (d.severity == config::Severity::kError)
+      out->add_errors(d.to_string());
+    else
+      out->add_warnings(d.to_string());
+  }
+  if (!result.usable()) {
+    log_->warn("reconfig by {} refused: {} error(s); the running configuration is kept",
+               request.caller().user_name(), result.diagnostics.error_count());
+    return respond(reply);
+  }
+  if (result.config->cluster_name != config_->cluster_name) {
+    out->add_errors("the cluster name changed from " + config_->cluster_name + " to " + result.config->cluster_name +
+                    "; restart mbatchd instead");
+    return respond(reply);
+  }
+  config_ = result.config;
+  state_.sync_config(*config_);
+  out->set_applied(true);
+  log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
+  respond(reply);
+  request_pass();
+}
+
+}  // namespace lsf::mbd
