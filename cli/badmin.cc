@@ -1,7 +1,9 @@
-// badmin: administrative commands. This issue brings `ckconfig`; the others
-// (reconfig, hclose, qclose, ...) talk to mbatchd and arrive with the runtime.
+// badmin: administrative commands.
 //
-//   badmin ckconfig [-v]   check the configuration LSF_ENVDIR names; exit 1 on errors
+//   badmin ckconfig [-v]                 check the configuration LSF_ENVDIR names locally
+//   badmin reconfig [-v] [-f]            make mbatchd re-read it (kept when it has errors)
+//   badmin hclose [-C comment] [host ...] / hopen [host ...]
+//   badmin qclose | qopen | qact | qinact [queue ...]
 #include <cstdlib>
 #include <iostream>
 #include <pwd.h>
@@ -10,6 +12,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/cli_support.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/summary.h"
 
@@ -20,9 +23,79 @@ namespace {
 
 int usage(std::ostream& os, int code) {
   os << "Usage: badmin ckconfig [-v]\n"
+        "       badmin reconfig [-v] [-f]\n"
+        "       badmin hclose [-C comment] [host ...] | hopen [-C comment] [host ...]\n"
+        "       badmin qclose | qopen | qact | qinact [queue ...]\n"
         "       badmin -h | -V\n"
-        "ckconfig  check the configuration files under LSF_ENVDIR (default /etc)\n";
+        "ckconfig  check the configuration files under LSF_ENVDIR (default /etc)\n"
+        "reconfig  make mbatchd re-read the configuration; with errors it keeps the running one\n";
   return code;
+}
+
+int reconfig(const std::vector<std::string>& args) {
+  bool verbose = false;
+  for (const auto& a : args) {
+    if (a == "-v") verbose = true;
+    else if (a != "-f") {
+      std::cerr << "badmin reconfig: unknown option " << a << "\n";
+      return usage(std::cerr, 2);
+    }
+  }
+  lsf::cli::Session session("badmin");
+  lsf::wire::RequestEnvelope req;
+  req.mutable_reconfig();
+  std::cout << "\nChecking configuration files ...\n\n";
+  const auto reply = lsf::cli::require_ok("badmin", session.call(req));
+  const auto& r = reply.reconfig();
+  for (const auto& e : r.errors()) std::cout << e << "\n";
+  if (verbose)
+    for (const auto& w : r.warnings()) std::cout << w << "\n";
+  if (!r.applied()) {
+    std::cout << "\nThere are fatal errors.\n\nThe running configuration is kept; fix the errors and run "
+                 "badmin reconfig again.\n";
+    return 1;
+  }
+  if (r.warnings_size() > 0)
+    std::cout << "\nThere are warning errors.\n\n";
+  else
+    std::cout << "No errors found.\n\n";
+  std::cout << "Reconfiguration initiated\n";
+  return 0;
+}
+
+int control(const std::string& sub, const std::vector<std::string>& args) {
+  lsf::wire::RequestEnvelope req;
+  std::vector<std::string> names;
+  std::string comment;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-C" && i + 1 < args.size()) {
+      comment = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      std::cerr << "badmin " << sub << ": unknown option " << args[i] << "\n";
+      return usage(std::cerr, 2);
+    } else {
+      names.push_back(args[i]);
+    }
+  }
+  if (sub == "hclose" || sub == "hopen") {
+    auto* h = req.mutable_host_control();
+    h->set_op(sub == "hclose" ? lsf::wire::CONTROL_CLOSE : lsf::wire::CONTROL_OPEN);
+    h->set_comment(comment);
+    for (const auto& n : names) h->add_hosts(n);
+  } else {
+    auto* q = req.mutable_queue_control();
+    q->set_op(sub == "qclose"  ? lsf::wire::CONTROL_CLOSE
+              : sub == "qopen" ? lsf::wire::CONTROL_OPEN
+              : sub == "qact"  ? lsf::wire::CONTROL_ACTIVATE
+                               : lsf::wire::CONTROL_INACTIVATE);
+    for (const auto& n : names) q->add_queues(n);
+  }
+  lsf::cli::Session session("badmin");
+  const auto reply = lsf::cli::require_ok("badmin", session.call(req));
+  // LSF prints host control lines on stderr and queue control lines on stdout.
+  std::ostream& out = sub[0] == 'h' ? std::cerr : std::cout;
+  for (const auto& line : reply.control().lines()) out << line << "\n";
+  return reply.control().all_ok() ? 0 : 1;
 }
 
 int ckconfig(const std::vector<std::string>& args) {
@@ -76,7 +149,12 @@ int main(int argc, char** argv) {
     std::cout << "lsfsched 0.1.0 (LSF-compatible scheduler)\n";
     return 0;
   }
-  if (args[0] == "ckconfig") return ckconfig({args.begin() + 1, args.end()});
-  std::cerr << "badmin: " << args[0] << ": not a badmin command (this build has: ckconfig)\n";
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "ckconfig") return ckconfig(rest);
+  if (args[0] == "reconfig") return reconfig(rest);
+  for (const char* sub : {"hclose", "hopen", "qclose", "qopen", "qact", "qinact"})
+    if (args[0] == sub) return control(args[0], rest);
+  std::cerr << "badmin: " << args[0]
+            << ": not a badmin command (this build has: ckconfig reconfig hclose hopen qclose qopen qact qinact)\n";
   return 2;
 }

@@ -39,6 +39,7 @@ class Pass {
       room_[h].busy = host.used_slots > 0;
     }
     used_here_.assign(view.hosts.size(), 0);
+    array_running_ = view.array_running;
     queue_used_.resize(view.queues.size());
     for (size_t q = 0; q < view.queues.size(); ++q) queue_used_[q] = view.queues[q].used_slots;
   }
@@ -71,6 +72,7 @@ class Pass {
     if (!queue.dispatching) return pend(job, queue.inactive_reason.empty() ? reason::kQueueInactive : queue.inactive_reason);
     if (queue.qjob_limit >= 0 && queue_used_[job.queue] + job.slots > queue.qjob_limit)
       return pend(job, reason::kQueueSlotLimit);
+    if (job.array_limit > 0 && array_running_[job.key.id] >= job.array_limit) return pend(job, reason::kArrayLimit);
     ++result_.stats.jobs_considered;
 
     // Hosts that could take part of this job, each with why not when it cannot.
@@ -142,6 +144,7 @@ class Pass {
       if (job.exclusive) room_[h].exclusive_taken = true;
     }
     queue_used_[job.queue] += job.slots;
+    if (job.array_limit > 0) ++array_running_[job.key.id];
     result_.dispatches.push_back(std::move(d));
     ++result_.stats.dispatched;
   }
@@ -170,6 +173,7 @@ class Pass {
   std::int64_t now_;
   std::vector<HostRoom> room_;
   std::vector<int> queue_used_;
+  std::map<std::int64_t, int> array_running_;
   std::vector<int> used_here_;
   PassResult result_;
 };

@@ -10,6 +10,7 @@ inline constexpr const char* kDependencyNever = "Dependency condition invalid or
 inline constexpr const char* kQueueInactive = "The queue is inactivated by the administrator";
 inline constexpr const char* kQueueWindow = "The queue is inactivated by its time windows";
 inline constexpr const char* kQueueSlotLimit = "The queue has reached its job slot limit";
+inline constexpr const char* kArrayLimit = "The job array has reached its running element limit";
 inline constexpr const char* kHeld = "The job was suspended by the user while pending";
 inline constexpr const char* kResReq = "Job's resource requirements not satisfied";
 inline constexpr const char* kExclusive = "Job's requirement for exclusive execution not satisfied";

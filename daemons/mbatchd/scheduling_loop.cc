@@ -148,6 +148,13 @@ sched::ClusterView Mbatchd::build_view() const {
     jv.begin_time = job.spec().begin_time();
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
+    jv.array_limit = job.spec().array_limit();
+    if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
+      int running = 0;
+      for (const Job* e : state_.elements(key.id))
+        if (e->state == wire::JOB_RUN || e->state == wire::JOB_SSUSP || e->state == wire::JOB_USUSP) ++running;
+      view.array_running[key.id] = running;
+    }
     view.pending.push_back(std::move(jv));
   }
   return view;

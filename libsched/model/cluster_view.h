@@ -58,12 +58,14 @@ struct JobView {
   std::int64_t begin_time = 0;
   DependencyState dependency = DependencyState::kNone;
   bool held = false;                // PSUSP
+  int array_limit = 0;              // %n of `name[1-100]%n`; 0: none (key.id is the array)
 };
 
 struct ClusterView {
   std::vector<HostView> hosts;
   std::vector<QueueView> queues;
   std::vector<JobView> pending;
+  std::map<std::int64_t, int> array_running;  // running elements per array with a limit
 };
 
 }  // namespace lsf::sched

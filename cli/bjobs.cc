@@ -1,0 +1,237 @@
+// bjobs: list jobs, in LSF's formats.
+//
+//   bjobs [-a | -d | -p | -r | -s] [-l | -w] [-noheader] [-u user|all] [-q queue]
+//         [-m host] [-J name] [jobid | "jobid[index]"] ...
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli_support.h"
+#include "libconfig/text.h"
+
+namespace po = boost::program_options;
+using namespace lsf;
+
+namespace {
+
+std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
+
+// Each host with its slot count, in order: "4*hostA" or "hostA".
+std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& h : j.exec_hosts()) {
+    if (counts.empty() || counts.back().first != h)
+      counts.emplace_back(h, 1);
+    else
+      ++counts.back().second;
+  }
+  std::vector<std::string> out;
+  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
+  return out;
+}
+
+void print_default(const std::vector<wire::JobInfo>& jobs, bool wide, bool header) {
+  if (header) std::cout << "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n";
+  for (const auto& j : jobs) {
+    char line[1024];
+    if (wide) {
+      std::string hosts;
+      for (const auto& h : j.exec_hosts()) hosts += (hosts.empty() ? "" : ":") + h;
+      std::snprintf(line, sizeof line, "%-7lld %-7s %-5s %-10s %-11s %-11s %-10s %s",
+                    static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
+                    j.queue().c_str(), j.spec().from_host().c_str(), hosts.c_str(), name_of(j).c_str(),
+                    cli::short_time(j.submit_time()).c_str());
+      std::cout << line << "\n";
+      continue;
+    }
+    auto hosts = condensed_hosts(j);
+    std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-11.11s %-10s %s",
+                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
+                  j.queue().c_str(), j.spec().from_host().c_str(), hosts.empty() ? "" : hosts[0].c_str(),
+                  cli::tail_truncate(name_of(j), 10).c_str(), cli::short_time(j.submit_time()).c_str());
+    std::cout << line << "\n";
+    for (size_t i = 1; i < hosts.size(); ++i) std::cout << std::string(45, ' ') << hosts[i] << "\n";
+  }
+}
+
+void print_reasons(const std::string& reasons) {
+  for (const auto& r : config::split(reasons, ';')) {
+    auto t = config::trim(r);
+    if (!t.empty()) std::cout << " " << t << ";\n";
+  }
+}
+
+void print_pending(const std::vector<wire::JobInfo>& jobs, bool header) {
+  if (header) std::cout << "JOBID   USER    STAT  QUEUE      FROM_HOST   JOB_NAME   SUBMIT_TIME\n";
+  for (const auto& j : jobs) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-10s %s",
+                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
+                  j.queue().c_str(), j.spec().from_host().c_str(), cli::tail_truncate(name_of(j), 10).c_str(),
+                  cli::short_time(j.submit_time()).c_str());
+    std::cout << line << "\n";
+    print_reasons(j.pending_reason());
+  }
+}
+
+// LSF wraps -l output at 80 columns in the middle of words, continuing with an indent.
+void wrapped(const std::string& text, size_t indent) {
+  const size_t width = 79;
+  std::string rest = text;
+  bool first = true;
+  while (!rest.empty()) {
+    size_t room = first ? width : width - indent;
+    std::string part = rest.substr(0, room);
+    rest = rest.size() > room ? rest.substr(room) : "";
+    std::cout << (first ? "" : std::string(indent, ' ')) << part << "\n";
+    first = false;
+  }
+}
+
+std::string exit_code_text(int status) {
+  if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::to_string(128 + WTERMSIG(status));
+  return std::to_string(status);
+}
+
+void print_long(const std::vector<wire::JobInfo>& jobs) {
+  bool first = true;
+  for (const auto& j : jobs) {
+    if (!first) std::cout << std::string(78, '-') << "\n";
+    first = false;
+    std::cout << "\n";
+    std::string id = std::to_string(j.job_id()) + (j.index() > 0 ? "[" + std::to_string(j.index()) + "]" : "");
+    std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
+                       j.spec().project() + ">, Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() +
+                       ">, Job Priority <" + std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
+    wrapped(head, 22);
+    std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
+                      j.spec().cwd() + ">";
+    if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";
+    if (!j.spec().err_file().empty()) sub += ", Error File <" + j.spec().err_file() + ">";
+    if (!j.spec().res_req().empty()) sub += ", Requested Resources <" + j.spec().res_req() + ">";
+    if (j.spec().min_processors() > 1) sub += ", " + std::to_string(j.spec().min_processors()) + " Task(s)";
+    if (j.spec().asked_hosts_size() > 0) {
+      sub += ", Specified Hosts ";
+      for (int i = 0; i < j.spec().asked_hosts_size(); ++i)
+        sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
+    }
+    if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
+    wrapped(sub + ";", 21);
+    if (j.spec().run_limit_s() > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(j.spec().run_limit_s()) / 60.0);
+      std::cout << "\n RUNLIMIT\n" << buf << "\n\n";
+    }
+    if (j.start_time() > 0) {
+      std::string hosts;
+      for (const auto& h : condensed_hosts(j)) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
+      std::string started = cli::long_time(j.start_time()) + ": Started " +
+                            (j.exec_hosts_size() > 1 ? std::to_string(j.exec_hosts_size()) + " Task(s) on Host(s) "
+                                                     : std::string("on ")) +
+                            hosts;
+      if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
+      if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
+      wrapped(started + ";", 21);
+    }
+    if (j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT) {
+      char cpu[64];
+      std::snprintf(cpu, sizeof cpu, "%.1f", j.cpu_time());
+      std::string fin = cli::long_time(j.end_time()) + ": " +
+                        (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
+                                                     : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
+                        " The CPU time used is " + cpu + " seconds.";
+      wrapped(fin, 21);
+      if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
+        std::cout << std::string(21, ' ') << "Exit reason: " << j.exit_reason() << "\n";
+      std::cout << std::string(21, ' ') << "Completed <" << (j.state() == wire::JOB_DONE ? "done" : "exit") << ">.\n";
+    }
+    if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
+      std::cout << "\n PENDING REASONS:\n";
+      print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
+                                                 : j.pending_reason());
+    }
+    if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
+      std::cout << "\n SUSPENDING REASONS:\n";
+      print_reasons(j.suspend_reason());
+    }
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts;
+  opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("noheader", "")(
+      "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
+      "J", po::value<std::string>(), "")("h", "")("V", "")("jobs", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description pos;
+  pos.add("jobs", -1);
+  po::variables_map vm;
+  try {
+    auto style = po::command_line_style::unix_style | po::command_line_style::allow_long_disguise;
+    style &= ~po::command_line_style::allow_guessing;
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(style).run(), vm);
+  } catch (const po::error& e) {
+    std::cerr << "bjobs: " << e.what() << "\n";
+    return 255;
+  }
+  if (vm.count("h")) {
+    std::cout << "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name]"
+                 " [jobid ...]\n";
+    return 0;
+  }
+  if (vm.count("V")) {
+    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    return 0;
+  }
+  cli::Session session("bjobs");
+  wire::RequestEnvelope req;
+  auto* q = req.mutable_jobs();
+  if (vm.count("jobs")) {
+    for (const auto& s : vm["jobs"].as<std::vector<std::string>>()) {
+      auto ref = cli::parse_job_ref(s);
+      if (!ref) {
+        std::cerr << s << ": Illegal job ID.\n";
+        return 255;
+      }
+      *q->add_jobs() = *ref;
+    }
+  }
+  if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
+  q->set_include_finished(vm.count("a") > 0);
+  q->set_only_finished(vm.count("d") > 0);
+  q->set_only_pending(vm.count("p") > 0);
+  q->set_only_running(vm.count("r") > 0);
+  q->set_only_suspended(vm.count("s") > 0);
+  if (vm.count("q")) q->set_queue(vm["q"].as<std::string>());
+  if (vm.count("m")) q->set_host(vm["m"].as<std::string>());
+  if (vm.count("J")) q->set_job_name(vm["J"].as<std::string>());
+  const auto reply = cli::require_ok("bjobs", session.call(req));
+  for (const auto& e : reply.jobs().errors()) std::cerr << e << "\n";
+  std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
+  if (jobs.empty()) {
+    if (reply.jobs().errors_size() > 0) return 255;
+    const char* what = vm.count("p")   ? "No pending job found"
+                       : vm.count("r") ? "No running job found"
+                       : vm.count("s") ? "No suspended job found"
+                       : vm.count("a") || vm.count("d") ? "No job found"
+                                                         : "No unfinished job found";
+    std::cerr << what << "\n";
+    return 0;
+  }
+  bool header = !vm.count("noheader");
+  if (vm.count("l"))
+    print_long(jobs);
+  else if (vm.count("p"))
+    print_pending(jobs, header);
+  else
+    print_default(jobs, vm.count("w") > 0, header);
+  return 0;
+}

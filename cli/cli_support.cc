@@ -1,0 +1,100 @@
+#include "cli/cli_support.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "libconfig/config_loader.h"
+
+namespace lsf::cli {
+
+Session::Session(const std::string& command) : command_(command), identity_(net::current_identity()) {
+  auto envdir = net::envdir_from_environment();
+  config::Diagnostics diags;
+  if (!std::filesystem::exists(envdir / "lsf.conf")) {
+    std::cerr << command << ": cannot read " << (envdir / "lsf.conf").string() << " (is LSF_ENVDIR set?)\n";
+    std::exit(255);
+  }
+  conf_ = config::read_lsf_conf(envdir, config::local_week_instant(), diags);
+  auto ep = net::master_endpoint(conf_);
+  if (!ep.error.empty()) {
+    std::cerr << command << ": " << ep.error << "\n";
+    std::exit(255);
+  }
+  endpoint_ = ep.endpoint;
+}
+
+net::CallResult Session::call(wire::RequestEnvelope request) {
+  if (!client_) client_.emplace(endpoint_.host, endpoint_.port, endpoint_.timeout);
+  *request.mutable_caller() = identity_;
+  return client_->call(std::move(request));
+}
+
+wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result) {
+  if (!result.reply) {
+    std::cerr << command << ": batch system daemon not responding: " << result.error << "\n";
+    std::exit(255);
+  }
+  if (result.reply->status() != wire::STATUS_OK) {
+    std::cerr << result.reply->message() << "\n";
+    std::exit(255);
+  }
+  return *result.reply;
+}
+
+std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
+  wire::JobRef ref;
+  std::string id = text;
+  if (auto b = text.find('['); b != std::string::npos) {
+    if (text.back() != ']') return std::nullopt;
+    std::string idx = text.substr(b + 1, text.size() - b - 2);
+    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    ref.set_index(std::stoi(idx));
+    id = text.substr(0, b);
+  }
+  if (id.empty() || id.size() > 12 || id.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  ref.set_job_id(std::stoll(id));
+  return ref;
+}
+
+namespace {
+std::string format(std::int64_t t, const char* fmt) {
+  if (t <= 0) return "-";
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  std::ostringstream os;
+  os << std::put_time(&tm, fmt);
+  return os.str();
+}
+}  // namespace
+
+std::string short_time(std::int64_t t) { return format(t, "%b %e %H:%M"); }
+std::string wide_time(std::int64_t t) { return format(t, "%m/%d-%H:%M:%S"); }
+std::string long_time(std::int64_t t) { return format(t, "%a %b %e %H:%M:%S"); }
+
+const char* state_name(wire::JobState s) {
+  switch (s) {
+    case wire::JOB_PEND: return "PEND";
+    case wire::JOB_PSUSP: return "PSUSP";
+    case wire::JOB_RUN: return "RUN";
+    case wire::JOB_USUSP: return "USUSP";
+    case wire::JOB_SSUSP: return "SSUSP";
+    case wire::JOB_DONE: return "DONE";
+    case wire::JOB_EXIT: return "EXIT";
+    case wire::JOB_UNKWN: return "UNKWN";
+    case wire::JOB_ZOMBI: return "ZOMBI";
+    default: return "UNKWN";
+  }
+}
+
+std::string tail_truncate(const std::string& s, size_t width) {
+  if (s.size() <= width) return s;
+  return "*" + s.substr(s.size() - (width - 1));
+}
+
+std::string head_truncate(const std::string& s, size_t width) { return s.size() <= width ? s : s.substr(0, width); }
+
+}  // namespace lsf::cli

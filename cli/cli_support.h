@@ -1,0 +1,52 @@
+// What every command shares: finding mbatchd, calling it, job ids as users write
+// them (12, "12[3]"), LSF's time formats and error conventions.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/rpc_client.h"
+#include "libconfig/cluster_config.h"
+
+namespace lsf::cli {
+
+// Connects lazily; every request carries the caller's identity.
+class Session {
+ public:
+  // Prints a clear error and exits when lsf.conf cannot be read.
+  explicit Session(const std::string& command);
+  net::CallResult call(wire::RequestEnvelope request);
+  const config::LsfConf& lsf_conf() const { return conf_; }
+  const wire::Identity& identity() const { return identity_; }
+
+ private:
+  std::string command_;
+  config::LsfConf conf_;
+  net::MasterEndpoint endpoint_;
+  wire::Identity identity_;
+  std::optional<net::RpcClient> client_;
+};
+
+// Exits with LSF's wording when the call failed at the transport or was refused.
+// Returns the reply otherwise.
+wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result);
+
+// "12" or "12[3]"; nullopt for anything else.
+std::optional<wire::JobRef> parse_job_ref(const std::string& text);
+
+// "Oct 19 17:10" (bjobs), "10/19-17:10:27" (bjobs -W), "Wed Oct 19 17:10:27" (-l).
+std::string short_time(std::int64_t t);
+std::string wide_time(std::int64_t t);
+std::string long_time(std::int64_t t);
+
+const char* state_name(wire::JobState s);
+
+// A field cut to `width`, keeping the tail with a leading `*` as bjobs does for names.
+std::string tail_truncate(const std::string& s, size_t width);
+std::string head_truncate(const std::string& s, size_t width);
+
+}  // namespace lsf::cli

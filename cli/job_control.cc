@@ -1,0 +1,72 @@
+// bkill, bstop and bresume: one source, built three times with JOB_ACTION set.
+//
+//   bkill [-s signal] [-u user|all] jobid | "jobid[index]" | 0 ...
+//   bstop [-u user|all] jobid ...        bresume [-u user|all] jobid ...
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli_support.h"
+
+namespace po = boost::program_options;
+using namespace lsf;
+
+int main(int argc, char** argv) {
+  const std::string command = JOB_ACTION_COMMAND;
+  po::options_description opts;
+  opts.add_options()("s", po::value<std::string>(), "")("u", po::value<std::string>(), "")("h", "")("V", "")(
+      "jobs", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description pos;
+  pos.add("jobs", -1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+  } catch (const po::error& e) {
+    std::cerr << command << ": " << e.what() << "\n";
+    return 255;
+  }
+  if (vm.count("h") || (!vm.count("jobs") && !vm.count("u"))) {
+    std::cout << "Usage: " << command << (command == "bkill" ? " [-s signal]" : "")
+              << " [-u user|all] jobid | \"jobid[index]\" | 0 ...\n";
+    return vm.count("h") ? 0 : 255;
+  }
+  if (vm.count("V")) {
+    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    return 0;
+  }
+  cli::Session session(command);
+  wire::RequestEnvelope req;
+  auto* q = req.mutable_signal_jobs();
+  q->set_action(static_cast<wire::JobAction>(JOB_ACTION));
+  if (vm.count("s")) {
+    if (command != "bkill") {
+      std::cerr << command << ": -s is only for bkill\n";
+      return 255;
+    }
+    q->set_action(wire::JOB_ACTION_SIGNAL);
+    q->set_signal_name(vm["s"].as<std::string>());
+  }
+  if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
+  std::vector<std::string> ids;
+  if (vm.count("jobs")) ids = vm["jobs"].as<std::vector<std::string>>();
+  if (ids.empty()) ids.push_back("0");  // -u alone: every job of that user
+  for (const auto& s : ids) {
+    auto ref = cli::parse_job_ref(s);
+    if (!ref) {
+      std::cerr << s << ": Illegal job ID.\n";
+      return 255;
+    }
+    *q->add_jobs() = *ref;
+  }
+  const auto reply = cli::require_ok(command, session.call(req));
+  int rc = 0;
+  for (const auto& r : reply.signal_jobs().results()) {
+    if (r.ok()) {
+      std::cout << r.message() << "\n";
+    } else {
+      std::cerr << r.message() << "\n";
+      rc = 255;
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,284 @@
+#include "daemons/sbatchd/job_supervisor.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace lsf::sbd {
+namespace fs = std::filesystem;
+
+std::string job_key(std::int64_t id, std::int32_t index) { return std::to_string(id) + "." + std::to_string(index); }
+
+namespace {
+
+struct User {
+  std::string name, home, shell;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+bool lookup_user(const std::string& name, User& out) {
+  std::vector<char> buf(16384);
+  passwd pw{};
+  passwd* found = nullptr;
+  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) return false;
+  out.name = found->pw_name;
+  out.home = found->pw_dir;
+  out.shell = found->pw_shell;
+  out.uid = found->pw_uid;
+  out.gid = found->pw_gid;
+  return true;
+}
+
+std::string substitute(std::string s, const wire::JobLaunch& l) {
+  auto replace = [&](const std::string& from, const std::string& to) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  };
+  replace("%J", std::to_string(l.job_id()));
+  replace("%I", std::to_string(l.index()));
+  return s;
+}
+
+void write_file_atomic(const fs::path& path, const std::string& text) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  ssize_t ignored = ::write(fd, text.data(), text.size());
+  (void)ignored;
+  ::fsync(fd);
+  ::close(fd);
+  ::rename(tmp.c_str(), path.c_str());
+}
+
+// Environment of the job: the submission's, then LSF's own variables on top.
+std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& user, const fs::path& hostfile) {
+  std::map<std::string, std::string> env;
+  for (const auto& e : l.spec().env()) env[e.name()] = e.value();
+  if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  env["HOME"] = user.home;
+  env["USER"] = user.name;
+  env["LOGNAME"] = user.name;
+  env["LSFUSER"] = user.name;
+  env["LSB_JOBID"] = std::to_string(l.job_id());
+  env["LSB_JOBINDEX"] = std::to_string(l.index());
+  env["LSB_JOBNAME"] = l.job_name();
+  env["LSB_QUEUE"] = l.queue();
+  std::string hosts, mcpu;
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& h : l.exec_hosts()) {
+    if (!hosts.empty()) hosts += ' ';
+    hosts += h;
+    if (counts.empty() || counts.back().first != h)
+      counts.emplace_back(h, 1);
+    else
+      ++counts.back().second;
+  }
+  for (const auto& [h, n] : counts) mcpu += (mcpu.empty() ? "" : " ") + h + " " + std::to_string(n);
+  env["LSB_HOSTS"] = hosts;
+  env["LSB_MCPU_HOSTS"] = mcpu;
+  env["LSB_DJOB_HOSTFILE"] = hostfile.string();
+  env["LS_SUBCWD"] = l.spec().cwd();
+  if (!l.spec().out_file().empty()) env["LSB_OUTPUTFILE"] = substitute(l.spec().out_file(), l);
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+// Runs `command` with /bin/sh as the job's user and waits; returns the wait status.
+int run_as_user(const std::string& command, const User& user, bool switch_user, const std::string& cwd,
+                const std::vector<std::string>& env, std::string* error, rusage* usage) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    if (error) *error = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    if (switch_user) {
+      if (setgid(user.gid) != 0 || initgroups(user.name.c_str(), user.gid) != 0 || setuid(user.uid) != 0) _exit(126);
+    }
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      if (chdir(user.home.c_str()) != 0 && chdir("/tmp") != 0) _exit(126);
+    }
+    std::vector<char*> envp;
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (wait4(pid, &status, 0, usage) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+[[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir) {
+  const std::string key = job_key(l.job_id(), l.index());
+  auto finish = [&](const std::string& kind, int status, double cpu, long rss, const std::string& msg) {
+    std::ostringstream os;
+    os << kind << " " << status << " " << cpu << " " << rss << " " << std::time(nullptr) << " " << msg << "\n";
+    write_file_atomic(dir / (key + ".exit"), os.str());
+    _exit(0);
+  };
+  User user;
+  const bool root = geteuid() == 0;
+  if (!lookup_user(l.user(), user)) {
+    if (root) finish("nostart", 0, 0, 0, "user " + l.user() + " does not exist on this host");
+    // Not root: run as ourselves, whoever submitted.
+    lookup_user(std::to_string(getuid()), user);
+    user.name = l.user();
+    user.home = std::getenv("HOME") ? std::getenv("HOME") : "/tmp";
+  }
+  fs::path hostfile = dir / (key + ".hosts");
+  {
+    std::string text;
+    for (const auto& h : l.exec_hosts()) text += h + "\n";
+    write_file_atomic(hostfile, text);
+    if (root && ::chown(hostfile.c_str(), user.uid, user.gid) != 0) {
+      // Jobs read the host file; failing to hand it over is not worth failing the job.
+    }
+  }
+  auto env = job_environment(l, user, hostfile);
+  const std::string cwd = l.spec().cwd();
+
+  for (const auto& pre : {l.queue_pre_exec(), l.spec().pre_exec()}) {
+    if (pre.empty()) continue;
+    int st = run_as_user(pre, user, root, cwd, env, nullptr, nullptr);
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0)) finish("preexec", st, 0, 0, "pre-exec failed: " + pre);
+  }
+
+  std::string command = l.spec().command();
+  if (!l.job_starter().empty()) {
+    std::string starter = l.job_starter();
+    auto p = starter.find("%USRCMD");
+    command = p == std::string::npos ? starter + " " + command : starter.replace(p, 7, command);
+  }
+  std::string out = l.spec().out_file().empty() ? "" : substitute(l.spec().out_file(), l);
+  std::string err = l.spec().err_file().empty() ? "" : substitute(l.spec().err_file(), l);
+  std::string in = l.spec().in_file().empty() ? "" : substitute(l.spec().in_file(), l);
+
+  pid_t pid = fork();
+  if (pid < 0) finish("nostart", 0, 0, 0, std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    setpgid(0, 0);
+    for (int s : {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) signal(s, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (root && (setgid(user.gid) != 0 || initgroups(user.name.c_str(), user.gid) != 0 || setuid(user.uid) != 0))
+      _exit(126);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      if (chdir(user.home.c_str()) != 0 && chdir("/tmp") != 0) _exit(126);
+    }
+    umask(static_cast<mode_t>(l.spec().umask() ? l.spec().umask() : 022));
+    auto redirect = [](const std::string& path, int target, int flags) {
+      int fd = ::open(path.c_str(), flags, 0644);
+      if (fd < 0) return false;
+      dup2(fd, target);
+      if (fd != target) ::close(fd);
+      return true;
+    };
+    if (!redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY)) _exit(126);
+    int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
+    int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
+    // Without -o the output would be mailed in LSF; here it is discarded.
+    if (!redirect(out.empty() ? "/dev/null" : out, STDOUT_FILENO, out_flags)) _exit(126);
+    if (err.empty()) {
+      dup2(STDOUT_FILENO, STDERR_FILENO);
+    } else if (!redirect(err, STDERR_FILENO, err_flags)) {
+      _exit(126);
+    }
+    if (l.cpu_limit_s() > 0) {
+      rlimit rl{static_cast<rlim_t>(l.cpu_limit_s()), static_cast<rlim_t>(l.cpu_limit_s() + 5)};
+      setrlimit(RLIMIT_CPU, &rl);
+    }
+    std::vector<char*> envp;
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  write_file_atomic(dir / (key + ".pid"), std::to_string(pid) + "\n");
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  // Whatever the job left running in its group goes with it, as in LSF.
+  kill(-pid, SIGKILL);
+
+  auto post_env = env;
+  post_env.push_back("LSB_JOBEXIT_STAT=" + std::to_string(status));
+  for (const auto& post : {l.spec().post_exec(), l.queue_post_exec()}) {
+    if (!post.empty()) run_as_user(post, user, root, cwd, post_env, nullptr, nullptr);
+  }
+  finish("done", status, cpu, usage.ru_maxrss, "");
+  _exit(0);
+}
+
+}  // namespace
+
+pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, std::string& error) {
+  pid_t pid = fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid > 0) return pid;
+  setsid();
+  // Nothing of sbatchd's (sockets, epoll, log files) stays open in the supervisor.
+  for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+  int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    if (null > 2) ::close(null);
+  }
+  for (int s : {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGUSR1, SIGUSR2}) signal(s, SIG_IGN);
+  signal(SIGCHLD, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  supervise(launch, state_dir);
+}
+
+bool read_outcome(const fs::path& dir, const std::string& key, JobOutcome& out) {
+  std::ifstream in(dir / (key + ".exit"));
+  if (!in) return false;
+  if (!(in >> out.kind >> out.wait_status >> out.cpu_time >> out.max_rss_kb >> out.end_time)) return false;
+  std::getline(in, out.message);
+  if (!out.message.empty() && out.message.front() == ' ') out.message.erase(0, 1);
+  return true;
+}
+
+pid_t read_job_pid(const fs::path& dir, const std::string& key) {
+  std::ifstream in(dir / (key + ".pid"));
+  long pid = 0;
+  if (!(in >> pid)) return 0;
+  return static_cast<pid_t>(pid);
+}
+
+}  // namespace lsf::sbd

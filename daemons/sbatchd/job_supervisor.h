@@ -1,0 +1,44 @@
+// The process that watches one job, like LSF's child sbatchd.
+//
+// sbatchd forks it per job. It starts a session of its own, so it outlives an sbatchd
+// crash; runs the pre-execution commands, then the job in a process group of its own
+// (as the submitting user when sbatchd runs as root), waits for it, runs the
+// post-execution commands and writes the outcome to a file. A restarted sbatchd finds
+// its jobs again through those files, whether they ended while it was away or not.
+//
+// Files in the state directory, per job (key = "<id>.<index>"):
+//   <key>.pid   the job's pid (= its process group), written once it is started
+//   <key>.exit  "<kind> <wait status> <cpu seconds> <max rss KB> <end time>" where kind
+//               is done, preexec (pre-exec failed) or nostart (could not start)
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+
+#include "lsf.pb.h"
+
+namespace lsf::sbd {
+
+std::string job_key(std::int64_t id, std::int32_t index);
+
+// Forks the supervisor; returns its pid, or -1 with `error` set. Call only from a
+// single-threaded process: the child runs C++ after fork.
+pid_t spawn_supervisor(const wire::JobLaunch& launch, const std::filesystem::path& state_dir, std::string& error);
+
+struct JobOutcome {
+  std::string kind;  // done, preexec, nostart
+  int wait_status = 0;
+  double cpu_time = 0;
+  std::int64_t max_rss_kb = 0;
+  std::int64_t end_time = 0;
+  std::string message;
+};
+
+// Reads <key>.exit; false when the job has not ended yet.
+bool read_outcome(const std::filesystem::path& state_dir, const std::string& key, JobOutcome& out);
+// The job's pid from <key>.pid; 0 when not started yet.
+pid_t read_job_pid(const std::filesystem::path& state_dir, const std::string& key);
+
+}  // namespace lsf::sbd

@@ -1,0 +1,109 @@
+// sbatchd: the batch daemon of one host.
+//
+//   sbatchd [--envdir DIR] [--host-name NAME] [--port N] [--listen ADDR]
+//           [--advertise ADDR] [--state-dir DIR] [--load-file FILE] [--daemon]
+//
+// Several may run on one machine as virtual hosts, each with its own --host-name and
+// --port. SIGTERM stops sbatchd; its jobs keep running and are regained at restart.
+#include <iostream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "daemons/common/asio.h"
+#include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/daemon_log.h"
+#include "daemons/common/daemon_process.h"
+#include "daemons/sbatchd/sbatchd.h"
+#include "libconfig/config_loader.h"
+
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+  po::options_description opts("Options");
+  opts.add_options()("envdir", po::value<std::string>(), "directory of lsf.conf (default: $LSF_ENVDIR or /etc)")(
+      "host-name", po::value<std::string>(), "the host this sbatchd is (default: the system host name)")(
+      "port", po::value<int>(), "port to serve (default: LSB_SBD_PORT; 0 = any free port)")(
+      "listen", po::value<std::string>()->default_value("127.0.0.1"), "address to listen on")(
+      "advertise", po::value<std::string>(), "address mbatchd uses to reach this sbatchd")(
+      "state-dir", po::value<std::string>(), "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
+      "load-file", po::value<std::string>(), "file of `index = value` lines overriding measured load")(
+      "daemon", "run in the background")("help,h", "this help")("version,V", "print the version");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, opts), vm);
+  } catch (const po::error& e) {
+    std::cerr << "sbatchd: " << e.what() << "\n" << opts;
+    return 2;
+  }
+  if (vm.count("help")) {
+    std::cout << "Usage: sbatchd [options]\n" << opts;
+    return 0;
+  }
+  if (vm.count("version")) {
+    std::cout << "lsfsched sbatchd " << LSFSCHED_VERSION << "\n";
+    return 0;
+  }
+  std::filesystem::path envdir =
+      vm.count("envdir") ? std::filesystem::path(vm["envdir"].as<std::string>()) : lsf::net::envdir_from_environment();
+  lsf::config::LoadOptions lo;
+  lo.envdir = envdir;
+  lo.now = lsf::config::local_week_instant();
+  auto loaded = lsf::config::load_cluster_config(lo);
+  if (!loaded.usable()) {
+    std::cerr << loaded.diagnostics.to_string() << "sbatchd: there are fatal errors in the configuration\n";
+    return 1;
+  }
+  const auto& cfg = *loaded.config;
+  auto endpoint = lsf::net::master_endpoint(cfg.lsf_conf);
+  if (!endpoint.error.empty()) {
+    std::cerr << "sbatchd: " << endpoint.error << "\n";
+    return 1;
+  }
+  lsf::sbd::SbatchdOptions so;
+  so.host_name = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
+  if (!cfg.find_host(so.host_name)) {
+    std::cerr << "sbatchd: host " << so.host_name << " is not in lsf.cluster." << cfg.cluster_name << "\n";
+    return 1;
+  }
+  so.listen_address = vm["listen"].as<std::string>();
+  if (vm.count("advertise")) so.advertise_address = vm["advertise"].as<std::string>();
+  so.port = static_cast<std::uint16_t>(vm.count("port") ? vm["port"].as<int>() : cfg.lsf_conf.sbd_port.value_or(0));
+  so.master = endpoint.endpoint;
+  so.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>())
+                                       : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name /
+                                             "sbatchd" / so.host_name;
+  if (vm.count("load-file")) so.load_file = vm["load-file"].as<std::string>();
+  so.report_interval = std::chrono::seconds(std::max(1, cfg.params.sbd_sleep_time));
+  if (vm.count("daemon")) lsf::net::daemonize();
+  if (auto err = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !err.empty()) {
+    std::cerr << "sbatchd: another sbatchd serves host " << so.host_name << ": " << err << "\n";
+    return 1;
+  }
+  so.log = lsf::net::open_daemon_log("sbatchd", cfg.lsf_conf.logdir, so.host_name,
+                                     cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
+  lsf::sbd::Sbatchd sbd(so);
+  if (auto err = sbd.start(); !err.empty()) {
+    so.log->critical("{}", err);
+    std::cerr << "sbatchd: " << err << "\n";
+    return 1;
+  }
+  // Signals are handled on a thread of their own: SIGCHLD belongs to the daemon's loop.
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &block, nullptr);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&block, &sig);
+    so.log->info("signal {} received; stopping (jobs keep running)", sig);
+    sbd.stop();
+  });
+  sbd.run();
+  // Wake the waiter if we stopped for another reason.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  so.log->info("sbatchd stopped");
+  return 0;
+}

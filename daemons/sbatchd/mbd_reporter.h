@@ -1,0 +1,48 @@
+// Sends sbatchd's reports to mbatchd from a thread of its own, in order, retrying each
+// until mbatchd acknowledges it: a report is never lost to an mbatchd restart, and the
+// daemon's own thread never waits on the network.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "daemons/common/rpc_client.h"
+
+namespace lsf::sbd {
+
+class MbdReporter {
+ public:
+  using Post = std::function<void(std::function<void()>)>;
+  using OnReply = std::function<void(const wire::ReplyEnvelope&)>;
+
+  MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout, Post post);
+  ~MbdReporter();
+
+  // Retried until answered; `on_reply` runs on the daemon's thread.
+  void send(wire::RequestEnvelope request, OnReply on_reply);
+  // Sent once, only when nothing else is waiting (load reports are soon stale).
+  void send_if_idle(wire::RequestEnvelope request, OnReply on_reply);
+  void stop();
+
+ private:
+  struct Item {
+    wire::RequestEnvelope request;
+    OnReply on_reply;
+    bool retry = true;
+  };
+  void run();
+
+  net::RpcClient client_;
+  Post post_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace lsf::sbd

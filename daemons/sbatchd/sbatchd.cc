@@ -1,0 +1,376 @@
+#include "daemons/sbatchd/sbatchd.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+#include <sstream>
+#include <fstream>
+#include <set>
+
+#include "daemons/sbatchd/job_supervisor.h"
+
+namespace lsf::sbd {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool process_alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+std::int64_t wall_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+// Resident memory of every process in a process group, in KB.
+std::map<pid_t, std::int64_t> rss_by_group() {
+  std::map<pid_t, std::int64_t> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  const long page_kb = sysconf(_SC_PAGESIZE) / 1024;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    std::string state;
+    long ppid = 0, pgrp = 0;
+    rest >> state >> ppid >> pgrp;
+    std::string skip;
+    for (int i = 0; i < 18; ++i) rest >> skip;  // fields 6..23; rss is field 24
+    long rss = 0;
+    if (rest >> rss) out[static_cast<pid_t>(pgrp)] += rss * page_kb;
+  }
+  closedir(d);
+  return out;
+}
+
+}  // namespace
+
+Sbatchd::Sbatchd(SbatchdOptions options)
+    : options_(std::move(options)),
+      log_(options_.log),
+      work_(net::asio::make_work_guard(io_)),
+      load_(options_.load_file),
+      report_timer_(io_),
+      poll_timer_(io_),
+      sigchld_(io_, SIGCHLD) {}
+
+Sbatchd::~Sbatchd() {
+  if (reporter_) reporter_->stop();
+}
+
+wire::RequestEnvelope Sbatchd::envelope() const {
+  wire::RequestEnvelope r;
+  *r.mutable_caller() = net::current_identity();
+  r.mutable_caller()->set_host_name(options_.host_name);
+  return r;
+}
+
+std::string Sbatchd::start() {
+  std::error_code ec;
+  fs::create_directories(options_.state_dir, ec);
+  if (ec) return "cannot create " + options_.state_dir.string() + ": " + ec.message();
+  load_state();
+  try {
+    net::ServerOptions so;
+    so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    server_ = std::make_unique<net::RpcServer>(
+        io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), options_.port),
+        [this](wire::RequestEnvelope& r, const net::Responder& respond) { handle(r, respond); }, so);
+  } catch (const std::exception& e) {
+    return "cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " + e.what();
+  }
+  reporter_ = std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5),
+                                            [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+  log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name,
+             options_.listen_address, server_->port(), jobs_.size());
+  sigchld_.async_wait([this](const boost::system::error_code& e, int) {
+    if (!e) reap();
+  });
+  register_host();
+  report_load();
+  schedule_poll(std::chrono::milliseconds(0));
+  return {};
+}
+
+void Sbatchd::run() { io_.run(); }
+
+void Sbatchd::stop() {
+  net::asio::post(io_, [this] {
+    if (server_) server_->stop();
+    report_timer_.cancel();
+    poll_timer_.cancel();
+    sigchld_.cancel();
+    work_.reset();
+    io_.stop();
+  });
+}
+
+void Sbatchd::reap() {
+  // Supervisors are our children until we restart; their outcome is in files, so
+  // reaping only clears zombies and prompts a poll.
+  int status = 0;
+  while (waitpid(-1, &status, WNOHANG) > 0) {
+  }
+  schedule_poll(std::chrono::milliseconds(0));
+  sigchld_.async_wait([this](const boost::system::error_code& e, int) {
+    if (!e) reap();
+  });
+}
+
+void Sbatchd::register_host() {
+  auto req = envelope();
+  auto* r = req.mutable_register_host();
+  r->set_host_name(options_.host_name);
+  r->set_address(options_.advertise_address.empty() ? options_.listen_address : options_.advertise_address);
+  r->set_port(server_ ? server_->port() : 0);
+  *r->mutable_load() = load_.sample();
+  for (const auto& [key, t] : jobs_) {
+    auto* j = r->add_jobs();
+    j->set_job_id(t.job.launch().job_id());
+    j->set_index(t.job.launch().index());
+    j->set_pid(t.job_pid);
+    j->set_stopped(t.job.stopped());
+  }
+  reporter_->send(std::move(req), [this](const wire::ReplyEnvelope& reply) {
+    if (reply.status() != wire::STATUS_OK) {
+      log_->error("mbatchd refused the registration: {}", reply.message());
+      return;
+    }
+    const auto& rr = reply.register_host();
+    if (rr.report_interval_ms() > 0) options_.report_interval = std::chrono::milliseconds(rr.report_interval_ms());
+    for (const auto& u : rr.unknown_jobs()) {
+      auto key = job_key(u.job_id(), u.index());
+      auto it = jobs_.find(key);
+      if (it == jobs_.end()) continue;
+      log_->warn("job {} is unknown to mbatchd; killing it", key);
+      if (it->second.job_pid > 0) kill(-it->second.job_pid, SIGKILL);
+      forget(key);
+    }
+    log_->info("registered with mbatchd");
+  });
+}
+
+void Sbatchd::report_load() {
+  auto req = envelope();
+  req.mutable_load_report()->set_host_name(options_.host_name);
+  *req.mutable_load_report()->mutable_load() = load_.sample();
+  reporter_->send_if_idle(std::move(req), [this](const wire::ReplyEnvelope& reply) {
+    if (reply.has_load_report() && reply.load_report().reregister()) register_host();
+  });
+  report_timer_.expires_after(options_.report_interval);
+  report_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) report_load();
+  });
+}
+
+void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
+  switch (request.request_case()) {
+    case wire::RequestEnvelope::kStartJob: return on_start_job(request.start_job(), respond);
+    case wire::RequestEnvelope::kSignalJob: return on_signal_job(request.signal_job(), respond);
+    case wire::RequestEnvelope::kPing: {
+      wire::ReplyEnvelope reply;
+      reply.mutable_ping()->set_master_name(options_.host_name);
+      return respond(reply);
+    }
+    default:
+      return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by sbatchd"));
+  }
+}
+
+void Sbatchd::on_start_job(const wire::StartJobRequest& r, const net::Responder& respond) {
+  const auto& l = r.launch();
+  const std::string key = job_key(l.job_id(), l.index());
+  wire::ReplyEnvelope ok;
+  ok.mutable_start_job();
+  if (jobs_.count(key)) return respond(ok);  // a retried StartJob: already running
+  // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
+  for (const char* ext : {".pid", ".exit", ".hosts"}) {
+    std::error_code ec;
+    fs::remove(options_.state_dir / (key + ext), ec);
+  }
+  std::string error;
+  pid_t pid = spawn_supervisor(l, options_.state_dir, error);
+  if (pid < 0) return respond(net::error_reply(wire::STATUS_INTERNAL, "cannot start job " + key + ": " + error));
+  Tracked t;
+  *t.job.mutable_launch() = l;
+  t.job.set_supervisor_pid(pid);
+  jobs_[key] = std::move(t);
+  save_state();
+  log_->debug("job {} started (supervisor {})", key, pid);
+  respond(ok);
+  schedule_poll(std::chrono::milliseconds(2));
+}
+
+void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond) {
+  const std::string key = job_key(r.job_id(), r.index());
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
+  auto& t = it->second;
+  if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
+  if (r.signal() == SIGSTOP) t.job.set_stopped(true);
+  if (r.signal() == SIGCONT) t.job.set_stopped(false);
+  if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
+  if (t.job_pid > 0) {
+    kill(-t.job_pid, r.signal());
+  } else if (r.signal() == SIGKILL) {
+    // Still in pre-exec: the supervisor's group holds it.
+    kill(-t.job.supervisor_pid(), SIGKILL);
+  }
+  save_state();
+  wire::ReplyEnvelope ok;
+  ok.mutable_signal_job();
+  respond(ok);
+}
+
+void Sbatchd::schedule_poll(std::chrono::milliseconds after) {
+  if (poll_scheduled_ && after > std::chrono::milliseconds(0)) return;
+  poll_scheduled_ = true;
+  poll_timer_.expires_after(after);
+  poll_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    poll_scheduled_ = false;
+    poll();
+  });
+}
+
+void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status) {
+  auto req = envelope();
+  status.set_host_name(options_.host_name);
+  status.set_time(wall_now());
+  *req.mutable_job_status() = std::move(status);
+  const bool finish = req.job_status().event() != wire::JOB_EVENT_EXECUTE;
+  reporter_->send(std::move(req), [this, key, finish](const wire::ReplyEnvelope&) {
+    if (finish) forget(key);
+  });
+}
+
+void Sbatchd::poll() {
+  const std::int64_t now = wall_now();
+  bool need_memory = false;
+  for (auto& [key, t] : jobs_) {
+    const auto& l = t.job.launch();
+    if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
+    if (t.job_pid > 0 && !t.execute_sent && !t.job.execute_acked()) {
+      t.execute_sent = true;
+      wire::JobStatusRequest s;
+      s.set_job_id(l.job_id());
+      s.set_index(l.index());
+      s.set_event(wire::JOB_EVENT_EXECUTE);
+      s.set_pid(t.job_pid);
+      s.set_exec_cwd(l.spec().cwd());
+      send_status(key, s);
+      t.job.set_execute_acked(true);  // queued: the reporter retries it until acknowledged
+    }
+    if (t.finish_sent) continue;
+    JobOutcome out;
+    if (read_outcome(options_.state_dir, key, out)) {
+      t.finish_sent = true;
+      wire::JobStatusRequest s;
+      s.set_job_id(l.job_id());
+      s.set_index(l.index());
+      s.set_wait_status(out.wait_status);
+      s.set_cpu_time(out.cpu_time);
+      s.set_max_rss_kb(out.max_rss_kb);
+      s.set_message(out.message);
+      if (out.kind == "preexec") {
+        s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);
+      } else if (out.kind == "nostart") {
+        s.set_event(wire::JOB_EVENT_START_FAILED);
+      } else {
+        s.set_event(wire::JOB_EVENT_FINISH);
+        std::string reason = t.job.exit_reason();
+        if (reason.empty() && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGXCPU)
+          reason = "TERM_CPULIMIT";
+        s.set_exit_reason(reason);
+      }
+      send_status(key, s);
+      continue;
+    }
+    // A supervisor that died without an outcome (killed by hand): the job is lost.
+    if (!process_alive(t.job.supervisor_pid()) && !read_outcome(options_.state_dir, key, out)) {
+      t.finish_sent = true;
+      wire::JobStatusRequest s;
+      s.set_job_id(l.job_id());
+      s.set_index(l.index());
+      s.set_event(wire::JOB_EVENT_FINISH);
+      s.set_wait_status(SIGKILL);
+      s.set_exit_reason(t.job.exit_reason().empty() ? "TERM_ORPHAN_SYSTEM" : t.job.exit_reason());
+      log_->warn("supervisor of job {} is gone without an outcome", key);
+      send_status(key, s);
+      continue;
+    }
+    if (l.run_limit_s() > 0 && t.job_pid > 0 && now >= l.start_time() + l.run_limit_s() &&
+        t.job.exit_reason() != "TERM_RUNLIMIT") {
+      log_->info("job {} reached its RUNLIMIT of {} s", key, l.run_limit_s());
+      t.job.set_exit_reason("TERM_RUNLIMIT");
+      kill(-t.job_pid, SIGKILL);
+      save_state();
+    }
+    if (l.mem_limit_kb() > 0) need_memory = true;
+  }
+  if (need_memory && std::chrono::steady_clock::now() - last_memory_check_ > std::chrono::seconds(1)) check_memory();
+  if (!jobs_.empty()) schedule_poll(std::chrono::milliseconds(200));
+}
+
+void Sbatchd::check_memory() {
+  last_memory_check_ = std::chrono::steady_clock::now();
+  auto rss = rss_by_group();
+  for (auto& [key, t] : jobs_) {
+    const auto& l = t.job.launch();
+    if (l.mem_limit_kb() <= 0 || t.job_pid <= 0 || t.finish_sent) continue;
+    auto it = rss.find(t.job_pid);
+    if (it != rss.end() && it->second > l.mem_limit_kb() && t.job.exit_reason() != "TERM_MEMLIMIT") {
+      log_->info("job {} uses {} KB, over its MEMLIMIT of {} KB", key, it->second, l.mem_limit_kb());
+      t.job.set_exit_reason("TERM_MEMLIMIT");
+      kill(-t.job_pid, SIGKILL);
+      save_state();
+    }
+  }
+}
+
+void Sbatchd::forget(const std::string& key) {
+  jobs_.erase(key);
+  for (const char* ext : {".pid", ".exit", ".hosts"}) {
+    std::error_code ec;
+    fs::remove(options_.state_dir / (key + ext), ec);
+  }
+  save_state();
+}
+
+void Sbatchd::save_state() {
+  wire::SbdState state;
+  for (const auto& [key, t] : jobs_) *state.add_jobs() = t.job;
+  fs::path path = options_.state_dir / "state";
+  fs::path tmp = options_.state_dir / "state.tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    state.SerializeToOstream(&out);
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) log_->error("cannot write {}: {}", path.string(), ec.message());
+}
+
+void Sbatchd::load_state() {
+  std::ifstream in(options_.state_dir / "state", std::ios::binary);
+  if (!in) return;
+  wire::SbdState state;
+  if (!state.ParseFromIstream(&in)) {
+    log_->error("{} is damaged; starting without regained jobs", (options_.state_dir / "state").string());
+    return;
+  }
+  for (const auto& j : state.jobs()) {
+    Tracked t;
+    t.job = j;
+    // Reports that were sent but maybe not acknowledged go again; mbatchd ignores repeats.
+    t.job.set_execute_acked(false);
+    jobs_[job_key(j.launch().job_id(), j.launch().index())] = std::move(t);
+  }
+}
+
+}  // namespace lsf::sbd

@@ -1,0 +1,88 @@
+// sbatchd: one per host (several per machine as virtual hosts in tests). Registers
+// with mbatchd, reports load every SBD_SLEEP_TIME, starts jobs through a supervisor
+// process each (job_supervisor.h), signals them, enforces RUNLIMIT and MEMLIMIT, and
+// reports every change until mbatchd acknowledges it. Its jobs are listed in a local
+// state file, so a restarted sbatchd regains them.
+//
+// Single-threaded (the supervisor is forked from this thread); only the reporter
+// runs on a thread of its own.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <spdlog/logger.h>
+
+#include "daemons/common/asio.h"
+#include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/rpc_server.h"
+#include "daemons/sbatchd/host_load.h"
+#include "daemons/sbatchd/mbd_reporter.h"
+#include "lsf.pb.h"
+
+namespace lsf::sbd {
+
+struct SbatchdOptions {
+  std::string host_name;
+  std::string listen_address = "127.0.0.1";
+  std::string advertise_address;  // how mbatchd reaches us; default: listen address
+  std::uint16_t port = 0;         // 0: any free port
+  net::MasterEndpoint master;
+  std::filesystem::path state_dir;
+  std::filesystem::path load_file;
+  std::chrono::milliseconds report_interval{30000};
+  std::shared_ptr<spdlog::logger> log;
+};
+
+class Sbatchd {
+ public:
+  explicit Sbatchd(SbatchdOptions options);
+  ~Sbatchd();
+  std::string start();  // empty on success
+  void run();
+  void stop();  // from any thread
+  std::uint16_t port() const { return server_ ? server_->port() : 0; }
+
+ private:
+  struct Tracked {
+    wire::SbdJob job;
+    bool execute_sent = false;
+    bool finish_sent = false;
+    pid_t job_pid = 0;
+  };
+
+  void handle(wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_start_job(const wire::StartJobRequest& r, const net::Responder& respond);
+  void on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond);
+  void register_host();
+  void report_load();
+  void poll();
+  void schedule_poll(std::chrono::milliseconds after);
+  void reap();
+  void check_memory();
+  void send_status(const std::string& key, wire::JobStatusRequest status);
+  void forget(const std::string& key);
+  void save_state();
+  void load_state();
+  wire::RequestEnvelope envelope() const;
+
+  SbatchdOptions options_;
+  std::shared_ptr<spdlog::logger> log_;
+  net::asio::io_context io_;
+  net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
+  std::unique_ptr<net::RpcServer> server_;
+  std::unique_ptr<MbdReporter> reporter_;
+  HostLoad load_;
+  std::map<std::string, Tracked> jobs_;
+  net::asio::steady_timer report_timer_;
+  net::asio::steady_timer poll_timer_;
+  net::asio::signal_set sigchld_;
+  bool poll_scheduled_ = false;
+  std::chrono::steady_clock::time_point last_memory_check_{};
+};
+
+}  // namespace lsf::sbd

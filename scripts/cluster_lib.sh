@@ -1,0 +1,125 @@
+# Start and stop a local cluster: one mbatchd and one sbatchd per host of
+# lsf.cluster.<name>, all on 127.0.0.1. Used by scripts/quickstart and the
+# integration tests. Sourced, not run.
+#
+#   cluster_create DIR SRC    copy SRC/conf (an LSF tree) to DIR/conf, point its
+#                             work and log directories into DIR
+#   cluster_start DIR BIN     start the daemons (BIN holds mbatchd, sbatchd, the commands)
+#   cluster_stop DIR          stop them (jobs' process groups too)
+#   cluster_hosts DIR         the hosts of lsf.cluster.<name>
+
+cluster_name_of() {  # DIR
+  local f
+  f=$(ls "$1"/conf/lsf.cluster.* 2>/dev/null | head -1)
+  echo "${f##*/lsf.cluster.}"
+}
+
+cluster_hosts() {  # DIR
+  local name
+  name=$(cluster_name_of "$1")
+  awk 'BEGIN{IGNORECASE=1} /^[ \t]*Begin[ \t]+Host/{inside=1; header=1; next}
+       /^[ \t]*End[ \t]+Host/{inside=0}
+       inside && !/^[ \t]*#/ && NF>0 { if (header) {header=0; next} print $1 }' \
+    "$1/conf/lsf.cluster.$name"
+}
+
+cluster_create() {  # DIR SRC
+  local dir="$1" src="$2"
+  mkdir -p "$dir"
+  rm -rf "$dir/conf"
+  cp -r "$src/conf" "$dir/conf"
+  mkdir -p "$dir/work" "$dir/log"
+  local conf="$dir/conf/lsf.conf"
+  touch "$conf"
+  sed -i -e '/^LSB_SHAREDIR=/d' -e '/^LSF_LOGDIR=/d' -e '/^LSB_MBD_PORT=/d' -e '/^LSB_SBD_PORT=/d' \
+    -e '/^LSB_MBD_HOST=/d' "$conf"
+  {
+    echo "LSB_SHAREDIR=$dir/work"
+    echo "LSF_LOGDIR=$dir/log"
+    echo "LSB_MBD_HOST=127.0.0.1"
+  } >>"$conf"
+  grep -q '^LSF_CONFDIR=' "$conf" || echo "LSF_CONFDIR=." >>"$conf"
+  grep -q '^LSB_CONFDIR=' "$conf" || echo "LSB_CONFDIR=lsbatch" >>"$conf"
+}
+
+# Starts mbatchd on a free port (tries random ports until one binds).
+cluster_start_mbatchd() {  # DIR BIN
+  local dir="$1" bin="$2" port tries=0
+  while [ $tries -lt 20 ]; do
+    port=$((20000 + RANDOM % 40000))
+    sed -i '/^LSB_MBD_PORT=/d' "$dir/conf/lsf.conf"
+    echo "LSB_MBD_PORT=$port" >>"$dir/conf/lsf.conf"
+    LSF_ENVDIR="$dir/conf" "$bin/mbatchd" --host-name "$(cluster_hosts "$dir" | head -1)" \
+      >>"$dir/log/mbatchd.out" 2>&1 &
+    echo $! >"$dir/mbatchd.pid"
+    local i
+    for i in $(seq 1 100); do
+      if LSF_ENVDIR="$dir/conf" timeout 5 "$bin/lsid" >/dev/null 2>&1; then return 0; fi
+      kill -0 "$(cat "$dir/mbatchd.pid")" 2>/dev/null || break
+      sleep 0.05
+    done
+    kill "$(cat "$dir/mbatchd.pid")" 2>/dev/null
+    grep -q "cannot listen" "$dir/log/mbatchd.out" || { cat "$dir/log/mbatchd.out" >&2; return 1; }
+    tries=$((tries + 1))
+  done
+  echo "cluster_start: no free port for mbatchd" >&2
+  return 1
+}
+
+cluster_start_sbatchd() {  # DIR BIN HOST
+  local dir="$1" bin="$2" host="$3"
+  LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --port 0 \
+    --load-file "$dir/load.$host" >>"$dir/log/sbatchd.$host.out" 2>&1 &
+  echo $! >"$dir/sbatchd.$host.pid"
+}
+
+# Waits until every host is ok or the timeout (seconds) passes.
+cluster_wait_hosts() {  # DIR BIN [TIMEOUT]
+  local dir="$1" bin="$2" timeout="${3:-20}" i
+  for i in $(seq 1 $((timeout * 10))); do
+    if ! LSF_ENVDIR="$dir/conf" "$bin/bhosts" 2>/dev/null | awk 'NR>1' | grep -qv ' ok '; then return 0; fi
+    sleep 0.1
+  done
+  echo "cluster_start: hosts did not come up:" >&2
+  LSF_ENVDIR="$dir/conf" "$bin/bhosts" >&2
+  return 1
+}
+
+cluster_start() {  # DIR BIN
+  local dir="$1" bin="$2" host
+  cluster_start_mbatchd "$dir" "$bin" || return 1
+  for host in $(cluster_hosts "$dir"); do
+    touch "$dir/load.$host"
+    cluster_start_sbatchd "$dir" "$bin" "$host"
+  done
+  cat >"$dir/env" <<ENV
+export LSF_ENVDIR="$dir/conf"
+export PATH="$bin:\$PATH"
+ENV
+  cluster_wait_hosts "$dir" "$bin"
+}
+
+# Stops daemons with SIGTERM (SIGKILL after 5 s), then kills what jobs are left.
+cluster_stop() {  # DIR
+  local dir="$1" f pid i
+  for f in "$dir"/sbatchd.*.pid "$dir"/mbatchd.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    kill "$pid" 2>/dev/null
+  done
+  for f in "$dir"/sbatchd.*.pid "$dir"/mbatchd.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+    rm -f "$f"
+  done
+  # Jobs and their supervisors: every process whose pid file sbatchd left behind.
+  for f in "$dir"/work/*/sbatchd/*/*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    kill -9 -- "-$pid" 2>/dev/null
+  done
+  pkill -9 -f "$dir/conf" 2>/dev/null || true
+  return 0
+}
