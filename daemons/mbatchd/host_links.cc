@@ -2,6 +2,7 @@
 // and the StartJob / SignalJob calls it makes to them. A host that stops reporting
 // becomes unreach after two report intervals and unavail after MAX_SBD_FAIL more.
 #include <csignal>
+#include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libsched/pending_reason.h"
@@ -102,6 +103,37 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   }
   log_->info("host {} registered from {}:{} with {} job(s)", r.host_name(), r.address(), r.port(), r.jobs_size());
   respond(reply);
+
+  // Jobs the log says run here that this sbatchd does not have. Without a pid the
+  // StartJob never arrived (mbatchd died between JOB_START and the call): send it
+  // again. With one, sbatchd lost the job: it is requeued if rerunnable, else it exits.
+  std::set<sched::JobKey> reported;
+  for (const auto& rj : r.jobs()) reported.insert({rj.job_id(), rj.index()});
+  std::vector<sched::JobKey> resend, lost;
+  for (const auto& key : state_.started()) {
+    const Job* job = state_.find_job(key);
+    if (!job || job->exec_hosts.empty() || job->exec_hosts.front() != r.host_name() || reported.count(key)) continue;
+    (job->pid == 0 ? resend : lost).push_back(key);
+  }
+  for (const auto& key : lost) {
+    Job* job = state_.find_job(key);
+    log_->warn("job {} is no longer known to sbatchd on {}", job_label(key), r.host_name());
+    if (job->spec().rerunnable()) {
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_requeue();
+      e->set_job_id(key.id);
+      e->set_index(key.index);
+      record(ev);
+    } else {
+      finish_job(*job, wire::JOB_EXIT, SIGKILL, 0, 0, "TERM_ORPHAN_SYSTEM");
+    }
+  }
+  if (!resend.empty()) {
+    event_log_->when_durable([this, resend](bool ok) {
+      if (!ok) return;
+      for (const auto& key : resend) start_on_host(key);
+    });
+  }
   request_pass();
 }
 

@@ -1,0 +1,186 @@
+// Figures for the runtime: durable submissions per second over the API with N
+// concurrent clients, submit-to-RUN latency on an idle cluster, and replay time of
+// an event log. Prints figures; never fails on a time.
+//
+//   rpc_bench submit  --clients N --jobs M        (LSF_ENVDIR names a running cluster)
+//   rpc_bench latency --jobs M
+//   rpc_bench replay  --events N --dir DIR        (in-process; no cluster needed)
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/rpc_client.h"
+#include "daemons/mbatchd/cluster_state.h"
+#include "daemons/mbatchd/event_log_reader.h"
+#include "daemons/mbatchd/event_log_writer.h"
+
+using namespace lsf;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+long arg(int argc, char** argv, const std::string& name, long fallback) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (argv[i] == name) return std::stol(argv[i + 1]);
+  return fallback;
+}
+
+wire::RequestEnvelope submit_request(const wire::Identity& id) {
+  wire::RequestEnvelope r;
+  *r.mutable_caller() = id;
+  auto* s = r.mutable_submit()->mutable_spec();
+  s->set_command("/bin/true");
+  s->set_job_name("bench");
+  s->set_cwd("/tmp");
+  s->set_out_file("/dev/null");
+  return r;
+}
+
+net::MasterEndpoint endpoint() {
+  auto ep = net::master_endpoint_from_environment();
+  if (!ep.error.empty()) {
+    std::cerr << ep.error << "\n";
+    std::exit(1);
+  }
+  return ep.endpoint;
+}
+
+int submit(int clients, long jobs) {
+  auto ep = endpoint();
+  auto id = net::current_identity();
+  std::atomic<long> next{0}, failed{0};
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&] {
+      net::RpcClient client(ep.host, ep.port, ep.timeout);
+      while (next.fetch_add(1) < jobs)
+        if (!client.call(submit_request(id)).ok()) ++failed;
+    });
+  }
+  for (auto& t : threads) t.join();
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("durable submissions over the API, %2d client(s): %8.0f jobs/s (%ld jobs in %.2f s, %ld failed)\n",
+              clients, static_cast<double>(jobs) / secs, jobs, secs, failed.load());
+  return 0;
+}
+
+int latency(long jobs) {
+  auto ep = endpoint();
+  auto id = net::current_identity();
+  net::RpcClient client(ep.host, ep.port, ep.timeout);
+  std::vector<double> ms;
+  for (long i = 0; i < jobs; ++i) {
+    auto start = Clock::now();
+    auto r = client.call(submit_request(id));
+    if (!r.ok()) {
+      std::cerr << r.message() << "\n";
+      return 1;
+    }
+    std::int64_t job = r.reply->submit().job_id();
+    for (;;) {
+      wire::RequestEnvelope q;
+      *q.mutable_caller() = id;
+      q.mutable_jobs()->add_jobs()->set_job_id(job);
+      auto s = client.call(q);
+      if (s.ok() && s.reply->jobs().jobs_size() > 0 && s.reply->jobs().jobs(0).state() != wire::JOB_PEND) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let it finish: an idle cluster each time
+  }
+  std::sort(ms.begin(), ms.end());
+  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))]; };
+  std::printf("submit-to-RUN latency on an idle cluster (%ld jobs): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", jobs,
+              pct(0.50), pct(0.99), ms.back());
+  return 0;
+}
+
+int replay(long events, const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    mbd::EventLogWriter w(dir, 0, [](std::function<void()> f) { f(); });
+    // A realistic mix: each job is submitted, started, executed and finished.
+    std::int64_t seq = 0;
+    for (long job = 1; seq < events; ++job) {
+      wire::EventRecord r;
+      r.set_time(1700000000 + job);
+      r.set_seq(++seq);
+      auto* n = r.mutable_job_new();
+      n->set_job_id(job);
+      n->set_user("alice");
+      n->set_queue("normal");
+      n->mutable_spec()->set_command("/bin/true");
+      n->mutable_spec()->set_cwd("/home/alice/work");
+      n->mutable_spec()->set_min_processors(1);
+      w.append(r);
+      wire::EventRecord s;
+      s.set_seq(++seq);
+      s.mutable_job_start()->set_job_id(job);
+      s.mutable_job_start()->add_exec_hosts("hostA");
+      w.append(s);
+      wire::EventRecord e;
+      e.set_seq(++seq);
+      e.mutable_job_execute()->set_job_id(job);
+      e.mutable_job_execute()->set_pid(1000 + static_cast<int>(job % 30000));
+      w.append(e);
+      wire::EventRecord f;
+      f.set_seq(++seq);
+      f.mutable_job_status()->set_job_id(job);
+      f.mutable_job_status()->set_state(wire::JOB_DONE);
+      w.append(f);
+    }
+    w.when_durable([&](bool) {
+      std::lock_guard l(mu);
+      done = true;
+      cv.notify_all();
+    });
+    std::unique_lock l(mu);
+    cv.wait(l, [&] { return done; });
+  }
+  auto start = Clock::now();
+  mbd::ClusterState state;
+  wire::EventRecord r;
+  auto out = mbd::read_event_file(dir / "lsb.events", [&](std::string_view p, std::uint64_t) -> std::string {
+    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return "parse";
+    return state.apply(r);
+  });
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("replay of %llu events (%zu jobs, %.0f MB): %.2f s%s\n", static_cast<unsigned long long>(out.records),
+              state.jobs().size(), static_cast<double>(std::filesystem::file_size(dir / "lsb.events")) / 1e6, secs,
+              out.error.empty() ? "" : (" ERROR " + out.error).c_str());
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: rpc_bench submit|latency|replay [--clients N] [--jobs M] [--events N] [--dir DIR]\n";
+    return 2;
+  }
+  std::string mode = argv[1];
+  if (mode == "submit") return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000));
+  if (mode == "latency") return latency(arg(argc, argv, "--jobs", 200));
+  if (mode == "replay") {
+    std::string dir = "/tmp/lsfsched-replay-bench";
+    for (int i = 1; i + 1 < argc; ++i)
+      if (std::string(argv[i]) == "--dir") dir = argv[i + 1];
+    return replay(arg(argc, argv, "--events", 1000000), dir);
+  }
+  std::cerr << "unknown mode " << mode << "\n";
+  return 2;
+}

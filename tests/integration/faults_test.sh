@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Faults: daemons killed with SIGKILL, a torn and a damaged event log, bad frames and
+# bad requests, a second mbatchd. Nothing acknowledged may be lost; nothing refused
+# may change state.
+#   faults_test.sh BIN ROOT
+source "$(dirname "$0")/harness.sh"
+harness_init "$1" "$2"
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+LOGDIR="$TEST_DIR/work/quickstart/logdir"
+mbd_port() { sed -n 's/^LSB_MBD_PORT=//p' "$TEST_DIR/conf/lsf.conf"; }
+restart_mbatchd() {
+  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+  echo $! >"$TEST_DIR/mbatchd.pid"
+  wait_for 10 lsid
+}
+
+# --- a second mbatchd names the holder of the lock and exits
+out=$(timeout 10 "$BIN/mbatchd" --host-name hostA 2>&1)
+check "second mbatchd exits non-zero" [ $? != 0 ]
+check "second mbatchd names the lock holder" bash -c "grep -q 'held by process $(cat "$TEST_DIR/mbatchd.pid")' <<<'$out'"
+
+# --- bad frames and bad requests change nothing
+before=$(job_count)
+raw() {  # bytes (printf format) -> the reply's printable text
+  exec 3<>"/dev/tcp/127.0.0.1/$(mbd_port)"
+  printf "$1" >&3
+  timeout 5 cat <&3 | tr -cd '[:print:]'
+  exec 3>&-
+}
+out=$(raw '\x7f\xff\xff\xff')
+check "oversized frame: clear error" grep -q 'frame of 2147483647 bytes exceeds the maximum' <<<"$out"
+out=$(raw '\x00\x00\x00\x05\xff\xff\xff\xff\xff')
+check "malformed frame: clear error" grep -q 'malformed request frame' <<<"$out"
+# protocol_version=1 and field 99 (unknown to this daemon): an unknown request type
+out=$(raw '\x00\x00\x00\x05\x08\x01\x9a\x06\x00')
+check "unknown request type: clear error" grep -q 'unknown request type' <<<"$out"
+out=$(raw '\x00\x00\x00\x02\x08\x07')
+check "protocol version mismatch: clear error" grep -q 'protocol version 7 is not supported' <<<"$out"
+# A frame that never completes must not block anyone.
+exec 4<>"/dev/tcp/127.0.0.1/$(mbd_port)"
+printf '\x00\x00\x01\x00\x08' >&4
+check "daemon serves others during a short read" bash -c "timeout 5 lsid >/dev/null"
+exec 4>&-
+check "bad option" bash -c "bsub -Z true 2>&1 | grep -q 'Job not submitted.'"
+check "bad resource requirement" bash -c "bsub -R 'select[mem>' true 2>&1 | grep -q '^Bad resource requirement syntax: .*Job not submitted.\$'"
+check "unknown queue" bash -c "bsub -q nosuch true 2>&1 | grep -qx 'nosuch: No such queue. Job not submitted.'"
+check "more slots than the cluster" bash -c "bsub -n 13 true 2>&1 | grep -qx 'Too many processors requested. Job not submitted.'"
+check "unknown host" bash -c "bsub -m hostZ true 2>&1 | grep -qx 'hostZ: Bad host name, host group name or cluster name. Job not submitted.'"
+check "dependency on no job" bash -c "bsub -w 'done(4242)' true 2>&1 | grep -q 'no job <4242>'"
+check "refused requests changed nothing" [ "$(job_count)" = "$before" ]
+check "mbatchd still serves" bash -c "lsid >/dev/null"
+
+# --- kill -9 mbatchd under a stream of submissions
+long=$(submit -o /dev/null 'sleep 4')
+wait_for 10 state_is "$long" RUN
+: >"$TEST_DIR/acked"
+submitters=""
+for c in 1 2 3 4; do
+  (for i in $(seq 1 400); do bsub -o /dev/null true 2>/dev/null | sed -n 's/^Job <\([0-9]*\)>.*/\1/p'; done >>"$TEST_DIR/acked.$c") &
+  submitters="$submitters $!"
+done
+sleep 1.5
+kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+wait $submitters
+cat "$TEST_DIR"/acked.* >"$TEST_DIR/acked"
+check "some submissions were acknowledged before the crash" [ "$(wc -l <"$TEST_DIR/acked")" -gt 0 ]
+restart_mbatchd
+check "mbatchd restarts after kill -9" bash -c "lsid >/dev/null"
+bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/known"
+check "every acknowledged job exists after recovery" bash -c "[ -z \"\$(sort '$TEST_DIR/acked' | comm -23 - '$TEST_DIR/known')\" ]"
+check "each exactly once" bash -c "[ -z \"\$(uniq -d '$TEST_DIR/known')\" ]"
+check "job running during the crash ends DONE" wait_for 20 state_is "$long" DONE
+check "recovered jobs all finish" wait_for 60 bash -c "[ -z \"\$(bjobs -u all 2>/dev/null | awk 'NR>1')\" ]"
+
+# --- kill -9 an sbatchd while its jobs run, then restart it
+badmin hclose hostB hostC >/dev/null 2>&1
+ids=""
+for i in 1 2 3; do ids="$ids $(submit -o "$TEST_DIR/out/sbd.%J" 'sleep 3; echo finished')"; done
+for id in $ids; do wait_for 10 state_is "$id" RUN; done
+kill -9 "$(cat "$TEST_DIR/sbatchd.hostA.pid")"
+sleep 0.5
+cluster_start_sbatchd "$TEST_DIR" "$BIN" hostA
+for id in $ids; do check "job $id regained and DONE after sbatchd restart" wait_for 20 state_is "$id" DONE; done
+check "regained jobs' output complete" bash -c "for id in $ids; do grep -qx finished '$TEST_DIR/out/sbd.'\$id || exit 1; done"
+id=$(submit -o /dev/null 'sleep 30')
+wait_for 10 state_is "$id" RUN
+kill -9 "$(cat "$TEST_DIR/sbatchd.hostA.pid")"
+check "silent host becomes unreach" wait_for 10 bash -c "bhosts hostA | grep -q unreach"
+check "then unavail" wait_for 20 bash -c "bhosts hostA | grep -q unavail"
+cluster_start_sbatchd "$TEST_DIR" "$BIN" hostA
+check "host ok again after restart" wait_for 10 bash -c "bhosts hostA | grep -q ' ok '"
+bkill "$id" >/dev/null
+check "job killed after the host came back" wait_for 10 state_is "$id" EXIT
+badmin hopen >/dev/null 2>&1
+
+# --- a torn last record is dropped, and mbatchd says so
+n_before=$(job_count)
+kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+sleep 0.2
+printf '\x40\x00\x00\x00\x12\x34' >>"$LOGDIR/lsb.events"
+restart_mbatchd
+check "recovers after a torn record" bash -c "lsid >/dev/null"
+check "says it dropped a partial record" grep -q 'dropped a partial record' "$TEST_DIR"/log/mbatchd.log.hostA
+check "no job lost with the torn record" [ "$(job_count)" = "$n_before" ]
+check "accepts jobs after recovery" bash -c "bsub -o /dev/null true | grep -q submitted"
+
+# --- a damaged record in the middle stops recovery with its offset
+kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+sleep 0.2
+size=$(stat -c %s "$LOGDIR/lsb.events")
+printf '\xde\xad' | dd of="$LOGDIR/lsb.events" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+out=$(timeout 10 "$BIN/mbatchd" --host-name hostA 2>&1)
+check "damaged log: mbatchd refuses to start" [ $? != 0 ]
+check "damaged log: error names the offset" grep -q 'damaged record at offset [0-9]*' <<<"$out"
+
+harness_done

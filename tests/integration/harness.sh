@@ -1,0 +1,60 @@
+# Shared by the integration tests: a temporary cluster from conf-examples/quickstart,
+# checks that name what failed, and cleanup that always runs. Sourced by each test.
+#
+#   harness_init BIN ROOT      temp dir, trap, cluster created (not started)
+#   check "what" test-command  records a failure instead of stopping the test
+#   wait_for SECONDS command   polls until the command succeeds (bounded)
+#   job_state ID               the STAT column of bjobs -a for job ID
+set -u
+FAILURES=0
+
+harness_init() {
+  BIN="$1"
+  ROOT="$2"
+  source "$ROOT/scripts/cluster_lib.sh"
+  TEST_DIR="$(mktemp -d "${TMPDIR:-/tmp}/lsfsched-it.XXXXXX")"
+  trap 'cluster_stop "$TEST_DIR" >/dev/null 2>&1; [ "$FAILURES" = 0 ] && rm -rf "$TEST_DIR" || echo "kept $TEST_DIR for inspection"' EXIT
+  cluster_create "$TEST_DIR" "$ROOT/conf-examples/quickstart"
+  PARAMS="$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.params"
+  # Fast host tracking for tests: reports every second.
+  sed -i 's/^SBD_SLEEP_TIME.*/SBD_SLEEP_TIME = 1/' "$PARAMS"
+  export LSF_ENVDIR="$TEST_DIR/conf"
+  export PATH="$BIN:$PATH"
+  mkdir -p "$TEST_DIR/out"
+  cd "$TEST_DIR/out"
+}
+
+check() {
+  local what="$1"
+  shift
+  if "$@"; then
+    echo "ok   - $what"
+  else
+    echo "FAIL - $what"
+    FAILURES=$((FAILURES + 1))
+  fi
+}
+
+wait_for() {
+  local seconds="$1" i
+  shift
+  for i in $(seq 1 $((seconds * 20))); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.05
+  done
+  return 1
+}
+
+job_state() { bjobs -a -u all "$1" 2>/dev/null | awk 'NR==2 {print $3}'; }
+state_is() { [ "$(job_state "$1")" = "$2" ]; }
+submit() { bsub "$@" | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p'; }
+job_count() { bjobs -a -u all 2>/dev/null | awk 'NR>1' | wc -l; }
+
+harness_done() {
+  if [ "$FAILURES" != 0 ]; then
+    echo "$FAILURES check(s) failed; daemon logs:"
+    tail -n 30 "$TEST_DIR"/log/*.log.* 2>/dev/null
+    exit 1
+  fi
+  exit 0
+}

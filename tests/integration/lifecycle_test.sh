@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Every job and host/queue state transition of the runtime, driven only through the
+# real commands against real daemons, and the output formats users parse.
+#   lifecycle_test.sh BIN ROOT
+source "$(dirname "$0")/harness.sh"
+harness_init "$1" "$2"
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+
+# --- formats (times masked)
+check "lsid names cluster and master" bash -c 'lsid | grep -qx "My cluster name is quickstart" && lsid | grep -qx "My master name is hostA"'
+check "bhosts header is LSF's" bash -c '[ "$(bhosts | head -1)" = "HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV " ]'
+check "bhosts rows" bash -c '[ "$(bhosts | sed -n 2p)" = "hostA              ok              -      4      0      0      0      0      0" ]'
+check "bqueues table" bash -c 'diff <(bqueues) - <<T
+QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP
+short            40  Open:Active       -    4    -    -     0     0     0     0
+normal           30  Open:Active       -    -    -    -     0     0     0     0
+night            20  $(bqueues | awk "/^night/{print \$3}")       -    -    -    -     0     0     0     0
+T'
+check "no jobs: No unfinished job found" bash -c '[ "$(bjobs 2>&1)" = "No unfinished job found" ]'
+check "bsub confirmation, default queue" bash -c 'bsub -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to default queue <normal>."'
+check "bsub confirmation, named queue" bash -c 'bsub -q short -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to queue <short>."'
+
+# --- PEND -> RUN -> DONE, with output, environment and exit codes
+id=$(submit -J envjob -o env.%J.out 'echo "$LSB_JOBID $LSB_JOBNAME $LSB_QUEUE $LSB_HOSTS"; pwd')
+check "job runs to DONE" wait_for 10 state_is "$id" DONE
+check "job environment and cwd" bash -c "grep -qx '$id envjob normal host[ABC]' env.$id.out && grep -qx '$TEST_DIR/out' env.$id.out"
+check "bjobs default line" bash -c "bjobs -a $id | sed -n 2p | grep -Eq '^$id +root +DONE  normal     [^ ]+ +host[ABC]       envjob     [A-Z][a-z]{2} [ 0-9]{2} [0-9]{2}:[0-9]{2}\$'"
+id=$(submit -o /dev/null 'exit 3')
+check "non-zero exit is EXIT" wait_for 10 state_is "$id" EXIT
+check "bjobs -l says the exit code" bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'Exited with exit code 3.'"
+bsub -K -o /dev/null 'exit 5' >/dev/null
+check "bsub -K returns the job's exit code" [ $? = 5 ]
+
+# --- parallel and arrays
+id=$(submit -n 6 -o par.%J.out 'echo $LSB_MCPU_HOSTS')
+check "parallel job spans hosts" wait_for 10 state_is "$id" DONE
+check "LSB_MCPU_HOSTS lists 6 slots" bash -c "awk '{s=0; for(i=2;i<=NF;i+=2) s+=\$i; exit s!=6}' par.$id.out"
+id=$(submit -J "arr[1-5]%2" -o arr.%J.%I 'echo $LSB_JOBINDEX; sleep 0.5')
+check "array limit holds elements back" wait_for 5 bash -c "bjobs -p $id | grep -q 'The job array has reached its running element limit;'"
+check "array elements all DONE" wait_for 15 bash -c "[ \$(bjobs -a $id | grep -c DONE) = 5 ]"
+check "array outputs use %I" bash -c "[ \"\$(cat arr.$id.3)\" = 3 ]"
+check "an element by index" bash -c "bjobs -a '$id[2]' | grep -q 'arr\[2\]'"
+
+# --- dependencies
+a=$(submit -J first -o /dev/null 'sleep 1')
+b=$(submit -w "done($a)" -o /dev/null true)
+check "dependent job waits" wait_for 3 bash -c "bjobs -p $b | grep -q 'Job dependency condition not satisfied;'"
+check "dependent job runs after" wait_for 10 state_is "$b" DONE
+c=$(submit -w 'exit(first)' -o /dev/null true)
+check "never-satisfiable dependency says so" wait_for 5 bash -c "bjobs -p $c | grep -q 'Dependency condition invalid or never satisfied;'"
+bkill "$c" >/dev/null
+
+# --- control: kill, stop, resume
+id=$(submit -o /dev/null 'sleep 30')
+check "running" wait_for 10 state_is "$id" RUN
+check "bstop message" bash -c "[ \"\$(bstop $id)\" = 'Job <$id> is being stopped' ]"
+check "USUSP after bstop" state_is "$id" USUSP
+check "process really stopped" wait_for 5 bash -c "ps -o stat= -p \$(pgrep -f 'sleep 30' | head -1) | grep -q T"
+check "bresume message" bash -c "[ \"\$(bresume $id)\" = 'Job <$id> is being resumed' ]"
+check "RUN after bresume" state_is "$id" RUN
+check "bkill message" bash -c "[ \"\$(bkill $id)\" = 'Job <$id> is being terminated' ]"
+check "killed job is EXIT" wait_for 10 state_is "$id" EXIT
+check "bkill of a finished job" bash -c "bkill $id 2>&1 | grep -qx 'Job <$id>: Job has already finished'"
+check "bkill of an unknown job" bash -c "bkill 999999 2>&1 | grep -qx 'Job <999999>: No matching job found'"
+id=$(submit -H -o /dev/null true)
+check "bsub -H is PSUSP" state_is "$id" PSUSP
+bresume "$id" >/dev/null
+check "resumed held job runs" wait_for 10 state_is "$id" DONE
+
+# --- hosts and queues
+check "hclose message" bash -c "[ \"\$(badmin hclose hostA 2>&1)\" = 'Close <hostA> ...... done' ]"
+check "closed_Adm" bash -c "bhosts hostA | grep -q closed_Adm"
+badmin hclose hostB hostC >/dev/null 2>&1
+id=$(submit -o /dev/null true)
+check "job pends on closed hosts" wait_for 5 bash -c "bjobs -p $id | grep -q 'Closed by LSF administrator: 3 hosts;'"
+badmin hopen >/dev/null 2>&1
+check "hopen lets it run" wait_for 10 state_is "$id" DONE
+check "qclose message" bash -c "[ \"\$(badmin qclose short)\" = 'Queue <short> is closed' ]"
+check "closed queue refuses jobs" bash -c "bsub -q short true 2>&1 | grep -qx 'short: Queue has been closed. Job not submitted.'"
+check "bqueues shows Closed" bash -c "bqueues short | grep -q 'Closed:Active'"
+badmin qopen short >/dev/null
+check "qinact message" bash -c "[ \"\$(badmin qinact normal)\" = 'Queue <normal> is inactivated' ]"
+id=$(submit -o /dev/null true)
+check "inactive queue holds jobs" wait_for 5 bash -c "bjobs -p $id | grep -q 'The queue is inactivated by the administrator;'"
+badmin qact normal >/dev/null
+check "qact lets it run" wait_for 10 state_is "$id" DONE
+
+# --- reconfig
+QUEUES="$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.queues"
+cp "$QUEUES" "$TEST_DIR/lsb.queues.good"
+printf '\nBegin Queue\nQUEUE_NAME = extra\nPRIORITY = 10\nEnd Queue\n' >>"$QUEUES"
+long=$(submit -o /dev/null 'sleep 3')
+wait_for 10 state_is "$long" RUN
+check "reconfig applies" bash -c "badmin reconfig | grep -qx 'Reconfiguration initiated'"
+check "new queue is there" bash -c "bqueues extra | grep -q '^extra'"
+check "running job untouched by reconfig" state_is "$long" RUN
+printf '\nBegin Queue\nQUEUE_NAME = broken\nHOSTS = nosuchhost\nEnd Queue\n' >>"$QUEUES"
+out=$(badmin reconfig)
+check "bad reconfig fails" [ $? != 0 ]
+check "bad reconfig names file and line" bash -c "grep -q 'lsb.queues:[0-9]*: .*nosuchhost' <<<'$out'"
+check "bad reconfig keeps the running configuration" bash -c "bqueues extra >/dev/null && ! bqueues broken >/dev/null 2>&1"
+cp "$TEST_DIR/lsb.queues.good" "$QUEUES"
+check "long job ends DONE" wait_for 10 state_is "$long" DONE
+
+harness_done
