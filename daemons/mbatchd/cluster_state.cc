@@ -95,7 +95,8 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
 }
 
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::string reason) {
-  if (auto* j = find_job(key)) j->pending_reason = std::move(reason);
+  auto* j = find_job(key);
+  if (j && j->pending_reason != reason) j->pending_reason = std::move(reason);
 }
 
 std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {

@@ -124,6 +124,7 @@ class Mbatchd {
   bool pass_running_ = false;
   bool pass_again_ = false;
   std::uint64_t passes_ = 0;
+  std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run
 };
 
 }  // namespace lsf::mbd
