@@ -93,6 +93,19 @@ void wrapped(const std::string& text, size_t indent) {
   }
 }
 
+// LSF's explanation after a TERM_* exit reason.
+std::string exit_reason_text(const std::string& reason) {
+  static const std::map<std::string, std::string> texts = {
+      {"TERM_OWNER", "job killed by owner"},
+      {"TERM_ADMIN", "job killed by root or LSF administrator"},
+      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
+      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
+      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
+      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
+  auto it = texts.find(reason);
+  return it == texts.end() ? "" : ": " + it->second;
+}
+
 std::string exit_code_text(int status) {
   if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return std::to_string(128 + WTERMSIG(status));
@@ -147,9 +160,10 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
                                                      : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
                         " The CPU time used is " + cpu + " seconds.";
       wrapped(fin, 21);
+      std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
       if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
-        std::cout << std::string(21, ' ') << "Exit reason: " << j.exit_reason() << "\n";
-      std::cout << std::string(21, ' ') << "Completed <" << (j.state() == wire::JOB_DONE ? "done" : "exit") << ">.\n";
+        completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());
+      std::cout << std::string(21, ' ') << completed << ".\n";
     }
     if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
       std::cout << "\n PENDING REASONS:\n";

@@ -153,17 +153,25 @@ void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Re
 }
 
 void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  const auto& r = request.job_status();
+  if (request.has_job_status()) {
+    apply_job_status(request.job_status());
+  } else {
+    for (const auto& r : request.job_status_batch().reports()) apply_job_status(r);
+  }
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);
   reply.mutable_job_status();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
   Job* job = state_.find_job({r.job_id(), r.index()});
   // Reports are retried until acknowledged, so a report may arrive twice or about a
   // job that has moved on: acknowledge without changing anything.
   bool current = job && !job->finished() && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
                  !job->pending();
   if (auto it = links_.find(r.host_name()); it != links_.end()) it->second.last_report = std::chrono::steady_clock::now();
-  if (!current) return reply_when_durable(respond, std::move(reply));
+  if (!current) return;
   switch (r.event()) {
     case wire::JOB_EVENT_EXECUTE: {
       wire::EventRecord ev;
@@ -217,7 +225,6 @@ void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Res
     default:
       break;
   }
-  reply_when_durable(respond, std::move(reply));
 }
 
 void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,

@@ -88,6 +88,7 @@ class Mbatchd {
   void on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void apply_job_status(const wire::JobStatusRequest& report);
   void start_on_host(const sched::JobKey& key);
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
   void call_host(const std::string& host, wire::RequestEnvelope request,

@@ -100,7 +100,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
     case R::kReconfig: return on_reconfig(request, respond);
     case R::kRegisterHost: return on_register_host(request, respond);
     case R::kLoadReport: return on_load_report(request, respond);
-    case R::kJobStatus: return on_job_status(request, respond);
+    case R::kJobStatus:
+    case R::kJobStatusBatch: return on_job_status(request, respond);
     default:
       return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by mbatchd"));
   }

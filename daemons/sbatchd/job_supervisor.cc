@@ -61,7 +61,8 @@ void write_file_atomic(const fs::path& path, const std::string& text) {
   if (fd < 0) return;
   ssize_t ignored = ::write(fd, text.data(), text.size());
   (void)ignored;
-  ::fsync(fd);
+  // No fsync: these files must survive an sbatchd crash (rename gives that), not a
+  // host crash, which ends the job anyway.
   ::close(fd);
   ::rename(tmp.c_str(), path.c_str());
 }

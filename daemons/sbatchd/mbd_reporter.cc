@@ -1,6 +1,11 @@
 #include "daemons/sbatchd/mbd_reporter.h"
 
+#include <vector>
+
 namespace lsf::sbd {
+namespace {
+constexpr std::size_t kMaxBatch = 512;
+}
 
 MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout, Post post)
     : client_(std::move(host), port, timeout), post_(std::move(post)), thread_([this] { run(); }) {}
@@ -38,20 +43,36 @@ void MbdReporter::run() {
   auto backoff = std::chrono::milliseconds(50);
   for (;;) {
     Item item;
+    std::size_t taken = 1;
+    std::vector<OnReply> callbacks;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       item = queue_.front();
+      callbacks.push_back(item.on_reply);
+      // Job reports waiting together go in one call: one round trip, one fsync.
+      if (item.request.has_job_status() && queue_.size() > 1) {
+        wire::RequestEnvelope batch;
+        *batch.mutable_caller() = item.request.caller();
+        auto* reports = batch.mutable_job_status_batch();
+        for (taken = 0; taken < queue_.size() && taken < kMaxBatch && queue_[taken].request.has_job_status(); ++taken) {
+          *reports->add_reports() = queue_[taken].request.job_status();
+          if (taken > 0) callbacks.push_back(queue_[taken].on_reply);
+        }
+        item.request = std::move(batch);
+      }
     }
     auto result = client_.call(item.request);
     if (result.reply || !item.retry) {
       {
         std::lock_guard lock(mu_);
-        queue_.pop_front();
+        for (std::size_t i = 0; i < taken; ++i) queue_.pop_front();
       }
       backoff = std::chrono::milliseconds(50);
-      if (result.reply && item.on_reply) post_([cb = item.on_reply, reply = *result.reply] { cb(reply); });
+      if (result.reply)
+        for (auto& cb : callbacks)
+          if (cb) post_([cb, reply = *result.reply] { cb(reply); });
       continue;
     }
     // mbatchd is away: wait, then try the same report again.

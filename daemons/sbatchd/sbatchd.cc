@@ -200,7 +200,7 @@ void Sbatchd::on_start_job(const wire::StartJobRequest& r, const net::Responder&
   *t.job.mutable_launch() = l;
   t.job.set_supervisor_pid(pid);
   jobs_[key] = std::move(t);
-  save_state();
+  save_job(key);
   log_->debug("job {} started (supervisor {})", key, pid);
   respond(ok);
   schedule_poll(std::chrono::milliseconds(2));
@@ -221,7 +221,7 @@ void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responde
     // Still in pre-exec: the supervisor's group holds it.
     kill(-t.job.supervisor_pid(), SIGKILL);
   }
-  save_state();
+  save_job(key);
   wire::ReplyEnvelope ok;
   ok.mutable_signal_job();
   respond(ok);
@@ -255,7 +255,10 @@ void Sbatchd::poll() {
   for (auto& [key, t] : jobs_) {
     const auto& l = t.job.launch();
     if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
-    if (t.job_pid > 0 && !t.execute_sent && !t.job.execute_acked()) {
+    JobOutcome out;
+    const bool ended = !t.finish_sent && read_outcome(options_.state_dir, key, out);
+    // A job that already ended needs no separate start report: the finish says it all.
+    if (t.job_pid > 0 && !t.execute_sent && !t.job.execute_acked() && !ended) {
       t.execute_sent = true;
       wire::JobStatusRequest s;
       s.set_job_id(l.job_id());
@@ -267,8 +270,7 @@ void Sbatchd::poll() {
       t.job.set_execute_acked(true);  // queued: the reporter retries it until acknowledged
     }
     if (t.finish_sent) continue;
-    JobOutcome out;
-    if (read_outcome(options_.state_dir, key, out)) {
+    if (ended) {
       t.finish_sent = true;
       wire::JobStatusRequest s;
       s.set_job_id(l.job_id());
@@ -276,6 +278,7 @@ void Sbatchd::poll() {
       s.set_wait_status(out.wait_status);
       s.set_cpu_time(out.cpu_time);
       s.set_max_rss_kb(out.max_rss_kb);
+      s.set_pid(t.job_pid);
       s.set_message(out.message);
       if (out.kind == "preexec") {
         s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);
@@ -309,7 +312,7 @@ void Sbatchd::poll() {
       log_->info("job {} reached its RUNLIMIT of {} s", key, l.run_limit_s());
       t.job.set_exit_reason("TERM_RUNLIMIT");
       kill(-t.job_pid, SIGKILL);
-      save_state();
+      save_job(key);
     }
     if (l.mem_limit_kb() > 0) need_memory = true;
   }
@@ -328,28 +331,29 @@ void Sbatchd::check_memory() {
       log_->info("job {} uses {} KB, over its MEMLIMIT of {} KB", key, it->second, l.mem_limit_kb());
       t.job.set_exit_reason("TERM_MEMLIMIT");
       kill(-t.job_pid, SIGKILL);
-      save_state();
+      save_job(key);
     }
   }
 }
 
 void Sbatchd::forget(const std::string& key) {
   jobs_.erase(key);
-  for (const char* ext : {".pid", ".exit", ".hosts"}) {
+  for (const char* ext : {".job", ".pid", ".exit", ".hosts"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }
-  save_state();
 }
 
-void Sbatchd::save_state() {
-  wire::SbdState state;
-  for (const auto& [key, t] : jobs_) *state.add_jobs() = t.job;
-  fs::path path = options_.state_dir / "state";
-  fs::path tmp = options_.state_dir / "state.tmp";
+// One file per job (<key>.job), written when the job changes: a change costs the same
+// whatever the number of jobs on the host.
+void Sbatchd::save_job(const std::string& key) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  fs::path path = options_.state_dir / (key + ".job");
+  fs::path tmp = options_.state_dir / (key + ".job.tmp");
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    state.SerializeToOstream(&out);
+    it->second.job.SerializeToOstream(&out);
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
@@ -357,19 +361,20 @@ void Sbatchd::save_state() {
 }
 
 void Sbatchd::load_state() {
-  std::ifstream in(options_.state_dir / "state", std::ios::binary);
-  if (!in) return;
-  wire::SbdState state;
-  if (!state.ParseFromIstream(&in)) {
-    log_->error("{} is damaged; starting without regained jobs", (options_.state_dir / "state").string());
-    return;
-  }
-  for (const auto& j : state.jobs()) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(options_.state_dir, ec)) {
+    if (entry.path().extension() != ".job") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    wire::SbdJob job;
+    if (!job.ParseFromIstream(&in)) {
+      log_->error("{} is damaged; that job is not regained", entry.path().string());
+      continue;
+    }
     Tracked t;
-    t.job = j;
+    t.job = job;
     // Reports that were sent but maybe not acknowledged go again; mbatchd ignores repeats.
     t.job.set_execute_acked(false);
-    jobs_[job_key(j.launch().job_id(), j.launch().index())] = std::move(t);
+    jobs_[job_key(job.launch().job_id(), job.launch().index())] = std::move(t);
   }
 }
 

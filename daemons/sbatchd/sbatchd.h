@@ -1,8 +1,8 @@
 // sbatchd: one per host (several per machine as virtual hosts in tests). Registers
 // with mbatchd, reports load every SBD_SLEEP_TIME, starts jobs through a supervisor
 // process each (job_supervisor.h), signals them, enforces RUNLIMIT and MEMLIMIT, and
-// reports every change until mbatchd acknowledges it. Its jobs are listed in a local
-// state file, so a restarted sbatchd regains them.
+// reports every change until mbatchd acknowledges it. Each job has a state file in the
+// state directory, so a restarted sbatchd regains them.
 //
 // Single-threaded (the supervisor is forked from this thread); only the reporter
 // runs on a thread of its own.
@@ -66,7 +66,7 @@ class Sbatchd {
   void check_memory();
   void send_status(const std::string& key, wire::JobStatusRequest status);
   void forget(const std::string& key);
-  void save_state();
+  void save_job(const std::string& key);
   void load_state();
   wire::RequestEnvelope envelope() const;
 

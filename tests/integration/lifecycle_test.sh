@@ -67,6 +67,34 @@ check "bsub -H is PSUSP" state_is "$id" PSUSP
 bresume "$id" >/dev/null
 check "resumed held job runs" wait_for 10 state_is "$id" DONE
 
+# --- jobs run as the submitting user; others may not kill them
+id -u lsfsched_it >/dev/null 2>&1 || useradd -M -s /bin/sh lsfsched_it
+chmod 755 "$TEST_DIR"
+mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
+as_user() { (cd "$TEST_DIR/shared" && runuser -u lsfsched_it -- env LSF_ENVDIR="$LSF_ENVDIR" "$@"); }
+id=$(as_user "$BIN/bsub" -o "$TEST_DIR/shared/who.%J" 'id -un; sleep 2' | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+check "job submitted as another user" [ -n "$id" ]
+check "it runs as that user" wait_for 10 bash -c "grep -qx lsfsched_it '$TEST_DIR/shared/who.$id'"
+check "bjobs -w shows its owner" bash -c "bjobs -w -u all $id | grep -q lsfsched_it"
+other=$(submit -o /dev/null 'sleep 5')
+msg=$(as_user "$BIN/bkill" "$other" 2>&1)
+check "the user may not kill another's job" [ "$msg" = "Job <$other>: User permission denied" ]
+bkill "$other" >/dev/null
+check "the owner's job ends DONE" wait_for 10 state_is "$id" DONE
+
+# --- MEMLIMIT: the job's process group is killed past it
+id=$(submit -M 20MB -o /dev/null '(head -c 100000000 /dev/zero; sleep 20) | tail -n 1')
+check "job over MEMLIMIT is EXIT" wait_for 15 state_is "$id" EXIT
+check "bjobs -l gives TERM_MEMLIMIT" bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'Completed <exit>; TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.'"
+id=$(submit -o /dev/null 'sleep 30')
+wait_for 10 state_is "$id" RUN
+bkill "$id" >/dev/null
+check "killed job says TERM_OWNER" wait_for 10 bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'TERM_OWNER: job killed by owner'"
+
+# --- lsb.acct: one JOB_FINISH line per finished job
+check "lsb.acct has JOB_FINISH records" bash -c "grep -c '^\"JOB_FINISH\" \"10.1\" ' '$TEST_DIR/work/quickstart/logdir/lsb.acct' | awk '{exit \$1 < 10}'"
+check "lsb.acct records the queue and exit status" bash -c "grep -q '^\"JOB_FINISH\" \"10.1\" [0-9]* $id [0-9]* 0 1 .*\"normal\"' '$TEST_DIR/work/quickstart/logdir/lsb.acct'"
+
 # --- hosts and queues
 check "hclose message" bash -c "[ \"\$(badmin hclose hostA 2>&1)\" = 'Close <hostA> ...... done' ]"
 check "closed_Adm" bash -c "bhosts hostA | grep -q closed_Adm"
