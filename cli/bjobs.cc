@@ -189,8 +189,7 @@ int main(int argc, char** argv) {
   pos.add("jobs", -1);
   po::variables_map vm;
   try {
-    auto style = po::command_line_style::unix_style | po::command_line_style::allow_long_disguise;
-    style &= ~po::command_line_style::allow_guessing;
+    const int style = cli::option_style();
     po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(style).run(), vm);
   } catch (const po::error& e) {
     std::cerr << "bjobs: " << e.what() << "\n";

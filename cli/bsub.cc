@@ -170,8 +170,7 @@ int main(int argc, char** argv) {
       "K", "")("B", "")("N", "")("h", "")("V", "");
   po::variables_map vm;
   try {
-    auto style = po::command_line_style::unix_style | po::command_line_style::allow_long_disguise;
-    style &= ~po::command_line_style::allow_guessing;
+    const int style = cli::option_style();
     po::store(po::command_line_parser(option_args).options(opts).style(style).run(), vm);
   } catch (const po::error& e) {
     std::cerr << "bsub: " << e.what() << "\n";

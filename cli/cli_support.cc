@@ -6,6 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <boost/program_options/parsers.hpp>
+
 #include "libconfig/config_loader.h"
 
 namespace lsf::cli {
@@ -57,6 +59,11 @@ std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   if (id.empty() || id.size() > 12 || id.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   ref.set_job_id(std::stoll(id));
   return ref;
+}
+
+int option_style() {
+  namespace cls = boost::program_options::command_line_style;
+  return (cls::unix_style | cls::allow_long_disguise) & ~cls::allow_guessing;
 }
 
 namespace {

@@ -38,6 +38,10 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
 
+// LSF's option style: single-dash options of one or more letters (-l, -noheader),
+// no abbreviations.
+int option_style();
+
 // "Oct 19 17:10" (bjobs), "10/19-17:10:27" (bjobs -W), "Wed Oct 19 17:10:27" (-l).
 std::string short_time(std::int64_t t);
 std::string wide_time(std::int64_t t);

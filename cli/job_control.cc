@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   pos.add("jobs", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(cli::option_style()).run(), vm);
   } catch (const po::error& e) {
     std::cerr << command << ": " << e.what() << "\n";
     return 255;

@@ -5,6 +5,10 @@
 #   faults_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2"
+# Small MAX_JOB_NUM: snapshots and log switches happen during the submission stream, so
+# recovery after kill -9 goes through snapshot + log.
+echo "MAX_JOB_NUM = 100" >>"$PARAMS"
+sed -i 's/^End Parameters//' "$PARAMS" && echo "End Parameters" >>"$PARAMS"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 LOGDIR="$TEST_DIR/work/quickstart/logdir"
 mbd_port() { sed -n 's/^LSB_MBD_PORT=//p' "$TEST_DIR/conf/lsf.conf"; }
@@ -68,6 +72,7 @@ restart_mbatchd
 check "mbatchd restarts after kill -9" bash -c "lsid >/dev/null"
 bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/known"
 check "every acknowledged job exists after recovery" bash -c "[ -z \"\$(sort '$TEST_DIR/acked' | comm -23 - '$TEST_DIR/known')\" ]"
+check "snapshots were taken during the stream" test -s "$LOGDIR/lsb.snapshot"
 check "each exactly once" bash -c "[ -z \"\$(uniq -d '$TEST_DIR/known')\" ]"
 check "job running during the crash ends DONE" wait_for 20 state_is "$long" DONE
 check "recovered jobs all finish" wait_for 60 bash -c "[ -z \"\$(bjobs -u all 2>/dev/null | awk 'NR>1')\" ]"

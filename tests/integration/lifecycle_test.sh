@@ -16,6 +16,8 @@ short            40  Open:Active       -    4    -    -     0     0     0     0
 normal           30  Open:Active       -    -    -    -     0     0     0     0
 night            20  $(bqueues | awk "/^night/{print \$3}")       -    -    -    -     0     0     0     0
 T'
+check "bqueues -l" bash -c "bqueues -l short | grep -qx 'QUEUE: short' && bqueues -l short | grep -q 'Open:Active'"
+check "bhosts -w" bash -c "bhosts -w | sed -n 2p | grep -q '^hostA  *ok '"
 check "no jobs: No unfinished job found" bash -c '[ "$(bjobs 2>&1)" = "No unfinished job found" ]'
 check "bsub confirmation, default queue" bash -c 'bsub -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to default queue <normal>."'
 check "bsub confirmation, named queue" bash -c 'bsub -q short -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to queue <short>."'
@@ -30,6 +32,25 @@ check "non-zero exit is EXIT" wait_for 10 state_is "$id" EXIT
 check "bjobs -l says the exit code" bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'Exited with exit code 3.'"
 bsub -K -o /dev/null 'exit 5' >/dev/null
 check "bsub -K returns the job's exit code" [ $? = 5 ]
+
+# --- scripts with #BSUB, -i/-e, pre-exec, load-based select
+printf '#!/bin/sh\n#BSUB -J scripted\n#BSUB -o script.%%J.out\necho "from script $LSB_JOBNAME"\n' >job.sh
+id=$(bsub <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+check "script on stdin runs with #BSUB options" wait_for 10 bash -c "grep -qx 'from script scripted' script.$id.out"
+echo "input line" >in.txt
+id=$(submit -i in.txt -o io.%J.out -e io.%J.err 'cat; echo oops >&2')
+check "-i feeds stdin, -e gets stderr" wait_for 10 bash -c "grep -qx 'input line' io.$id.out && grep -qx oops io.$id.err"
+id=$(submit -E "test -f $TEST_DIR/out/flag" -o pre.%J.out 'echo ran')
+check "failed pre-exec keeps the job pending" wait_for 10 bash -c "bjobs -p $id | grep -q \"The job's pre-exec command exited with non-zero status;\""
+touch flag
+check "job runs once pre-exec succeeds" wait_for 15 bash -c "grep -qx ran pre.$id.out"
+echo "r1m = 9.5" >"$TEST_DIR/load.hostA"
+echo "r1m = 9.5" >"$TEST_DIR/load.hostB"
+check "load from the load file reaches mbatchd" wait_for 10 bash -c "bhosts -l hostA | grep -q ' Total *[0-9.]* *9.5'"
+id=$(submit -R 'select[r1m < 5]' -o sel.%J.out 'echo $LSB_HOSTS')
+check "select[] on load picks the idle host" wait_for 10 bash -c "grep -qx hostC sel.$id.out"
+: >"$TEST_DIR/load.hostA"
+: >"$TEST_DIR/load.hostB"
 
 # --- parallel and arrays
 id=$(submit -n 6 -o par.%J.out 'echo $LSB_MCPU_HOSTS')
@@ -58,6 +79,7 @@ check "USUSP after bstop" state_is "$id" USUSP
 check "process really stopped" wait_for 5 bash -c "ps -o stat= -p \$(pgrep -f 'sleep 30' | head -1) | grep -q T"
 check "bresume message" bash -c "[ \"\$(bresume $id)\" = 'Job <$id> is being resumed' ]"
 check "RUN after bresume" state_is "$id" RUN
+check "bkill -s message" bash -c "[ \"\$(bkill -s USR1 $id)\" = 'Job <$id> is being signaled' ]"
 check "bkill message" bash -c "[ \"\$(bkill $id)\" = 'Job <$id> is being terminated' ]"
 check "killed job is EXIT" wait_for 10 state_is "$id" EXIT
 check "bkill of a finished job" bash -c "bkill $id 2>&1 | grep -qx 'Job <$id>: Job has already finished'"
