@@ -17,24 +17,10 @@ std::string limit(int v) { return v < 0 ? "-" : std::to_string(v); }
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("h", "")("V", "")("hosts", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(cli::option_style()).run(), vm);
-  } catch (const po::error& e) {
-    std::cerr << "bhosts: " << e.what() << "\n";
-    return 255;
-  }
-  if (vm.count("h")) {
-    std::cout << "Usage: bhosts [-w | -l] [host | host_group ...]\n";
-    return 0;
-  }
-  if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
-    return 0;
-  }
+  auto vm = cli::parse_options("bhosts", argc, argv, opts, pos, "Usage: bhosts [-w | -l] [host | host_group ...]\n");
   cli::Session session("bhosts");
   wire::RequestEnvelope req;
   req.mutable_hosts();

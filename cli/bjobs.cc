@@ -184,26 +184,10 @@ int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("noheader", "")(
       "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
-      "J", po::value<std::string>(), "")("h", "")("V", "")("jobs", po::value<std::vector<std::string>>(), "");
+      "J", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  po::variables_map vm;
-  try {
-    const int style = cli::option_style();
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(style).run(), vm);
-  } catch (const po::error& e) {
-    std::cerr << "bjobs: " << e.what() << "\n";
-    return 255;
-  }
-  if (vm.count("h")) {
-    std::cout << "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name]"
-                 " [jobid ...]\n";
-    return 0;
-  }
-  if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
-    return 0;
-  }
+  auto vm = cli::parse_options("bjobs", argc, argv, opts, pos, "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [jobid ...]\n");
   cli::Session session("bjobs");
   wire::RequestEnvelope req;
   auto* q = req.mutable_jobs();

@@ -29,24 +29,10 @@ std::string status(const wire::QueueInfo& q) {
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("h", "")("V", "")("queues", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("queues", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("queues", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(cli::option_style()).run(), vm);
-  } catch (const po::error& e) {
-    std::cerr << "bqueues: " << e.what() << "\n";
-    return 255;
-  }
-  if (vm.count("h")) {
-    std::cout << "Usage: bqueues [-w | -l] [queue ...]\n";
-    return 0;
-  }
-  if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
-    return 0;
-  }
+  auto vm = cli::parse_options("bqueues", argc, argv, opts, pos, "Usage: bqueues [-w | -l] [queue ...]\n");
   cli::Session session("bqueues");
   wire::RequestEnvelope req;
   req.mutable_queues();

@@ -6,8 +6,6 @@
 #include <iostream>
 #include <sstream>
 
-#include <boost/program_options/parsers.hpp>
-
 #include "libconfig/config_loader.h"
 
 namespace lsf::cli {
@@ -59,6 +57,30 @@ std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   if (id.empty() || id.size() > 12 || id.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
   ref.set_job_id(std::stoll(id));
   return ref;
+}
+
+boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,
+                                                    boost::program_options::options_description opts,
+                                                    const boost::program_options::positional_options_description& pos,
+                                                    const std::string& usage) {
+  namespace po = boost::program_options;
+  opts.add_options()("h", "")("V", "");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(option_style()).run(), vm);
+  } catch (const po::error& e) {
+    std::cerr << command << ": " << e.what() << "\n" << usage;
+    std::exit(255);
+  }
+  if (vm.count("h")) {
+    std::cout << usage;
+    std::exit(0);
+  }
+  if (vm.count("V")) {
+    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    std::exit(0);
+  }
+  return vm;
 }
 
 int option_style() {

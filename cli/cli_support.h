@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
+
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/common/rpc_client.h"
 #include "libconfig/cluster_config.h"
@@ -37,6 +39,13 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
 
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
+
+// Parses a command line in LSF's option style. Adds -h (prints `usage`) and -V (prints
+// the version); both exit 0. A bad option prints the error and the usage and exits 255.
+boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,
+                                                    boost::program_options::options_description opts,
+                                                    const boost::program_options::positional_options_description& pos,
+                                                    const std::string& usage);
 
 // LSF's option style: single-dash options of one or more letters (-l, -noheader),
 // no abbreviations.

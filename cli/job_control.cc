@@ -14,25 +14,16 @@ using namespace lsf;
 int main(int argc, char** argv) {
   const std::string command = JOB_ACTION_COMMAND;
   po::options_description opts;
-  opts.add_options()("s", po::value<std::string>(), "")("u", po::value<std::string>(), "")("h", "")("V", "")(
+  opts.add_options()("s", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
       "jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(cli::option_style()).run(), vm);
-  } catch (const po::error& e) {
-    std::cerr << command << ": " << e.what() << "\n";
+  const std::string usage = "Usage: " + command + (command == "bkill" ? " [-s signal]" : "") +
+                            " [-u user|all] jobid | \"jobid[index]\" | 0 ...\n";
+  auto vm = cli::parse_options(command, argc, argv, opts, pos, usage);
+  if (!vm.count("jobs") && !vm.count("u")) {
+    std::cerr << usage;
     return 255;
-  }
-  if (vm.count("h") || (!vm.count("jobs") && !vm.count("u"))) {
-    std::cout << "Usage: " << command << (command == "bkill" ? " [-s signal]" : "")
-              << " [-u user|all] jobid | \"jobid[index]\" | 0 ...\n";
-    return vm.count("h") ? 0 : 255;
-  }
-  if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
-    return 0;
   }
   cli::Session session(command);
   wire::RequestEnvelope req;

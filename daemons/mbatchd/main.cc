@@ -13,6 +13,7 @@
 
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/daemon_config.h"
 #include "daemons/common/daemon_log.h"
 #include "daemons/common/daemon_process.h"
 #include "daemons/mbatchd/mbatchd.h"
@@ -42,17 +43,9 @@ int main(int argc, char** argv) {
     std::cout << "lsfsched mbatchd " << LSFSCHED_VERSION << "\n";
     return 0;
   }
-  std::filesystem::path envdir =
-      vm.count("envdir") ? std::filesystem::path(vm["envdir"].as<std::string>()) : lsf::net::envdir_from_environment();
-  lsf::config::LoadOptions lo;
-  lo.envdir = envdir;
-  lo.now = lsf::config::local_week_instant();
-  auto loaded = lsf::config::load_cluster_config(lo);
-  if (!loaded.usable()) {
-    std::cerr << loaded.diagnostics.to_string();
-    std::cerr << "mbatchd: there are fatal errors in the configuration; not started\n";
-    return 1;
-  }
+  const auto envdir = lsf::net::daemon_envdir(vm.count("envdir") ? vm["envdir"].as<std::string>() : "");
+  auto loaded = lsf::net::load_daemon_config("mbatchd", envdir);
+  if (!loaded.usable()) return 1;
   if (vm.count("check")) {
     std::cout << loaded.diagnostics.to_string() << "No fatal errors found.\n";
     return 0;

@@ -76,9 +76,16 @@ id=$(submit -o /dev/null 'sleep 30')
 check "running" wait_for 10 state_is "$id" RUN
 check "bstop message" bash -c "[ \"\$(bstop $id)\" = 'Job <$id> is being stopped' ]"
 check "USUSP after bstop" state_is "$id" USUSP
-check "process really stopped" wait_for 5 bash -c "ps -o stat= -p \$(pgrep -f 'sleep 30' | head -1) | grep -q T"
+job_pid() {  # the job's process (group leader), from its sbatchd's state directory
+  local host
+  host=$(bjobs "$1" | awk 'NR==2 {print $6}')
+  cat "$TEST_DIR/work/quickstart/sbatchd/$host/$1.0.pid"
+}
+pid=$(job_pid "$id")
+check "process really stopped" wait_for 5 bash -c "ps -o stat= -p $pid | grep -q T"
 check "bresume message" bash -c "[ \"\$(bresume $id)\" = 'Job <$id> is being resumed' ]"
 check "RUN after bresume" state_is "$id" RUN
+check "process running again" wait_for 5 bash -c "ps -o stat= -p $pid | grep -qv T"
 check "bkill -s message" bash -c "[ \"\$(bkill -s USR1 $id)\" = 'Job <$id> is being signaled' ]"
 check "bkill message" bash -c "[ \"\$(bkill $id)\" = 'Job <$id> is being terminated' ]"
 check "killed job is EXIT" wait_for 10 state_is "$id" EXIT
@@ -138,11 +145,14 @@ check "qact lets it run" wait_for 10 state_is "$id" DONE
 # --- reconfig
 QUEUES="$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.queues"
 cp "$QUEUES" "$TEST_DIR/lsb.queues.good"
-printf '\nBegin Queue\nQUEUE_NAME = extra\nPRIORITY = 10\nEnd Queue\n' >>"$QUEUES"
+printf '\nBegin Queue\nQUEUE_NAME = extra\nPRIORITY = 10\nJOB_STARTER = env STARTER=yes\nPRE_EXEC = touch %s/queue_pre\nPOST_EXEC = touch %s/queue_post\nEnd Queue\n' "$TEST_DIR/out" "$TEST_DIR/out" >>"$QUEUES"
 long=$(submit -o /dev/null 'sleep 3')
 wait_for 10 state_is "$long" RUN
 check "reconfig applies" bash -c "badmin reconfig | grep -qx 'Reconfiguration initiated'"
 check "new queue is there" bash -c "bqueues extra | grep -q '^extra'"
+id=$(submit -q extra -Ep "touch $TEST_DIR/out/job_post" -o starter.%J.out printenv STARTER)
+check "queue JOB_STARTER wraps the command" wait_for 10 bash -c "grep -qx yes starter.$id.out"
+check "queue PRE_EXEC, POST_EXEC and job -Ep ran" wait_for 10 bash -c "[ -f queue_pre ] && [ -f queue_post ] && [ -f job_post ]"
 check "running job untouched by reconfig" state_is "$long" RUN
 printf '\nBegin Queue\nQUEUE_NAME = broken\nHOSTS = nosuchhost\nEnd Queue\n' >>"$QUEUES"
 out=$(badmin reconfig)
