@@ -223,6 +223,11 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_index(job.key.index);
   info.set_user(job.user());
   info.set_state(job.state);
+  // As LSF: a started job whose host mbatchd cannot reach is shown UNKWN.
+  if (!job.exec_hosts.empty() && !job.pending() && !job.finished()) {
+    auto status = host_status(job.exec_hosts.front());
+    if (status == "unreach" || status == "unavail") info.set_state(wire::JOB_UNKWN);
+  }
   info.set_queue(job.queue);
   *info.mutable_spec() = job.spec();
   info.set_submit_time(job.submission->submit_time);

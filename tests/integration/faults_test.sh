@@ -91,9 +91,11 @@ id=$(submit -o /dev/null 'sleep 30')
 wait_for 10 state_is "$id" RUN
 kill -9 "$(cat "$TEST_DIR/sbatchd.hostA.pid")"
 check "silent host becomes unreach" wait_for 10 bash -c "bhosts hostA | grep -q unreach"
+check "its running job shows UNKWN" state_is "$id" UNKWN
 check "then unavail" wait_for 20 bash -c "bhosts hostA | grep -q unavail"
 cluster_start_sbatchd "$TEST_DIR" "$BIN" hostA
 check "host ok again after restart" wait_for 10 bash -c "bhosts hostA | grep -q ' ok '"
+check "the job is RUN again" state_is "$id" RUN
 bkill "$id" >/dev/null
 check "job killed after the host came back" wait_for 10 state_is "$id" EXIT
 badmin hopen >/dev/null 2>&1

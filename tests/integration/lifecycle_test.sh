@@ -29,7 +29,7 @@ check "job environment and cwd" bash -c "grep -qx '$id envjob normal host[ABC]' 
 check "bjobs default line" bash -c "bjobs -a $id | sed -n 2p | grep -Eq '^$id +root +DONE  normal     [^ ]+ +host[ABC]       envjob     [A-Z][a-z]{2} [ 0-9]{2} [0-9]{2}:[0-9]{2}\$'"
 id=$(submit -o /dev/null 'exit 3')
 check "non-zero exit is EXIT" wait_for 10 state_is "$id" EXIT
-check "bjobs -l says the exit code" bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'Exited with exit code 3.'"
+check "bjobs -l says the exit code" bash -c "bjobs_l_flat $id | grep -q 'Exited with exit code 3.'"
 bsub -K -o /dev/null 'exit 5' >/dev/null
 check "bsub -K returns the job's exit code" [ $? = 5 ]
 
@@ -114,11 +114,11 @@ check "the owner's job ends DONE" wait_for 10 state_is "$id" DONE
 # --- MEMLIMIT: the job's process group is killed past it
 id=$(submit -M 20MB -o /dev/null '(head -c 100000000 /dev/zero; sleep 20) | tail -n 1')
 check "job over MEMLIMIT is EXIT" wait_for 15 state_is "$id" EXIT
-check "bjobs -l gives TERM_MEMLIMIT" bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'Completed <exit>; TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.'"
+check "bjobs -l gives TERM_MEMLIMIT" bash -c "bjobs_l_flat $id | grep -q 'Completed <exit>; TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.'"
 id=$(submit -o /dev/null 'sleep 30')
 wait_for 10 state_is "$id" RUN
 bkill "$id" >/dev/null
-check "killed job says TERM_OWNER" wait_for 10 bash -c "bjobs -l $id | tr -d '\n' | sed 's/  */ /g' | grep -q 'TERM_OWNER: job killed by owner'"
+check "killed job says TERM_OWNER" wait_for 10 bash -c "bjobs_l_flat $id | grep -q 'TERM_OWNER: job killed by owner'"
 
 # --- lsb.acct: one JOB_FINISH line per finished job
 check "lsb.acct has JOB_FINISH records" bash -c "grep -c '^\"JOB_FINISH\" \"10.1\" ' '$TEST_DIR/work/quickstart/logdir/lsb.acct' | awk '{exit \$1 < 10}'"
