@@ -1,7 +1,13 @@
 #include "daemons/sbatchd/host_load.h"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <utmpx.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
 
 #include <fstream>
 #include <sstream>
@@ -13,14 +19,51 @@ namespace lsf::sbd {
 
 wire::LoadIndices HostLoad::sample() {
   wire::LoadIndices l;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed =
+      last_sample_ == std::chrono::steady_clock::time_point{} ? 0 : std::chrono::duration<double>(now - last_sample_).count();
+  last_sample_ = now;
   {
     std::ifstream in("/proc/loadavg");
     double a1 = 0, a5 = 0, a15 = 0;
-    if (in >> a1 >> a5 >> a15) {
-      l.set_r15s(a1);
+    std::string running;  // "runnable/total"
+    if (in >> a1 >> a5 >> a15 >> running) {
+      double runnable = std::max(0.0, std::stod(running.substr(0, running.find('/'))) - 1);  // minus ourselves
+      r15s_ = r15s_ < 0 || elapsed <= 0 ? a1 : r15s_ + (runnable - r15s_) * (1 - std::exp(-elapsed / 15.0));
+      l.set_r15s(r15s_);
       l.set_r1m(a1);
       l.set_r15m(a15);
     }
+  }
+  {
+    std::ifstream in("/proc/vmstat");
+    std::string key;
+    unsigned long long value = 0;
+    while (in >> key >> value) {
+      if (key != "pgmajfault") continue;
+      if (elapsed > 0 && value >= last_faults_) l.set_pg(static_cast<double>(value - last_faults_) / elapsed);
+      last_faults_ = value;
+      break;
+    }
+  }
+  {
+    // ls: login sessions; it: minutes since the most recent input on any of their terminals.
+    int sessions = 0;
+    double idle_min = -1;
+    setutxent();
+    while (utmpx* u = getutxent()) {
+      if (u->ut_type != USER_PROCESS) continue;
+      ++sessions;
+      struct stat st {};
+      std::string tty = std::string("/dev/") + u->ut_line;
+      if (stat(tty.c_str(), &st) == 0) {
+        double idle = static_cast<double>(std::time(nullptr) - st.st_atime) / 60.0;
+        if (idle_min < 0 || idle < idle_min) idle_min = std::max(0.0, idle);
+      }
+    }
+    endutxent();
+    l.set_ls(sessions);
+    l.set_it(idle_min < 0 ? 0 : idle_min);
   }
   {
     std::ifstream in("/proc/meminfo");
@@ -56,8 +99,6 @@ wire::LoadIndices HostLoad::sample() {
     l.set_maxtmp_mb(static_cast<double>(fs.f_blocks) * static_cast<double>(fs.f_frsize) / (1024.0 * 1024.0));
   }
   l.set_ncpus(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
-  l.set_it(0);
-  l.set_ls(0);
 
   if (!load_file_.empty()) {
     std::ifstream in(load_file_);

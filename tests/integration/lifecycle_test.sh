@@ -18,6 +18,7 @@ night            20  $(bqueues | awk "/^night/{print \$3}")       -    -    -   
 T'
 check "bqueues -l" bash -c "bqueues -l short | grep -qx 'QUEUE: short' && bqueues -l short | grep -q 'Open:Active'"
 check "bhosts -w" bash -c "bhosts -w | sed -n 2p | grep -q '^hostA  *ok '"
+check "bsub -x to a queue without EXCLUSIVE" bash -c "bsub -x true 2>&1 | grep -qx 'Queue does not accept EXCLUSIVE jobs. Job not submitted.'"
 check "no jobs: No unfinished job found" bash -c '[ "$(bjobs 2>&1)" = "No unfinished job found" ]'
 check "bsub confirmation, default queue" bash -c 'bsub -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to default queue <normal>."'
 check "bsub confirmation, named queue" bash -c 'bsub -q short -o /dev/null true | grep -Eqx "Job <[0-9]+> is submitted to queue <short>."'
@@ -70,6 +71,13 @@ check "dependent job runs after" wait_for 10 state_is "$b" DONE
 c=$(submit -w 'exit(first)' -o /dev/null true)
 check "never-satisfiable dependency says so" wait_for 5 bash -c "bjobs -p $c | grep -q 'Dependency condition invalid or never satisfied;'"
 bkill "$c" >/dev/null
+
+# --- begin time, -noheader
+later=$(date -d '+5 min' +%H:%M)
+id=$(submit -b "$later" -o /dev/null true)
+check "bsub -b keeps the job pending" wait_for 5 bash -c "bjobs -p $id | grep -q 'The job has a specified start time;'"
+check "bjobs -noheader" bash -c "[ \"\$(bjobs -noheader $id | awk '{print \$1, \$3}')\" = '$id PEND' ]"
+bkill "$id" >/dev/null
 
 # --- control: kill, stop, resume
 id=$(submit -o /dev/null 'sleep 30')
