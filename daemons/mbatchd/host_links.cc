@@ -131,7 +131,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   if (!resend.empty()) {
     event_log_->when_durable([this, resend](bool ok) {
       if (!ok) return;
-      for (const auto& key : resend) start_on_host(key);
+      start_on_hosts(resend);
     });
   }
   request_pass();
@@ -245,12 +245,11 @@ void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,
   });
 }
 
-void Mbatchd::start_on_host(const sched::JobKey& key) {
-  Job* job = state_.find_job(key);
-  if (!job || job->state != wire::JOB_RUN || job->exec_hosts.empty()) return;
+bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const {
+  const Job* job = state_.find_job(key);
+  if (!job || job->state != wire::JOB_RUN || job->exec_hosts.empty()) return false;
   const config::Queue* queue = config_->find_queue(job->queue);
-  wire::RequestEnvelope req;
-  auto* l = req.mutable_start_job()->mutable_launch();
+  auto* l = &launch;
   l->set_job_id(key.id);
   l->set_index(key.index);
   *l->mutable_spec() = job->spec();
@@ -278,23 +277,43 @@ void Mbatchd::start_on_host(const sched::JobKey& key) {
     if (mem == 0 && queue->mem_limit)
       mem = queue->mem_limit->default_value ? *queue->mem_limit->default_value : queue->mem_limit->maximum;
     l->set_mem_limit_kb(mem);
+  } else {
+    l->set_cpu_limit_s(job->spec().cpu_limit_s());
+    l->set_mem_limit_kb(job->spec().mem_limit_kb());
   }
   l->set_run_limit_s(run_limit);
-  const std::string host = job->exec_hosts.front();
-  call_host(host, std::move(req), [this, key, host](const net::CallResult& r) {
-    if (r.ok()) return;
-    Job* j = state_.find_job(key);
-    if (!j || j->state != wire::JOB_RUN || j->exec_hosts.empty() || j->exec_hosts.front() != host || j->pid != 0)
-      return;
-    log_->warn("cannot start job {} on {}: {}; job requeued", job_label(key), host, r.message());
-    wire::EventRecord ev;
-    auto* e = ev.mutable_job_requeue();
-    e->set_job_id(key.id);
-    e->set_index(key.index);
-    e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
-    record(ev);
-    request_pass();
-  });
+  return true;
+}
+
+void Mbatchd::start_on_hosts(const std::vector<sched::JobKey>& keys) {
+  std::map<std::string, wire::RequestEnvelope> by_host;
+  std::map<std::string, std::vector<sched::JobKey>> keys_by_host;
+  for (const auto& key : keys) {
+    wire::JobLaunch launch;
+    if (!make_launch(key, launch)) continue;
+    const std::string host = launch.exec_hosts(0);
+    *by_host[host].mutable_start_jobs()->add_launches() = std::move(launch);
+    keys_by_host[host].push_back(key);
+  }
+  for (auto& [host, request] : by_host) {
+    auto sent = keys_by_host[host];
+    call_host(host, std::move(request), [this, sent, host](const net::CallResult& r) {
+      if (r.ok()) return;
+      for (const auto& key : sent) {
+        Job* j = state_.find_job(key);
+        if (!j || j->state != wire::JOB_RUN || j->exec_hosts.empty() || j->exec_hosts.front() != host || j->pid != 0)
+          continue;
+        log_->warn("cannot start job {} on {}: {}; job requeued", job_label(key), host, r.message());
+        wire::EventRecord ev;
+        auto* e = ev.mutable_job_requeue();
+        e->set_job_id(key.id);
+        e->set_index(key.index);
+        e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
+        record(ev);
+      }
+      request_pass();
+    });
+  }
 }
 
 void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit_reason) {

@@ -89,7 +89,9 @@ class Mbatchd {
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
-  void start_on_host(const sched::JobKey& key);
+  // Sends StartJob for these jobs, one call per first execution host.
+  void start_on_hosts(const std::vector<sched::JobKey>& keys);
+  bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done);

@@ -221,7 +221,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     // running that the log says is pending.
     event_log_->when_durable([this, started = std::move(started)](bool ok) {
       if (!ok) return;
-      for (const auto& key : started) start_on_host(key);
+      start_on_hosts(started);
     });
   }
   if (result.stats.jobs_considered > 0 || !result.dispatches.empty())

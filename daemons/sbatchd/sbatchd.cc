@@ -170,7 +170,20 @@ void Sbatchd::report_load() {
 
 void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
   switch (request.request_case()) {
-    case wire::RequestEnvelope::kStartJob: return on_start_job(request.start_job(), respond);
+    case wire::RequestEnvelope::kStartJob:
+    case wire::RequestEnvelope::kStartJobs: {
+      std::string errors;
+      if (request.has_start_job()) errors = start_job(request.start_job().launch());
+      for (const auto& l : request.start_jobs().launches()) {
+        auto err = start_job(l);
+        if (!err.empty()) errors += (errors.empty() ? "" : "; ") + err;
+      }
+      schedule_poll(std::chrono::milliseconds(2));
+      if (!errors.empty()) return respond(net::error_reply(wire::STATUS_INTERNAL, errors));
+      wire::ReplyEnvelope ok;
+      ok.mutable_start_job();
+      return respond(ok);
+    }
     case wire::RequestEnvelope::kSignalJob: return on_signal_job(request.signal_job(), respond);
     case wire::RequestEnvelope::kPing: {
       wire::ReplyEnvelope reply;
@@ -182,12 +195,9 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
   }
 }
 
-void Sbatchd::on_start_job(const wire::StartJobRequest& r, const net::Responder& respond) {
-  const auto& l = r.launch();
+std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
-  wire::ReplyEnvelope ok;
-  ok.mutable_start_job();
-  if (jobs_.count(key)) return respond(ok);  // a retried StartJob: already running
+  if (jobs_.count(key)) return {};  // a retried StartJob: already running
   // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
   for (const char* ext : {".pid", ".exit", ".hosts"}) {
     std::error_code ec;
@@ -195,15 +205,14 @@ void Sbatchd::on_start_job(const wire::StartJobRequest& r, const net::Responder&
   }
   std::string error;
   pid_t pid = spawn_supervisor(l, options_.state_dir, error);
-  if (pid < 0) return respond(net::error_reply(wire::STATUS_INTERNAL, "cannot start job " + key + ": " + error));
+  if (pid < 0) return "cannot start job " + key + ": " + error;
   Tracked t;
   *t.job.mutable_launch() = l;
   t.job.set_supervisor_pid(pid);
   jobs_[key] = std::move(t);
   save_job(key);
   log_->debug("job {} started (supervisor {})", key, pid);
-  respond(ok);
-  schedule_poll(std::chrono::milliseconds(2));
+  return {};
 }
 
 void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond) {

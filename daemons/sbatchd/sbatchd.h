@@ -56,7 +56,8 @@ class Sbatchd {
   };
 
   void handle(wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_start_job(const wire::StartJobRequest& r, const net::Responder& respond);
+  // Empty on success, else why the job could not be started.
+  std::string start_job(const wire::JobLaunch& launch);
   void on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond);
   void register_host();
   void report_load();

@@ -47,7 +47,7 @@ touch flag
 check "job runs once pre-exec succeeds" wait_for 15 bash -c "grep -qx ran pre.$id.out"
 echo "r1m = 9.5" >"$TEST_DIR/load.hostA"
 echo "r1m = 9.5" >"$TEST_DIR/load.hostB"
-check "load from the load file reaches mbatchd" wait_for 10 bash -c "bhosts -l hostA | grep -q ' Total *[0-9.]* *9.5'"
+check "load from the load file reaches mbatchd" wait_for 10 bash -c "bhosts -l hostA | grep -q ' Total *[0-9.]* *9.5' && bhosts -l hostB | grep -q ' Total *[0-9.]* *9.5'"
 id=$(submit -R 'select[r1m < 5]' -o sel.%J.out 'echo $LSB_HOSTS')
 check "select[] on load picks the idle host" wait_for 10 bash -c "grep -qx hostC sel.$id.out"
 : >"$TEST_DIR/load.hostA"
