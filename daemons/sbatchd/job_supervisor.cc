@@ -133,7 +133,7 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
   return status;
 }
 
-[[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir) {
+[[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir, User user, bool known_user) {
   const std::string key = job_key(l.job_id(), l.index());
   auto finish = [&](const std::string& kind, int status, double cpu, long rss, const std::string& msg) {
     std::ostringstream os;
@@ -141,12 +141,10 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     write_file_atomic(dir / (key + ".exit"), os.str());
     _exit(0);
   };
-  User user;
   const bool root = geteuid() == 0;
-  if (!lookup_user(l.user(), user)) {
+  if (!known_user) {
     if (root) finish("nostart", 0, 0, 0, "user " + l.user() + " does not exist on this host");
     // Not root: run as ourselves, whoever submitted.
-    lookup_user(std::to_string(getuid()), user);
     user.name = l.user();
     user.home = std::getenv("HOME") ? std::getenv("HOME") : "/tmp";
   }
@@ -242,6 +240,10 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
 }  // namespace
 
 pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, std::string& error) {
+  // The user is looked up here, before the fork: the name service is loaded once in
+  // sbatchd rather than in every supervisor.
+  User user;
+  const bool known_user = lookup_user(launch.user(), user);
   pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
@@ -250,7 +252,8 @@ pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir,
   if (pid > 0) return pid;
   setsid();
   // Nothing of sbatchd's (sockets, epoll, log files) stays open in the supervisor.
-  for (int fd = 3; fd < 1024; ++fd) ::close(fd);
+  if (close_range(3, ~0U, 0) != 0)
+    for (int fd = 3; fd < 1024; ++fd) ::close(fd);
   int null = ::open("/dev/null", O_RDWR);
   if (null >= 0) {
     dup2(null, STDIN_FILENO);
@@ -263,7 +266,7 @@ pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir,
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  supervise(launch, state_dir);
+  supervise(launch, state_dir, user, known_user);
 }
 
 bool read_outcome(const fs::path& dir, const std::string& key, JobOutcome& out) {
