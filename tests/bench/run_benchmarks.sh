@@ -42,7 +42,7 @@ awk -v b="$before" -v a="$after" 'BEGIN {printf "resident memory: %.0f bytes per
 echo "== end to end: 10000 /bin/true jobs on three virtual hosts"
 fresh_cluster
 start=$(date +%s.%N)
-"$BIN/rpc_bench" submit --clients 8 --jobs 10000 >/dev/null
+"$BIN/rpc_bench" submit --clients 8 --jobs 10000
 for i in $(seq 1 1200); do
   [ -z "$("$BIN/bjobs" 2>/dev/null | awk 'NR>1' | head -1)" ] && break
   sleep 0.5
