@@ -86,16 +86,11 @@ std::int64_t parse_begin_time(const std::string& text) {
   return t;
 }
 
-// [hours:]minutes -> seconds.
+// [hours:]minutes[/host_spec] -> seconds, read as lsb.queues limits are.
 std::int64_t parse_minutes(const std::string& text, const char* what) {
-  std::string t = text.substr(0, text.find('/'));
-  auto colon = t.find(':');
-  auto a = config::parse_int(t.substr(0, colon));
-  if (!a || *a < 0) not_submitted(std::string("Bad ") + what + " specification");
-  if (colon == std::string::npos) return *a * 60;
-  auto b = config::parse_int(t.substr(colon + 1));
-  if (!b || *b < 0 || *b > 59) not_submitted(std::string("Bad ") + what + " specification");
-  return (*a * 60 + *b) * 60;
+  auto limit = config::TimeLimit::parse(text);
+  if (!limit) not_submitted(std::string("Bad ") + what + " specification");
+  return std::int64_t{limit->minutes} * 60;
 }
 
 int wait_for_job(cli::Session& session, std::int64_t id) {

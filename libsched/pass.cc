@@ -19,13 +19,7 @@ struct HostRoom {
 constexpr int kUnlimited = 1 << 30;
 
 bool host_allowed(const std::vector<std::string>& list, const std::string& host) {
-  if (list.empty()) return true;
-  for (const auto& item : list) {
-    std::string_view name = item;
-    if (auto plus = name.find('+'); plus != std::string_view::npos) name = name.substr(0, plus);
-    if (name == host || name == "all" || name == "others") return true;
-  }
-  return false;
+  return list.empty() || std::find(list.begin(), list.end(), host) != list.end();
 }
 
 class Pass {

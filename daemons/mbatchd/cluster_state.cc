@@ -223,7 +223,7 @@ int ClusterState::clean_finished(std::int64_t cutoff) {
   }
   if (n > 0) {
     for (auto it = by_name_.begin(); it != by_name_.end();) {
-      if (jobs_.lower_bound({it->second, 0}) == jobs_.end() || jobs_.lower_bound({it->second, 0})->first.id != it->second)
+      if (elements(it->second).empty())
         it = by_name_.erase(it);
       else
         ++it;

@@ -48,7 +48,6 @@ std::string Mbatchd::host_status(const std::string& host) const {
 void Mbatchd::check_hosts() {
   // Status is computed when asked; this tick only makes sure a pass runs when a host
   // changes between reachable and not, so pending reasons stay true.
-  static_assert(sizeof(int) >= 4);
   std::map<std::string, std::string> before;
   for (const auto& h : config_->hosts) before[h.name] = host_status(h.name);
   host_timer_.expires_after(std::chrono::milliseconds(500));

@@ -22,6 +22,7 @@ constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
 Mbatchd::Mbatchd(MbatchdOptions options)
     : options_(std::move(options)),
       config_(options_.config),
+      config_index_(index_config(*config_)),
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
       pass_timer_(io_),

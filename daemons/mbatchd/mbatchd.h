@@ -47,6 +47,14 @@ struct HostLink {
   std::shared_ptr<net::RpcClient> client;
 };
 
+// What the scheduling view and submission checks need from a configuration, worked
+// out once per configuration (start and reconfig) instead of on every pass or request.
+struct ConfigIndex {
+  std::map<std::string, std::vector<std::string>> queue_hosts;  // resolved HOSTS; absent: all hosts
+  std::map<std::string, std::map<std::string, config::ResourceValue, std::less<>>> host_static;
+};
+ConfigIndex index_config(const config::ClusterConfig& config);
+
 class Mbatchd {
  public:
   explicit Mbatchd(MbatchdOptions options);
@@ -106,9 +114,11 @@ class Mbatchd {
   sched::ClusterView build_view() const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
   sched::DependencyState dependency_state(const Job& job) const;
+  std::vector<std::string> resolve_asked_hosts(const wire::JobSpec& spec) const;
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
+  ConfigIndex config_index_;
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;

@@ -155,15 +155,17 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     return "Cannot exceed queue's hard limit(s)";
 
   // More slots than every host the queue may use together: it could never run.
-  std::set<std::string> hosts = config::resolve_host_list(cfg, queue->hosts);
-  if (queue->hosts.empty())
-    for (const auto& h : cfg.hosts) hosts.insert(h.name);
   long total = 0;
   bool unlimited = false;
-  for (const auto& h : hosts) {
+  auto count = [&](const std::string& h) {
     int mxj = host_max_slots(h);
     if (mxj < 0) unlimited = true;
     total += std::max(0, mxj);
+  };
+  if (auto qh = config_index_.queue_hosts.find(queue->name); qh != config_index_.queue_hosts.end()) {
+    for (const auto& h : qh->second) count(h);
+  } else {
+    for (const auto& h : cfg.hosts) count(h.name);
   }
   if (!unlimited && spec.min_processors() > total) return "Too many processors requested";
 
@@ -230,6 +232,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   }
   info.set_queue(job.queue);
   *info.mutable_spec() = job.spec();
+  info.mutable_spec()->clear_env();  // kilobytes per job that no query prints
   info.set_submit_time(job.submission->submit_time);
   info.set_start_time(job.start_time);
   info.set_end_time(job.end_time);
@@ -600,6 +603,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
     return respond(reply);
   }
   config_ = result.config;
+  config_index_ = index_config(*config_);
   state_.sync_config(*config_);
   out->set_applied(true);
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());

@@ -72,6 +72,45 @@ sched::DependencyState Mbatchd::dependency_state(const Job& job) const {
   });
 }
 
+ConfigIndex index_config(const config::ClusterConfig& cfg) {
+  ConfigIndex index;
+  for (const auto& q : cfg.queues) {
+    if (q.hosts.empty()) continue;
+    auto hosts = config::resolve_host_list(cfg, q.hosts);
+    auto& out = index.queue_hosts[q.name];
+    out.assign(hosts.begin(), hosts.end());
+    if (out.empty()) out.push_back("-");  // matches no host
+  }
+  for (const auto& h : cfg.hosts) {
+    auto& res = index.host_static[h.name];
+    for (const char* name : {"hname", "type", "model", "cpuf", "server", "ndisks"}) {
+      auto v = config::static_host_resource(cfg, h, name);
+      if (!std::holds_alternative<std::monostate>(v)) res[name] = v;
+    }
+    for (const auto& r : h.resources) {
+      auto eq = r.find('=');
+      if (eq == std::string::npos)
+        res[r.substr(r[0] == '!' ? 1 : 0)] = 1.0;
+      else
+        res[r.substr(0, eq)] = r.substr(eq + 1);
+    }
+  }
+  return index;
+}
+
+// -m names hosts, host groups, `others` and `all`, with +preference levels: the pass
+// gets host names. Preferences are not ranked yet (the scheduling-pass issue).
+std::vector<std::string> Mbatchd::resolve_asked_hosts(const wire::JobSpec& spec) const {
+  std::string text;
+  for (const auto& h : spec.asked_hosts()) text += h + " ";
+  auto items = config::parse_host_list(text);
+  if (!items) return {"-"};  // checked at submission; a reconfig may have removed a group
+  auto hosts = config::resolve_host_list(*config_, *items);
+  std::vector<std::string> out(hosts.begin(), hosts.end());
+  if (out.empty()) out.push_back("-");
+  return out;
+}
+
 sched::ClusterView Mbatchd::build_view() const {
   sched::ClusterView view;
   std::map<std::string, int> queue_index;
@@ -88,11 +127,7 @@ sched::ClusterView Mbatchd::build_view() const {
       qv.dispatching = false;
       qv.inactive_reason = sched::reason::kQueueWindow;
     }
-    if (!q.hosts.empty()) {
-      auto hosts = config::resolve_host_list(*config_, q.hosts);
-      qv.hosts.assign(hosts.begin(), hosts.end());
-      if (qv.hosts.empty()) qv.hosts.push_back("-");  // matches no host
-    }
+    if (auto qh = config_index_.queue_hosts.find(q.name); qh != config_index_.queue_hosts.end()) qv.hosts = qh->second;
     qv.accepts_exclusive = q.exclusive;
     qv.qjob_limit = q.qjob_limit.value_or(-1);
     qv.used_slots = st.counts.run + st.counts.ssusp + st.counts.ususp;
@@ -108,17 +143,7 @@ sched::ClusterView Mbatchd::build_view() const {
     hv.max_slots = host_max_slots(h.name);
     hv.used_slots = st.counts.run + st.counts.ssusp + st.counts.ususp;
     hv.running_exclusive = st.exclusive_jobs > 0;
-    for (const char* name : {"hname", "type", "model", "cpuf", "server", "ndisks"}) {
-      auto v = config::static_host_resource(*config_, h, name);
-      if (!std::holds_alternative<std::monostate>(v)) hv.resources[name] = v;
-    }
-    for (const auto& r : h.resources) {
-      auto eq = r.find('=');
-      if (eq == std::string::npos)
-        hv.resources[r.substr(r[0] == '!' ? 1 : 0)] = 1.0;
-      else
-        hv.resources[r.substr(0, eq)] = r.substr(eq + 1);
-    }
+    hv.resources = config_index_.host_static.at(h.name);
     if (auto link = links_.find(h.name); link != links_.end() && link->second.registered) {
       const auto& l = link->second.load;
       hv.resources["r15s"] = l.r15s();
@@ -138,6 +163,8 @@ sched::ClusterView Mbatchd::build_view() const {
     }
     view.hosts.push_back(std::move(hv));
   }
+  // Array elements share their submission, so each -m list is resolved once per pass.
+  std::map<const Submission*, std::vector<std::string>> asked;
   view.pending.reserve(state_.pending().size());
   for (const auto& key : state_.pending()) {
     const Job& job = *state_.find_job(key);
@@ -148,7 +175,11 @@ sched::ClusterView Mbatchd::build_view() const {
     jv.queue = qi->second;
     jv.order = key.id;
     jv.slots = job.slots();
-    jv.asked_hosts.assign(job.spec().asked_hosts().begin(), job.spec().asked_hosts().end());
+    if (job.spec().asked_hosts_size() > 0) {
+      auto it = asked.find(job.submission.get());
+      if (it == asked.end()) it = asked.emplace(job.submission.get(), resolve_asked_hosts(job.spec())).first;
+      jv.asked_hosts = it->second;
+    }
     jv.exclusive = job.spec().exclusive();
     jv.res_req = job.submission->res_req;
     jv.begin_time = job.spec().begin_time();

@@ -267,7 +267,7 @@ void Sbatchd::poll() {
     JobOutcome out;
     const bool ended = !t.finish_sent && read_outcome(options_.state_dir, key, out);
     // A job that already ended needs no separate start report: the finish says it all.
-    if (t.job_pid > 0 && !t.execute_sent && !t.job.execute_acked() && !ended) {
+    if (t.job_pid > 0 && !t.execute_sent && !ended) {
       t.execute_sent = true;
       wire::JobStatusRequest s;
       s.set_job_id(l.job_id());
@@ -276,7 +276,6 @@ void Sbatchd::poll() {
       s.set_pid(t.job_pid);
       s.set_exec_cwd(l.spec().cwd());
       send_status(key, s);
-      t.job.set_execute_acked(true);  // queued: the reporter retries it until acknowledged
     }
     if (t.finish_sent) continue;
     if (ended) {
@@ -381,8 +380,8 @@ void Sbatchd::load_state() {
     }
     Tracked t;
     t.job = job;
-    // Reports that were sent but maybe not acknowledged go again; mbatchd ignores repeats.
-    t.job.set_execute_acked(false);
+    // execute_sent starts false: a report that may not have been acknowledged goes
+    // again, and mbatchd ignores repeats.
     jobs_[job_key(job.launch().job_id(), job.launch().index())] = std::move(t);
   }
 }

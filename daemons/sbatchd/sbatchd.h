@@ -50,7 +50,7 @@ class Sbatchd {
  private:
   struct Tracked {
     wire::SbdJob job;
-    bool execute_sent = false;
+    bool execute_sent = false;  // queued to the reporter, which retries until acknowledged
     bool finish_sent = false;
     pid_t job_pid = 0;
   };

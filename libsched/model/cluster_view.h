@@ -39,7 +39,7 @@ struct QueueView {
   int priority = 1;
   bool dispatching = true;          // open to dispatch: active and window open
   std::string inactive_reason;      // when not dispatching
-  std::vector<std::string> hosts;   // empty: every host
+  std::vector<std::string> hosts;   // host names; empty: every host
   bool accepts_exclusive = false;
   int qjob_limit = -1;              // slots the queue may use; -1: unlimited
   int used_slots = 0;
@@ -52,7 +52,7 @@ struct JobView {
   int queue = 0;                    // index into ClusterView::queues
   std::int64_t order = 0;           // submission order: FCFS within a queue
   int slots = 1;                    // -n
-  std::vector<std::string> asked_hosts;  // -m; empty: any
+  std::vector<std::string> asked_hosts;  // -m as host names; empty: any
   bool exclusive = false;
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
   std::int64_t begin_time = 0;

@@ -65,6 +65,12 @@ check "array elements all DONE" wait_for 15 bash -c "[ \$(bjobs -a $id | grep -c
 check "array outputs use %I" bash -c "[ \"\$(cat arr.$id.3)\" = 3 ]"
 check "an element by index" bash -c "bjobs -a '$id[2]' | grep -q 'arr\[2\]'"
 
+# --- -m: hosts and host groups, with preference levels
+id=$(submit -m "hostC+2" -o m.%J.out 'echo $LSB_HOSTS')
+check "-m host runs there" wait_for 10 bash -c "grep -qx hostC m.$id.out"
+id=$(submit -m allhosts -o m.%J.out 'echo $LSB_HOSTS')
+check "-m host group runs on a member" wait_for 10 bash -c "grep -Eqx 'host[ABC]' m.$id.out"
+
 # --- dependencies
 a=$(submit -J first -o /dev/null 'sleep 1')
 b=$(submit -w "done($a)" -o /dev/null true)
