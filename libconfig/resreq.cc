@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "libconfig/resreq.h"
 
 #include <cctype>
@@ -311,6 +312,18 @@ std::string ResourceRequirement::to_string() const {
   }
   if (!affinity.empty()) parts.push_back("affinity[" + affinity + "]");
   return join(parts, " ");
+}
+
+ResourceRequirement merge_with_queue(const ResourceRequirement& job, const ResourceRequirement& queue) {
+  ResourceRequirement out = job;
+  out.select = SelectExpr::both(queue.select, job.select);
+  if (out.order.empty()) out.order = queue.order;
+  if (out.rusage.empty()) out.rusage = queue.rusage;
+  if (!out.span) out.span = queue.span;
+  for (const auto& s : queue.same)
+    if (std::find(out.same.begin(), out.same.end(), s) == out.same.end()) out.same.push_back(s);
+  if (!out.cu) out.cu = queue.cu;
+  return out;
 }
 
 bool larger_is_better(std::string_view name) {

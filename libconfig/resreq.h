@@ -75,6 +75,10 @@ struct ResourceRequirement {
   std::string to_string() const;
 };
 
+// A job's requirement combined with its queue's RES_REQ: select[] must hold both; the
+// job's order[], rusage[] and span[] win over the queue's; same[] adds up.
+ResourceRequirement merge_with_queue(const ResourceRequirement& job, const ResourceRequirement& queue);
+
 // Direction in which a larger value is better for order[]: false for load indices
 // that grow with load (r1m, ut, pg ...), true for free resources (mem, swp, tmp, it)
 // and for static and site numeric resources unless they are declared INCREASING.

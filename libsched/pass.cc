@@ -1,179 +1,148 @@
+// The engine of the pass: runs the modules' hooks over the pending jobs in order.
+//
+// Requirement classes keep the pass proportional to classes x hosts rather than
+// jobs x hosts: jobs with the same queue, resource requirement, -m list and
+// exclusivity share one host match (a MatchClass); jobs that also share user, project,
+// slot count and run limit share the outcome of a failed placement (a ReqClass).
+// Within a pass free room only shrinks, so once a class cannot be placed every later
+// job of the class cannot either, and costs one lookup.
 #include "libsched/pass.h"
 
-#include <algorithm>
 #include <map>
-#include <numeric>
+#include <tuple>
 
+#include "libsched/module.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::sched {
 namespace {
 
-// Free slots of a host for the rest of this pass; -1 slots means unlimited.
-struct HostRoom {
-  int free = 0;  // INT_MAX-like when unlimited
-  bool exclusive_taken = false;
-  bool busy = false;  // something runs or was placed here (for exclusive jobs)
+using MatchKey = std::tuple<int, const void*, const void*, bool, const void*>;
+using ReqKey = std::tuple<const void*, std::string_view, std::string_view, int, int, std::int64_t>;
+
+struct ReqClass {
+  bool blocked = false;
+  std::string reason;
 };
 
-constexpr int kUnlimited = 1 << 30;
-
-bool host_allowed(const std::vector<std::string>& list, const std::string& host) {
-  return list.empty() || std::find(list.begin(), list.end(), host) != list.end();
+// Every slot of the job on the first candidates with room: what runs when no
+// placement module (schmod_parallel) is configured.
+Allocation first_fit(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
+  int need = job.max_slots;
+  for (int h : cands.hosts) {
+    const char* why = nullptr;
+    int r = ctx.room(job, h, &why);
+    if (r <= 0) {
+      ++out.why_not[why ? why : reason::kHostFull];
+      continue;
+    }
+    int n = std::min(r, need);
+    out.hosts.emplace_back(h, n);
+    need -= n;
+    if (need == 0) break;
+  }
+  if (job.max_slots - need >= job.min_slots) return Allocation::kPlaced;
+  out.hosts.clear();
+  return Allocation::kNoRoom;
 }
-
-class Pass {
- public:
-  Pass(const ClusterView& view, std::int64_t now) : view_(view), now_(now) {
-    room_.resize(view.hosts.size());
-    for (size_t h = 0; h < view.hosts.size(); ++h) {
-      const auto& host = view.hosts[h];
-      room_[h].free = host.max_slots < 0 ? kUnlimited : std::max(0, host.max_slots - host.used_slots);
-      room_[h].exclusive_taken = host.running_exclusive;
-      room_[h].busy = host.used_slots > 0;
-    }
-    used_here_.assign(view.hosts.size(), 0);
-    array_running_ = view.array_running;
-    queue_used_.resize(view.queues.size());
-    for (size_t q = 0; q < view.queues.size(); ++q) queue_used_[q] = view.queues[q].used_slots;
-  }
-
-  PassResult run() {
-    // Queue priority first (higher first, configuration order on ties), then FCFS.
-    std::vector<size_t> order(view_.pending.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      const auto& ja = view_.pending[a];
-      const auto& jb = view_.pending[b];
-      int pa = view_.queues[ja.queue].priority, pb = view_.queues[jb.queue].priority;
-      if (pa != pb) return pa > pb;
-      if (ja.queue != jb.queue) return ja.queue < jb.queue;
-      return ja.order < jb.order;
-    });
-    for (size_t i : order) consider(view_.pending[i]);
-    return std::move(result_);
-  }
-
- private:
-  void pend(const JobView& job, std::string text) { result_.reasons.push_back({job.key, std::move(text)}); }
-
-  void consider(const JobView& job) {
-    const QueueView& queue = view_.queues[job.queue];
-    if (job.held) return pend(job, reason::kHeld);
-    if (job.begin_time > now_) return pend(job, reason::kBeginTime);
-    if (job.dependency == DependencyState::kWaiting) return pend(job, reason::kDependency);
-    if (job.dependency == DependencyState::kNever) return pend(job, reason::kDependencyNever);
-    if (!queue.dispatching) return pend(job, queue.inactive_reason.empty() ? reason::kQueueInactive : queue.inactive_reason);
-    if (queue.qjob_limit >= 0 && queue_used_[job.queue] + job.slots > queue.qjob_limit)
-      return pend(job, reason::kQueueSlotLimit);
-    if (job.array_limit > 0 && array_running_[job.key.id] >= job.array_limit) return pend(job, reason::kArrayLimit);
-    ++result_.stats.jobs_considered;
-
-    // Hosts that could take part of this job, each with why not when it cannot.
-    std::map<std::string, int> why_not;
-    std::vector<size_t> candidates;
-    for (size_t h = 0; h < view_.hosts.size(); ++h) {
-      const HostView& host = view_.hosts[h];
-      const char* no = nullptr;
-      if (host.status == "unreach")
-        no = reason::kHostUnreach;
-      else if (host.status == "unavail")
-        no = reason::kHostUnavail;
-      else if (host.status == "closed_Adm")
-        no = reason::kHostClosedAdm;
-      else if (!host_allowed(queue.hosts, host.name))
-        no = reason::kHostNotInQueue;
-      else if (!host_allowed(job.asked_hosts, host.name))
-        no = reason::kHostNotAsked;
-      else if (job.res_req && !job.res_req->select.empty() && !job.res_req->select.matches(lookup(host)))
-        no = reason::kHostSelect;
-      else if (room_[h].exclusive_taken)
-        no = reason::kHostExclusive;
-      else if (job.exclusive && room_[h].busy)
-        no = reason::kHostFull;
-      else if (room_[h].free <= 0)
-        no = reason::kHostFull;
-      if (no) {
-        ++why_not[no];
-        continue;
-      }
-      candidates.push_back(h);
-    }
-
-    // Emptier hosts first, then by name: spreads work and stays deterministic.
-    std::stable_sort(candidates.begin(), candidates.end(), [&](size_t a, size_t b) {
-      return view_.hosts[a].used_slots + used_here_[a] < view_.hosts[b].used_slots + used_here_[b];
-    });
-
-    int ptile = kUnlimited;
-    bool one_host = false;
-    if (job.res_req && job.res_req->span) {
-      if (job.res_req->span->ptile) ptile = *job.res_req->span->ptile;
-      one_host = job.res_req->span->hosts == 1;
-    }
-
-    std::vector<std::pair<size_t, int>> take;
-    int need = job.slots;
-    for (size_t h : candidates) {
-      int n = std::min({room_[h].free, ptile, need});
-      if (one_host && n < job.slots) continue;
-      take.emplace_back(h, n);
-      need -= n;
-      if (need == 0) break;
-    }
-    if (need > 0) {
-      if (one_host && !candidates.empty()) return pend(job, reason::kSpan);
-      if (why_not.empty()) {
-        why_not[reason::kHostFull] += static_cast<int>(candidates.size());
-      }
-      return pend(job, host_reasons(why_not));
-    }
-
-    Dispatch d{job.key, {}};
-    for (auto [h, n] : take) {
-      for (int i = 0; i < n; ++i) d.hosts.push_back(view_.hosts[h].name);
-      if (room_[h].free != kUnlimited) room_[h].free -= n;
-      room_[h].busy = true;
-      used_here_[h] += n;
-      if (job.exclusive) room_[h].exclusive_taken = true;
-    }
-    queue_used_[job.queue] += job.slots;
-    if (job.array_limit > 0) ++array_running_[job.key.id];
-    result_.dispatches.push_back(std::move(d));
-    ++result_.stats.dispatched;
-  }
-
-  static std::string host_reasons(const std::map<std::string, int>& why_not) {
-    // LSF lists each host-level reason with its count; the most common first.
-    std::vector<std::pair<std::string, int>> items(why_not.begin(), why_not.end());
-    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    std::string out;
-    for (const auto& [text, n] : items) {
-      if (!out.empty()) out += "; ";
-      out += text + ": " + std::to_string(n) + (n == 1 ? " host" : " hosts");
-    }
-    return out.empty() ? reason::kResReq : out;
-  }
-
-  static config::ResourceLookup lookup(const HostView& host) {
-    return [&host](std::string_view name) -> config::ResourceValue {
-      auto it = host.resources.find(name);
-      if (it == host.resources.end()) return std::monostate{};
-      return it->second;
-    };
-  }
-
-  const ClusterView& view_;
-  std::int64_t now_;
-  std::vector<HostRoom> room_;
-  std::vector<int> queue_used_;
-  std::map<std::int64_t, int> array_running_;
-  std::vector<int> used_here_;
-  PassResult result_;
-};
 
 }  // namespace
 
-PassResult schedule(const ClusterView& view, std::int64_t now) { return Pass(view, now).run(); }
+PassResult schedule(const ClusterView& view, std::int64_t now) {
+  auto modules = make_pipeline(view.policy->modules);
+  PassContext ctx(view, now, modules);
+  for (auto& m : modules) m->prepare(ctx);
+
+  std::vector<const JobView*> jobs;
+  jobs.reserve(view.pending.size());
+  for (const auto& j : view.pending) jobs.push_back(&j);
+  for (auto& m : modules) m->order(ctx, jobs);
+  ctx.result.stats.jobs_pending = static_cast<int>(jobs.size());
+
+  std::map<MatchKey, Candidates> matches;
+  std::map<ReqKey, ReqClass> outcomes;
+
+  for (const JobView* jp : jobs) {
+    const JobView& job = *jp;
+    std::optional<std::string> refused;
+    for (auto& m : modules)
+      if ((refused = m->admit(ctx, job))) break;
+    if (refused) {
+      ctx.pend(job, std::move(*refused));
+      continue;
+    }
+    ++ctx.result.stats.jobs_considered;
+
+    // Jobs excluded from hosts by an exclusive requeue match on their own.
+    MatchKey mk{job.queue, job.res_req.get(), job.asked_hosts.get(), job.exclusive,
+                job.excluded_hosts.empty() ? nullptr : &job};
+    auto [mit, fresh] = matches.try_emplace(mk);
+    Candidates& cands = mit->second;
+    if (fresh) {
+      cands.hosts.reserve(view.hosts.size());
+      for (size_t h = 0; h < view.hosts.size(); ++h) cands.hosts.push_back(static_cast<int>(h));
+      ctx.result.stats.host_matches += static_cast<int>(view.hosts.size());
+      for (auto& m : modules) m->hosts(ctx, job, cands);
+      ++ctx.result.stats.classes;
+    }
+    ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, job.run_limit_s};
+    ReqClass& outcome = outcomes[rk];
+    if (outcome.blocked) {
+      ctx.pend(job, outcome.reason);
+      continue;
+    }
+
+    Placement placement;
+    Allocation a = Allocation::kNotMine;
+    for (auto& m : modules)
+      if ((a = m->allocate(ctx, job, cands, placement)) != Allocation::kNotMine) break;
+    if (a == Allocation::kNotMine) a = first_fit(ctx, job, cands, placement);
+    if (a == Allocation::kPlaced) {
+      for (auto& m : modules) {
+        if (auto no = m->verify(ctx, job, placement)) {
+          placement.hosts.clear();
+          placement.reason = *no;
+          a = Allocation::kNoRoom;
+          break;
+        }
+      }
+    }
+    if (a != Allocation::kPlaced) {
+      Placement freed;
+      for (auto& m : modules) {
+        if (m->preempt(ctx, job, cands, freed)) {
+          placement = std::move(freed);
+          a = Allocation::kPlaced;
+          break;
+        }
+      }
+    }
+    if (a == Allocation::kPlaced) {
+      for (auto& m : modules) m->commit(ctx, job, placement);
+      Dispatch d{job.key, {}};
+      for (auto [h, n] : placement.hosts)
+        for (int i = 0; i < n; ++i) d.hosts.push_back(view.hosts[h].name);
+      ctx.result.dispatches.push_back(std::move(d));
+      ++ctx.result.stats.dispatched;
+      continue;
+    }
+
+    std::string text = placement.reason;
+    if (text.empty()) {
+      auto counts = cands.excluded;
+      for (const auto& [why, n] : placement.why_not) counts[why] += n;
+      text = host_reasons(counts);
+      if (text.empty()) text = reason::kResReq;
+    }
+    for (auto& m : modules)
+      if (m->reserve(ctx, job, cands)) break;
+    outcome.blocked = true;
+    outcome.reason = text;
+    ctx.pend(job, std::move(text));
+  }
+
+  for (auto& m : modules) m->finish(ctx);
+  return std::move(ctx.result);
+}
 
 }  // namespace lsf::sched

@@ -1,11 +1,8 @@
 // The scheduling pass: cluster view + now -> decisions. Deterministic: the same view
 // gives the same decisions, whoever calls it (mbatchd, the simulator, tests).
 //
-// This is the simplest pass that works: queues by PRIORITY (then configuration
-// order), FCFS within a queue, a job starts when enough slots are free on hosts its
-// queue, -m and select[] allow (span[hosts=1] and span[ptile=n] respected, exclusive
-// jobs alone on a host). The module pipeline of DESIGN.md replaces its insides; the
-// call stays the same.
+// The pass is a pipeline of modules named as in lsb.modules (libsched/modules/); this
+// header is all a caller needs.
 #pragma once
 
 #include <cstdint>
@@ -21,18 +18,45 @@ struct Dispatch {
   std::vector<std::string> hosts;  // one entry per slot, grouped by host
 };
 
+// Slots held for a pending parallel job (SLOT_RESERVE); later jobs may use them only
+// by backfill, when their run limit ends before `estimated_start`.
+struct Reservation {
+  JobKey job;
+  std::vector<std::string> hosts;  // one entry per reserved slot
+  std::int64_t since = 0;          // when the reservation began
+  std::int64_t estimated_start = 0;  // 0: cannot be estimated (running jobs without run limits)
+};
+
+struct Suspend {
+  JobKey job;
+  SuspendCause cause = SuspendCause::kNone;
+  std::string reason;
+};
+
+struct Resume {
+  JobKey job;
+};
+
 struct PendingReason {
   JobKey job;
   std::string text;  // without LSF's leading space and trailing ';'
 };
 
 struct PassStats {
-  int jobs_considered = 0;
+  int jobs_pending = 0;
+  int jobs_considered = 0;  // got as far as host matching
   int dispatched = 0;
+  int reserved = 0;
+  int preempted = 0;
+  int classes = 0;        // requirement classes matched against hosts
+  int host_matches = 0;   // (class, host) pairs evaluated
 };
 
 struct PassResult {
   std::vector<Dispatch> dispatches;
+  std::vector<Reservation> reservations;
+  std::vector<Suspend> suspends;
+  std::vector<Resume> resumes;
   std::vector<PendingReason> reasons;
   PassStats stats;
 };

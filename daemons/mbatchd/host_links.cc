@@ -257,15 +257,11 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   for (const auto& h : job->exec_hosts) l->add_exec_hosts(h);
   l->set_job_name(job->display_name());
   l->set_start_time(job->start_time);
-  std::int64_t run_limit = job->spec().run_limit_s();
+  std::int64_t run_limit = effective_run_limit(*job);
   if (queue) {
     l->set_job_starter(queue->job_starter);
     l->set_queue_pre_exec(queue->pre_exec);
     l->set_queue_post_exec(queue->post_exec);
-    if (run_limit == 0 && queue->run_limit) {
-      const auto& rl = queue->run_limit->default_value ? *queue->run_limit->default_value : queue->run_limit->maximum;
-      run_limit = std::int64_t{rl.minutes} * 60;
-    }
     std::int64_t cpu = job->spec().cpu_limit_s();
     if (cpu == 0 && queue->cpu_limit) {
       const auto& cl = queue->cpu_limit->default_value ? *queue->cpu_limit->default_value : queue->cpu_limit->maximum;

@@ -52,6 +52,7 @@ struct HostLink {
 struct ConfigIndex {
   std::map<std::string, std::vector<std::string>> queue_hosts;  // resolved HOSTS; absent: all hosts
   std::map<std::string, std::map<std::string, config::ResourceValue, std::less<>>> host_static;
+  std::shared_ptr<const sched::SchedPolicy> policy;
 };
 ConfigIndex index_config(const config::ClusterConfig& config);
 
@@ -114,7 +115,10 @@ class Mbatchd {
   sched::ClusterView build_view() const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
   sched::DependencyState dependency_state(const Job& job) const;
-  std::vector<std::string> resolve_asked_hosts(const wire::JobSpec& spec) const;
+  std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
+  std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
+  void suspend_by_system(Job& job, const sched::Suspend& decision);
+  void resume_by_system(Job& job);
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
@@ -137,6 +141,17 @@ class Mbatchd {
   bool pass_running_ = false;
   bool pass_again_ = false;
   std::uint64_t passes_ = 0;
+  // Scheduling state that lives only as long as this mbatchd, as in LSF: when each
+  // reserving job's reservation began and its estimated start, when each host last
+  // got a job and last had a load-based suspend or resume.
+  std::map<sched::JobKey, sched::Reservation> reservations_;
+  std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
+  sched::PassStats last_stats_;
+  // Job RES_REQ merged with its queue's, by (job string, queue): jobs with the same
+  // requirement share one object, which is what makes them one requirement class.
+  mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const config::ResourceRequirement>>
+      merged_requirements_;
+  std::chrono::microseconds last_pass_took_{0};
   std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run
 };
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "libsched/pending_reason.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
@@ -399,8 +400,10 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
         auto* st = ev.mutable_job_status();
         st->set_job_id(job->key.id);
         st->set_index(job->key.index);
-        st->set_state(job->state == wire::JOB_PSUSP ? wire::JOB_PEND : wire::JOB_RUN);
-        if (job->state == wire::JOB_USUSP) signal_on_host(*job, SIGCONT, {});
+        // A job its owner resumes goes to SSUSP: the system resumes it when the host's
+        // load is within the scheduling thresholds, so a resume cannot overload a host.
+        st->set_state(job->state == wire::JOB_PSUSP ? wire::JOB_PEND : wire::JOB_SSUSP);
+        if (job->state == wire::JOB_USUSP) st->set_reason(sched::reason::kSuspResumeWait);
         record(ev);
         changed = true;
         done_msg = label + " is being resumed";
@@ -604,6 +607,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   }
   config_ = result.config;
   config_index_ = index_config(*config_);
+  merged_requirements_.clear();
   state_.sync_config(*config_);
   out->set_applied(true);
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());

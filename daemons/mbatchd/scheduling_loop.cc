@@ -4,6 +4,7 @@
 // copied from the state, and its decisions are checked again against the state of the
 // moment they come back, since jobs may have been killed in between.
 #include <chrono>
+#include <csignal>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
@@ -95,57 +96,70 @@ ConfigIndex index_config(const config::ClusterConfig& cfg) {
         res[r.substr(0, eq)] = r.substr(eq + 1);
     }
   }
+  index.policy = sched::build_policy(cfg);
   return index;
 }
 
-// -m names hosts, host groups, `others` and `all`, with +preference levels: the pass
-// gets host names. Preferences are not ranked yet (the scheduling-pass issue).
-std::vector<std::string> Mbatchd::resolve_asked_hosts(const wire::JobSpec& spec) const {
+// -m names hosts, host groups, `others` and `all`, with +preference levels.
+std::shared_ptr<const sched::AskedHosts> Mbatchd::resolve_asked_hosts(const wire::JobSpec& spec) const {
   std::string text;
   for (const auto& h : spec.asked_hosts()) text += h + " ";
+  auto out = std::make_shared<sched::AskedHosts>();
   auto items = config::parse_host_list(text);
-  if (!items) return {"-"};  // checked at submission; a reconfig may have removed a group
-  auto hosts = config::resolve_host_list(*config_, *items);
-  std::vector<std::string> out(hosts.begin(), hosts.end());
-  if (out.empty()) out.push_back("-");
+  if (!items) return out;  // checked at submission; a reconfig may have removed a group
+  for (const auto& h : config::resolve_host_list(*config_, *items)) out->preference[h] = 0;
+  for (auto item : *items) {
+    if (!item.has_preference || item.exclude) continue;
+    int level = item.preference;
+    item.has_preference = false;
+    item.preference = 0;
+    for (const auto& h : config::resolve_host_list(*config_, {item})) {
+      auto it = out->preference.find(h);
+      if (it != out->preference.end()) it->second = std::max(it->second, level);
+    }
+  }
   return out;
 }
 
+std::int64_t Mbatchd::effective_run_limit(const Job& job) const {
+  if (job.spec().run_limit_s() > 0) return job.spec().run_limit_s();
+  const config::Queue* queue = config_->find_queue(job.queue);
+  if (!queue || !queue->run_limit) return 0;
+  const auto& rl = queue->run_limit->default_value ? *queue->run_limit->default_value : queue->run_limit->maximum;
+  return std::int64_t{rl.minutes} * 60;
+}
+
+namespace {
+
+sched::SuspendCause cause_of(const Job& job) {
+  if (job.state != wire::JOB_SSUSP) return sched::SuspendCause::kNone;
+  if (job.reason == sched::reason::kSuspPreempted) return sched::SuspendCause::kPreempted;
+  if (job.reason == sched::reason::kSuspWindow) return sched::SuspendCause::kWindow;
+  if (job.reason == sched::reason::kSuspStopCond || job.reason.rfind(sched::reason::kSuspLoad, 0) == 0)
+    return sched::SuspendCause::kLoad;
+  return sched::SuspendCause::kUser;  // resumed by its owner, waiting for the system
+}
+
+}  // namespace
+
 sched::ClusterView Mbatchd::build_view() const {
   sched::ClusterView view;
-  std::map<std::string, int> queue_index;
-  auto week = config::local_week_instant();
-  for (const auto& q : config_->queues) {
-    sched::QueueView qv;
-    qv.name = q.name;
-    qv.priority = q.priority;
-    const auto& st = state_.queues().at(q.name);
-    if (!st.active) {
-      qv.dispatching = false;
-      qv.inactive_reason = sched::reason::kQueueInactive;
-    } else if (!q.run_window.is_open(week) || !q.dispatch_window.is_open(week)) {
-      qv.dispatching = false;
-      qv.inactive_reason = sched::reason::kQueueWindow;
-    }
-    if (auto qh = config_index_.queue_hosts.find(q.name); qh != config_index_.queue_hosts.end()) qv.hosts = qh->second;
-    qv.accepts_exclusive = q.exclusive;
-    qv.qjob_limit = q.qjob_limit.value_or(-1);
-    qv.used_slots = st.counts.run + st.counts.ssusp + st.counts.ususp;
-    queue_index[q.name] = static_cast<int>(view.queues.size());
-    view.queues.push_back(std::move(qv));
-  }
+  view.policy = config_index_.policy;
+  view.week = config::local_week_instant();
+  for (const auto& q : config_->queues) view.queues.push_back({state_.queues().at(q.name).active});
   for (const auto& h : config_->hosts) {
     if (!h.server) continue;
     sched::HostView hv;
     hv.name = h.name;
     hv.status = host_status(h.name);
-    const auto& st = state_.hosts().at(h.name);
-    hv.max_slots = host_max_slots(h.name);
-    hv.used_slots = st.counts.run + st.counts.ssusp + st.counts.ususp;
-    hv.running_exclusive = st.exclusive_jobs > 0;
+    // closed_Full and closed_Excl are the pass's own business: it counts slots itself.
+    if (hv.status == "closed_Full" || hv.status == "closed_Excl") hv.status = "ok";
     hv.resources = config_index_.host_static.at(h.name);
+    if (auto it = last_dispatch_.find(h.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
+    if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;
     if (auto link = links_.find(h.name); link != links_.end() && link->second.registered) {
       const auto& l = link->second.load;
+      hv.ncpus = std::max(1, static_cast<int>(l.ncpus()));
       hv.resources["r15s"] = l.r15s();
       hv.resources["r1m"] = l.r1m();
       hv.resources["r15m"] = l.r15m();
@@ -163,29 +177,49 @@ sched::ClusterView Mbatchd::build_view() const {
     }
     view.hosts.push_back(std::move(hv));
   }
+  const auto& policy = *config_index_.policy;
+  auto requirement = [&](const Job& job) -> std::shared_ptr<const config::ResourceRequirement> {
+    auto key = std::make_pair(job.spec().res_req(), job.queue);
+    auto it = merged_requirements_.find(key);
+    if (it != merged_requirements_.end()) return it->second;
+    const config::Queue* q = config_->find_queue(job.queue);
+    const config::ResourceRequirement* own = job.submission->res_req.get();
+    std::shared_ptr<const config::ResourceRequirement> merged;
+    if (own && q && q->res_req)
+      merged = std::make_shared<const config::ResourceRequirement>(config::merge_with_queue(*own, *q->res_req));
+    else if (own || (q && q->res_req))
+      merged = std::make_shared<const config::ResourceRequirement>(own ? *own : *q->res_req);
+    merged_requirements_.emplace(key, merged);
+    return merged;
+  };
   // Array elements share their submission, so each -m list is resolved once per pass.
-  std::map<const Submission*, std::vector<std::string>> asked;
+  std::map<const Submission*, std::shared_ptr<const sched::AskedHosts>> asked;
   view.pending.reserve(state_.pending().size());
   for (const auto& key : state_.pending()) {
     const Job& job = *state_.find_job(key);
-    auto qi = queue_index.find(job.queue);
-    if (qi == queue_index.end()) continue;  // queue removed by reconfig: stays pending
+    int qi = policy.queue_index(job.queue);
+    if (qi < 0) continue;  // queue removed by reconfig: stays pending
     sched::JobView jv;
     jv.key = key;
-    jv.queue = qi->second;
+    jv.queue = qi;
     jv.order = key.id;
-    jv.slots = job.slots();
+    jv.user = job.user();
+    if (!job.spec().project().empty()) jv.project = job.spec().project();
+    jv.min_slots = std::max(1, job.spec().min_processors());
+    jv.max_slots = std::max(jv.min_slots, job.spec().max_processors());
     if (job.spec().asked_hosts_size() > 0) {
       auto it = asked.find(job.submission.get());
       if (it == asked.end()) it = asked.emplace(job.submission.get(), resolve_asked_hosts(job.spec())).first;
       jv.asked_hosts = it->second;
     }
     jv.exclusive = job.spec().exclusive();
-    jv.res_req = job.submission->res_req;
+    jv.res_req = requirement(job);
+    jv.run_limit_s = effective_run_limit(job);
     jv.begin_time = job.spec().begin_time();
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
     jv.array_limit = job.spec().array_limit();
+    if (auto r = reservations_.find(key); r != reservations_.end()) jv.reserving_since = r->second.since;
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))
@@ -193,6 +227,27 @@ sched::ClusterView Mbatchd::build_view() const {
       view.array_running[key.id] = running;
     }
     view.pending.push_back(std::move(jv));
+  }
+  view.running.reserve(state_.started().size());
+  for (const auto& key : state_.started()) {
+    const Job& job = *state_.find_job(key);
+    int qi = policy.queue_index(job.queue);
+    if (qi < 0) continue;
+    sched::RunningJobView rv;
+    rv.key = key;
+    rv.queue = qi;
+    rv.user = job.user();
+    if (!job.spec().project().empty()) rv.project = job.spec().project();
+    rv.hosts = job.exec_hosts;
+    rv.state = job.state == wire::JOB_RUN     ? sched::RunState::kRun
+               : job.state == wire::JOB_SSUSP ? sched::RunState::kSsusp
+                                              : sched::RunState::kUsusp;
+    rv.cause = cause_of(job);
+    rv.start_time = job.start_time;
+    rv.run_limit_s = effective_run_limit(job);
+    rv.exclusive = job.spec().exclusive();
+    rv.res_req = requirement(job);
+    view.running.push_back(std::move(rv));
   }
   return view;
 }
@@ -223,6 +278,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   auto applying = std::chrono::steady_clock::now();
   pass_running_ = false;
   ++passes_;
+  std::int64_t t = now();
   std::vector<sched::JobKey> started;
   for (auto& d : result.dispatches) {
     Job* job = state_.find_job(d.job);
@@ -231,7 +287,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     bool still_ok = true;
     for (const auto& h : d.hosts) {
       auto s = host_status(h);
-      if (s != "ok") {
+      if (s != "ok" && s != "closed_Full" && s != "closed_Excl") {
         still_ok = false;
         break;
       }
@@ -241,12 +297,34 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     auto* e = ev.mutable_job_start();
     e->set_job_id(d.job.id);
     e->set_index(d.job.index);
-    for (const auto& h : d.hosts) e->add_exec_hosts(h);
+    for (const auto& h : d.hosts) {
+      e->add_exec_hosts(h);
+      last_dispatch_[h] = t;
+    }
     record(ev);
     started.push_back(d.job);
   }
+  // Reservations last while the pass renews them; the start of each is kept so
+  // MAX_RESERVE_TIME can end it.
+  std::map<sched::JobKey, sched::Reservation> kept;
+  for (auto& r : result.reservations) kept[r.job] = std::move(r);
+  reservations_ = std::move(kept);
+  for (const auto& s : result.suspends) {
+    Job* job = state_.find_job(s.job);
+    if (!job || job->state != wire::JOB_RUN) continue;
+    suspend_by_system(*job, s);
+    if (s.cause == sched::SuspendCause::kLoad && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
+  }
+  for (const auto& r : result.resumes) {
+    Job* job = state_.find_job(r.job);
+    if (!job || job->state != wire::JOB_SSUSP) continue;
+    resume_by_system(*job);
+    if (!job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
+  }
   for (auto& r : result.reasons) state_.set_pending_reason(r.job, std::move(r.text));
   last_pass_cost_ += took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
+  last_stats_ = result.stats;
+  last_pass_took_ = took;
   if (!started.empty()) {
     // StartJob only once JOB_START is durable: a crash in between must not leave a job
     // running that the log says is pending.
@@ -255,10 +333,36 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
       start_on_hosts(started);
     });
   }
-  if (result.stats.jobs_considered > 0 || !result.dispatches.empty())
-    log_->debug("pass {}: {} pending, {} considered, {} dispatched in {} us", passes_, view.pending.size(),
-                result.stats.jobs_considered, result.stats.dispatched, took.count());
+  const auto& st = result.stats;
+  if (st.jobs_considered > 0 || st.dispatched > 0 || !result.suspends.empty() || !result.resumes.empty())
+    log_->info("pass {}: {} us, {} pending, {} considered, {} dispatched, {} reserved, {} preempted, {} classes, "
+               "{} running",
+               passes_, took.count(), st.jobs_pending, st.jobs_considered, st.dispatched, st.reserved, st.preempted,
+               st.classes, view.running.size());
   if (pass_again_) request_pass();
+}
+
+void Mbatchd::suspend_by_system(Job& job, const sched::Suspend& decision) {
+  wire::EventRecord ev;
+  auto* st = ev.mutable_job_status();
+  st->set_job_id(job.key.id);
+  st->set_index(job.key.index);
+  st->set_state(wire::JOB_SSUSP);
+  st->set_reason(decision.reason);
+  signal_on_host(job, SIGSTOP, {});
+  record(ev);
+  log_->info("job {} suspended: {}", job_label(job.key), decision.reason);
+}
+
+void Mbatchd::resume_by_system(Job& job) {
+  wire::EventRecord ev;
+  auto* st = ev.mutable_job_status();
+  st->set_job_id(job.key.id);
+  st->set_index(job.key.index);
+  st->set_state(wire::JOB_RUN);
+  signal_on_host(job, SIGCONT, {});
+  record(ev);
+  log_->info("job {} resumed", job_label(job.key));
 }
 
 }  // namespace lsf::mbd

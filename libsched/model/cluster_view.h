@@ -1,7 +1,8 @@
 // The read-only picture of the cluster a scheduling pass works on. mbatchd builds it
 // from its state (a snapshot, so the pass can run while requests are served); the
 // simulator and the tests build it by hand. Plain values only: no sockets, files or
-// clocks reach libsched.
+// clocks reach libsched. What the admin configured lives in SchedPolicy (built once per
+// configuration); the view holds what changes: hosts' status and load, jobs.
 #pragma once
 
 #include <compare>
@@ -13,6 +14,8 @@
 
 #include "libconfig/resreq.h"
 #include "libconfig/select_expr.h"
+#include "libconfig/time_window.h"
+#include "libsched/model/policy.h"
 
 namespace lsf::sched {
 
@@ -23,48 +26,79 @@ struct JobKey {
   auto operator<=>(const JobKey&) const = default;
 };
 
+using ResourceMap = std::map<std::string, config::ResourceValue, std::less<>>;
+
 struct HostView {
   std::string name;
-  // "ok", or the closed_*/unavail/unreach status that keeps jobs off the host.
+  // What the daemon knows: "ok", "closed_Adm", "unavail" or "unreach". The pass works
+  // out closed_Full, closed_Excl, closed_Wind and closed_Busy itself.
   std::string status = "ok";
-  int max_slots = -1;  // MXJ; -1: unlimited
-  int used_slots = 0;  // running and suspended jobs' slots
-  bool running_exclusive = false;
+  int ncpus = 1;
+  std::int64_t last_dispatch = 0;  // when the host last received a job (JOB_ACCEPT_INTERVAL)
+  std::int64_t last_load_action = 0;  // last load-based suspend or resume (one per SBD_SLEEP_TIME)
   // Static resources and current load by name (r1m, mem, type, model, fs ...).
-  std::map<std::string, config::ResourceValue, std::less<>> resources;
+  ResourceMap resources;
 };
 
 struct QueueView {
-  std::string name;
-  int priority = 1;
-  bool dispatching = true;          // open to dispatch: active and window open
-  std::string inactive_reason;      // when not dispatching
-  std::vector<std::string> hosts;   // host names; empty: every host
-  bool accepts_exclusive = false;
-  int qjob_limit = -1;              // slots the queue may use; -1: unlimited
-  int used_slots = 0;
+  bool active = true;  // badmin qact/qinact; windows are the pass's business
 };
 
 enum class DependencyState { kNone, kSatisfied, kWaiting, kNever };
 
+// -m as resolved host names, each with its preference level (`hostA+2`): higher first.
+struct AskedHosts {
+  std::map<std::string, int, std::less<>> preference;
+  bool contains(std::string_view host) const { return preference.find(host) != preference.end(); }
+};
+
 struct JobView {
   JobKey key;
-  int queue = 0;                    // index into ClusterView::queues
-  std::int64_t order = 0;           // submission order: FCFS within a queue
-  int slots = 1;                    // -n
-  std::vector<std::string> asked_hosts;  // -m as host names; empty: any
+  int queue = 0;                    // index into SchedPolicy::queues
+  std::int64_t order = 0;           // position within the queue: FCFS, btop/bbot move it
+  std::string user;
+  std::string project = "default";
+  int min_slots = 1;                // -n min[,max]
+  int max_slots = 1;
+  std::shared_ptr<const AskedHosts> asked_hosts;  // null: any host
   bool exclusive = false;
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
+  std::int64_t run_limit_s = 0;     // 0: none (backfill needs one)
   std::int64_t begin_time = 0;
   DependencyState dependency = DependencyState::kNone;
   bool held = false;                // PSUSP
   int array_limit = 0;              // %n of `name[1-100]%n`; 0: none (key.id is the array)
+  std::int64_t reserving_since = 0; // slot reservation started then; 0: none
+  std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
+};
+
+enum class RunState { kRun, kSsusp, kUsusp };
+
+// Why a system-suspended job is suspended: the pass resumes only what it suspended.
+enum class SuspendCause { kNone, kPreempted, kLoad, kWindow, kUser };
+
+struct RunningJobView {
+  JobKey key;
+  int queue = 0;
+  std::string user;
+  std::string project = "default";
+  std::vector<std::string> hosts;  // one entry per slot
+  RunState state = RunState::kRun;
+  SuspendCause cause = SuspendCause::kNone;
+  std::int64_t start_time = 0;
+  std::int64_t run_limit_s = 0;
+  bool exclusive = false;
+  bool forced = false;  // brun -f: never suspended for load
+  std::shared_ptr<const config::ResourceRequirement> res_req;
 };
 
 struct ClusterView {
+  std::shared_ptr<const SchedPolicy> policy;
+  config::WeekInstant week;  // `now` in local time, for windows
   std::vector<HostView> hosts;
-  std::vector<QueueView> queues;
+  std::vector<QueueView> queues;  // parallel to policy->queues
   std::vector<JobView> pending;
+  std::vector<RunningJobView> running;  // RUN, SSUSP and USUSP jobs
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
 };
 

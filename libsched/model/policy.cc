@@ -1,0 +1,249 @@
+#include "libsched/model/policy.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "libconfig/host_resolution.h"
+
+namespace lsf::sched {
+namespace {
+
+// lsb.modules when absent. LSF's own default is schmod_default and schmod_fcfs; the
+// policies every LSF admin expects to work out of the box (limits, parallel jobs,
+// reservation, preemption) come with them, as lsfinstall's template configures them.
+const std::vector<std::string> kDefaultModules = {"schmod_default", "schmod_fcfs",     "schmod_limit",
+                                                  "schmod_parallel", "schmod_reserve", "schmod_preemption"};
+
+void expand_group(const config::ClusterConfig& cfg, const std::string& name, std::set<std::string, std::less<>>& out,
+                  bool& all, std::set<std::string>& visiting) {
+  const config::UserGroup* g = cfg.find_user_group(name);
+  if (!g) {
+    out.insert(name);
+    return;
+  }
+  if (!visiting.insert(name).second) return;  // cycles are reported by the checks
+  for (const auto& m : g->members) {
+    if (m.kind == config::UserListItem::Kind::kAll) {
+      all = true;
+      continue;
+    }
+    if (m.kind != config::UserListItem::Kind::kName || m.exclude) continue;
+    expand_group(cfg, m.name, out, all, visiting);
+  }
+  visiting.erase(name);
+}
+
+ConsumerSet users_of(const config::ClusterConfig& cfg, const std::vector<config::UserListItem>& items, bool per) {
+  ConsumerSet set;
+  set.given = !items.empty();
+  set.per_member = per;
+  for (const auto& item : items) {
+    if (item.kind == config::UserListItem::Kind::kAll) {
+      set.all = true;
+      continue;
+    }
+    if (item.kind != config::UserListItem::Kind::kName) continue;
+    std::set<std::string, std::less<>> expanded;
+    bool all = false;
+    std::set<std::string> visiting;
+    expand_group(cfg, item.name, expanded, all, visiting);
+    auto& into = item.exclude ? set.excluded : set.members;
+    into.insert(expanded.begin(), expanded.end());
+    if (all && !item.exclude) set.all = true;
+  }
+  return set;
+}
+
+ConsumerSet names_of(const std::vector<std::string>& items, bool per) {
+  ConsumerSet set;
+  set.given = !items.empty();
+  set.per_member = per;
+  for (const auto& n : items) {
+    if (n == "all")
+      set.all = true;
+    else if (!n.empty() && n[0] == '~')
+      set.excluded.insert(n.substr(1));
+    else
+      set.members.insert(n);
+  }
+  return set;
+}
+
+ConsumerSet hosts_of(const config::ClusterConfig& cfg, const std::vector<config::HostListItem>& items, bool per) {
+  ConsumerSet set;
+  set.given = !items.empty();
+  set.per_member = per;
+  for (const auto& h : config::resolve_host_list(cfg, items)) set.members.insert(h);
+  return set;
+}
+
+HostPolicy host_policy(const config::BatchHost& b) {
+  HostPolicy p;
+  p.mxj = b.mxj.value_or(-1);
+  p.mxj_is_ncpus = b.mxj_is_ncpus;
+  p.jl_u = b.jl_u;
+  p.dispatch_window = b.dispatch_window;
+  p.thresholds = b.thresholds;
+  return p;
+}
+
+}  // namespace
+
+std::string LimitPolicy::scope() const {
+  if (users.given) return "on user or user group";
+  if (queues.given) return "on queue";
+  if (hosts.given) return "on host and/or host group";
+  if (projects.given) return "on project";
+  return "cluster-wide";
+}
+
+int SchedPolicy::queue_index(std::string_view name) const {
+  for (size_t i = 0; i < queues.size(); ++i)
+    if (queues[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+const HostPolicy& SchedPolicy::host(std::string_view name) const {
+  auto it = hosts.find(name);
+  return it == hosts.end() ? default_host : it->second;
+}
+
+std::vector<std::string> SchedPolicy::groups_of(std::string_view user) const {
+  std::vector<std::string> out;
+  for (const auto& [group, members] : group_members)
+    if (members.count(user)) out.push_back(group);
+  for (const auto& g : groups_with_all)
+    if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+UserSlotLimit SchedPolicy::user_limit(std::string_view user) const {
+  if (auto it = user_limits.find(user); it != user_limits.end()) return it->second;
+  for (const auto& g : groups_of(user))
+    if (auto it = user_limits.find(g + "@"); it != user_limits.end()) return it->second;
+  if (auto it = user_limits.find("default"); it != user_limits.end()) return it->second;
+  return {};
+}
+
+std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg) {
+  auto p = std::make_shared<SchedPolicy>();
+  p->mbd_sleep_time = std::max(1, cfg.params.mbd_sleep_time);
+  p->sbd_sleep_time = std::max(1, cfg.params.sbd_sleep_time);
+  p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
+  p->pg_susp_it = cfg.params.pg_susp_it;
+  if (auto it = cfg.params.other.find("RESERVATION_DEPTH"); it != cfg.params.other.end()) {
+    try {
+      p->reservation_depth = std::stoi(it->second);
+    } catch (...) {
+    }
+  }
+
+  // lsb.hosts: a row for the host itself wins over its model or type, which wins
+  // over `default`.
+  const config::BatchHost* fallback = nullptr;
+  for (const auto& b : cfg.batch_hosts)
+    if (b.name == "default") fallback = &b;
+  if (fallback) p->default_host = host_policy(*fallback);
+  for (const auto& h : cfg.hosts) {
+    const config::BatchHost* own = nullptr;
+    const config::BatchHost* kind = nullptr;
+    for (const auto& b : cfg.batch_hosts) {
+      if (b.name == h.name) own = &b;
+      if (!kind && (b.name == h.model || b.name == h.type)) kind = &b;
+    }
+    if (own || kind) p->hosts[h.name] = host_policy(own ? *own : *kind);
+  }
+
+  for (const auto& q : cfg.queues) {
+    QueuePolicy qp;
+    qp.name = q.name;
+    qp.priority = q.priority;
+    if (!q.hosts.empty()) {
+      for (const auto& h : config::resolve_host_list(cfg, q.hosts)) qp.hosts.insert(h);
+      if (qp.hosts.empty()) qp.hosts.insert("-");  // names no host of this cluster
+    }
+    qp.qjob_limit = q.qjob_limit;
+    qp.ujob_limit = q.ujob_limit;
+    qp.hjob_limit = q.hjob_limit;
+    qp.pjob_limit = q.pjob_limit;
+    qp.thresholds = q.thresholds;
+    qp.run_window = q.run_window;
+    qp.dispatch_window = q.dispatch_window;
+    qp.backfill = q.backfill;
+    qp.slot_reserve_time = q.slot_reserve_time;
+    qp.exclusive = q.exclusive;
+    qp.job_accept_interval = q.job_accept_interval;
+    qp.stop_cond = q.stop_cond;
+    qp.resume_cond = q.resume_cond;
+    qp.requeue_exit_values = q.requeue_exit_values;
+    p->queues.push_back(std::move(qp));
+  }
+  // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);
+  // PREEMPTABLE[...] names higher queues that preempt this one (all when empty).
+  for (size_t i = 0; i < cfg.queues.size(); ++i) {
+    const auto& hi = cfg.queues[i];
+    for (size_t j = 0; j < cfg.queues.size(); ++j) {
+      const auto& lo = cfg.queues[j];
+      if (lo.priority >= hi.priority) continue;
+      bool listed = false;
+      for (const auto& item : hi.preemption.preemptive) listed |= item.name == lo.name;
+      bool yields = lo.preemption.preemptable_all ||
+                    std::find(lo.preemption.preemptable.begin(), lo.preemption.preemptable.end(), hi.name) !=
+                        lo.preemption.preemptable.end();
+      if (hi.preemption.preemptive_all || listed || yields)
+        p->queues[i].preempts.insert(lo.name);
+    }
+  }
+
+  for (const auto& g : cfg.user_groups) {
+    std::set<std::string, std::less<>> members;
+    bool all = false;
+    std::set<std::string> visiting;
+    expand_group(cfg, g.name, members, all, visiting);
+    p->group_members[g.name] = std::move(members);
+    if (all) p->groups_with_all.push_back(g.name);
+  }
+  for (const auto& u : cfg.user_limits) {
+    UserSlotLimit l{u.max_jobs, u.jl_p};
+    if (!u.per_member && cfg.find_user_group(u.name))
+      p->group_limits[u.name] = l;
+    else
+      p->user_limits[u.per_member ? u.name + "@" : u.name] = l;
+  }
+
+  for (const auto& l : cfg.limits) {
+    LimitPolicy lp;
+    lp.name = l.name;
+    lp.users = users_of(cfg, l.users, l.per_user);
+    lp.queues = names_of(l.queues, l.per_queue);
+    lp.hosts = hosts_of(cfg, l.hosts, l.per_host);
+    lp.projects = names_of(l.projects, l.per_project);
+    lp.slots = l.slots;
+    lp.jobs = l.jobs;
+    lp.slots_per_processor = l.slots_per_processor;
+    if (l.mem && !l.mem_percent) lp.resources["mem"] = *l.mem;
+    if (l.swp && !l.swp_percent) lp.resources["swp"] = *l.swp;
+    if (l.tmp && !l.tmp_percent) lp.resources["tmp"] = *l.tmp;
+    for (const auto& r : l.resources) lp.resources[r.name] = r.amount;
+    p->limits.push_back(std::move(lp));
+  }
+
+  // `licA 5@[all]` in lsf.cluster's ResourceMap: five instances shared by the cluster.
+  for (const auto& entry : cfg.resource_map) {
+    for (const auto& loc : entry.locations) {
+      bool everywhere = loc.hosts.size() == 1 && loc.hosts[0].kind == config::HostListItem::Kind::kAll;
+      if (!everywhere || loc.value.empty()) continue;
+      try {
+        p->shared_resources[entry.resource] = std::stod(loc.value);
+      } catch (...) {
+      }
+    }
+  }
+
+  for (const auto& m : cfg.modules) p->modules.push_back(m.name);
+  if (!cfg.modules_configured) p->modules = kDefaultModules;
+  return p;
+}
+
+}  // namespace lsf::sched

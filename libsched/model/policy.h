@@ -1,0 +1,106 @@
+// What the admin configured, in the shape the scheduling pass needs it: host lists
+// resolved to names, groups to their members, lsb.hosts rows to each host. Built once
+// per configuration (start-up and badmin reconfig), shared read-only by every pass, so
+// no pass parses or resolves anything.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "libconfig/cluster_config.h"
+
+namespace lsf::sched {
+
+struct HostPolicy {
+  int mxj = -1;  // -1: unlimited
+  bool mxj_is_ncpus = false;
+  std::optional<int> jl_u;
+  config::TimeWindowSet dispatch_window;
+  config::Thresholds thresholds;
+};
+
+struct QueuePolicy {
+  std::string name;
+  int priority = 1;
+  std::set<std::string, std::less<>> hosts;  // empty: every host
+  std::optional<int> qjob_limit, ujob_limit, hjob_limit;
+  std::optional<double> pjob_limit;
+  config::Thresholds thresholds;
+  config::TimeWindowSet run_window, dispatch_window;
+  bool backfill = false;
+  std::optional<int> slot_reserve_time;  // MAX_RESERVE_TIME in dispatch turns
+  bool exclusive = false;
+  std::optional<int> job_accept_interval;
+  std::set<std::string, std::less<>> preempts;  // queues this one may preempt
+  std::optional<config::ResourceRequirement> stop_cond, resume_cond;
+  config::RequeueExitValues requeue_exit_values;
+};
+
+// One lsb.users User row that applies to a user (directly, as `default`, or as `group@`).
+struct UserSlotLimit {
+  std::optional<int> max_jobs;
+  std::optional<double> jl_p;
+};
+
+// A consumer list of a Limit section (USERS, QUEUES, HOSTS, PROJECTS), resolved.
+struct ConsumerSet {
+  bool given = false;     // the section names this kind of consumer at all
+  bool per_member = false;  // PER_USER, PER_QUEUE, PER_HOST, PER_PROJECT
+  bool all = false;
+  std::set<std::string, std::less<>> members;   // users (groups expanded), queues, hosts, projects
+  std::set<std::string, std::less<>> excluded;
+  bool matches(std::string_view name) const {
+    if (!given) return true;
+    if (excluded.count(name)) return false;
+    return all || members.count(name) > 0;
+  }
+};
+
+struct LimitPolicy {
+  std::string name;
+  ConsumerSet users, queues, hosts, projects;
+  std::optional<int> slots, jobs;
+  std::optional<double> slots_per_processor;
+  // Amounts of reserved resources (rusage[]): mem, swp, tmp in MB and RESOURCE[...].
+  std::map<std::string, double, std::less<>> resources;
+  // LSF names a limit by the first kind of consumer it has, in this order.
+  std::string scope() const;
+};
+
+struct SchedPolicy {
+  // lsb.params
+  int mbd_sleep_time = 60;
+  int sbd_sleep_time = 30;
+  int job_accept_interval = 0;
+  int pg_susp_it = 180;
+  int reservation_depth = -1;  // -1: every blocked job with SLOT_RESERVE may reserve
+
+  std::vector<QueuePolicy> queues;  // in configuration order
+  std::map<std::string, HostPolicy, std::less<>> hosts;
+  HostPolicy default_host;
+
+  std::map<std::string, UserSlotLimit, std::less<>> user_limits;  // users, and `default`
+  std::map<std::string, UserSlotLimit, std::less<>> group_limits;  // group totals
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> group_members;  // users, nested expanded
+  std::vector<std::string> groups_with_all;  // groups whose members include `all`
+
+  std::vector<LimitPolicy> limits;
+  // Cluster-wide shared numeric resources (licences): name -> total instances.
+  std::map<std::string, double, std::less<>> shared_resources;
+  std::vector<std::string> modules;  // lsb.modules order; LSF's default set when absent
+
+  int queue_index(std::string_view name) const;  // -1 when unknown
+  const HostPolicy& host(std::string_view name) const;
+  // The groups a user belongs to (directly or through nested groups), sorted.
+  std::vector<std::string> groups_of(std::string_view user) const;
+  // MAX_JOBS / JL/P for a user: its own row, else `group@` rows, else `default`.
+  UserSlotLimit user_limit(std::string_view user) const;
+};
+
+std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& config);
+
+}  // namespace lsf::sched

@@ -1,0 +1,60 @@
+// A scheduler module: one policy, named as in lsb.modules. The pass calls the hooks of
+// every configured module in lsb.modules order; a module implements only what its
+// policy decides. Modules are made fresh for each pass, so their members are that
+// pass's working state and nothing survives between passes except through the view.
+//
+//   prepare   derived state for this pass (counters, priorities)
+//   order     which pending job is considered next
+//   admit     may this job be considered at all now (nullopt: yes; else the reason)
+//   hosts     which hosts can take it: filter the candidates, rank them
+//   room      how many slots the job may take on one host right now (0: why)
+//   allocate  where the job's slots go (the first module that places decides)
+//   verify    a last check of a placement against limits that span hosts
+//   commit    account for a placement this pass made
+//   preempt   free room for a job that cannot start
+//   reserve   hold what a job that cannot start may keep (slot reservation)
+//   backfill  slots a job may borrow from reservations on a host
+//   finish    decisions about started jobs (suspend, resume)
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libsched/pass_context.h"
+
+namespace lsf::sched {
+
+enum class Allocation { kNotMine, kPlaced, kNoRoom };
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  virtual std::string_view name() const = 0;
+
+  virtual void prepare(PassContext&) {}
+  virtual void order(PassContext&, std::vector<const JobView*>&) {}
+  virtual std::optional<std::string> admit(PassContext&, const JobView&) { return std::nullopt; }
+  virtual void hosts(PassContext&, const JobView&, Candidates&) {}
+  virtual int room(const PassContext&, const JobView&, int /*host*/, const char** /*why*/) { return kUnlimited; }
+  virtual Allocation allocate(PassContext&, const JobView&, const Candidates&, Placement&) {
+    return Allocation::kNotMine;
+  }
+  virtual std::optional<std::string> verify(const PassContext&, const JobView&, const Placement&) {
+    return std::nullopt;
+  }
+  virtual void commit(PassContext&, const JobView&, const Placement&) {}
+  virtual bool preempt(PassContext&, const JobView&, const Candidates&, Placement&) { return false; }
+  virtual bool reserve(PassContext&, const JobView&, const Candidates&) { return false; }
+  virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
+  virtual void finish(PassContext&) {}
+};
+
+// The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part
+// of it, as in LSF; names this project has no module for are reported in `unknown`.
+std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string>& names,
+                                                   std::vector<std::string>* unknown = nullptr);
+
+}  // namespace lsf::sched

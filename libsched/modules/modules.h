@@ -1,0 +1,17 @@
+// The scheduler modules this project has, one per policy, each in its own file.
+#pragma once
+
+#include <memory>
+
+#include "libsched/module.h"
+
+namespace lsf::sched {
+
+std::unique_ptr<Module> make_schmod_default();     // host matching, thresholds, windows, order[], suspension
+std::unique_ptr<Module> make_schmod_fcfs();        // queue priority, then position in the queue
+std::unique_ptr<Module> make_schmod_limit();       // job slot limits and lsb.resources Limit sections
+std::unique_ptr<Module> make_schmod_parallel();    // -n min,max, span[], same[]
+std::unique_ptr<Module> make_schmod_reserve();     // rusage[] reservation, slot reservation, backfill
+std::unique_ptr<Module> make_schmod_preemption();  // PREEMPTIVE / PREEMPTABLE queues
+
+}  // namespace lsf::sched

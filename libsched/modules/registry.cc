@@ -1,0 +1,35 @@
+// lsb.modules names -> the pipeline. LSF always runs schmod_default and schmod_fcfs,
+// whatever lsb.modules says; the rest run in the file's order.
+#include <functional>
+#include <map>
+
+#include "libsched/modules/modules.h"
+
+namespace lsf::sched {
+
+std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string>& names,
+                                                   std::vector<std::string>* unknown) {
+  static const std::map<std::string, std::unique_ptr<Module> (*)(), std::less<>> kKnown = {
+      {"schmod_default", make_schmod_default}, {"schmod_fcfs", make_schmod_fcfs},
+      {"schmod_limit", make_schmod_limit},     {"schmod_parallel", make_schmod_parallel},
+      {"schmod_reserve", make_schmod_reserve}, {"schmod_preemption", make_schmod_preemption},
+  };
+  std::vector<std::unique_ptr<Module>> out;
+  std::vector<std::string> order;
+  for (const char* always : {"schmod_default", "schmod_fcfs"}) order.push_back(always);
+  for (const auto& n : names)
+    if (n != "schmod_default" && n != "schmod_fcfs") order.push_back(n);
+  for (const auto& n : order) {
+    auto it = kKnown.find(n);
+    if (it == kKnown.end()) {
+      if (unknown) unknown->push_back(n);
+      continue;
+    }
+    bool dup = false;
+    for (const auto& m : out) dup |= m->name() == n;
+    if (!dup) out.push_back(it->second());
+  }
+  return out;
+}
+
+}  // namespace lsf::sched

@@ -1,0 +1,288 @@
+// schmod_default: the conditions every LSF job meets before it can run, and which host
+// is best for it. A job waits for its begin time, dependencies and its queue's windows;
+// a host must be usable (status, the queue's HOSTS, -m, select[], load under the host's
+// and the queue's scheduling thresholds, dispatch window open), have a free slot, and
+// not have just received a job (JOB_ACCEPT_INTERVAL). Eligible hosts are ranked by -m
+// preference, then order[] (default r15s:pg).
+//
+// It also decides for started jobs: run windows closing suspend their queue's jobs and
+// opening resumes them; a load index past a stop threshold suspends the host's
+// lowest-priority job, one host action per SBD_SLEEP_TIME.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "libsched/modules/modules.h"
+#include "libsched/pending_reason.h"
+
+namespace lsf::sched {
+namespace {
+
+const std::vector<config::OrderKey> kDefaultOrder = {{"r15s", false}, {"pg", false}};
+
+// A load index on the wrong side of a threshold value.
+bool past(std::string_view index, double value, double threshold) {
+  return config::larger_is_better(index) ? value < threshold : value > threshold;
+}
+
+std::string index_description(const std::string& index) {
+  static const std::map<std::string, std::string, std::less<>> kNames = {
+      {"r15s", "15-second CPU run queue length"}, {"r1m", "1-minute CPU run queue length"},
+      {"r15m", "15-minute CPU run queue length"}, {"ut", "CPU utilization"},
+      {"pg", "Paging rate"},                      {"io", "Disk IO rate"},
+      {"ls", "Number of login sessions"},         {"it", "Idle time"},
+      {"tmp", "Available temporary space"},       {"swp", "Available swap space"},
+      {"mem", "Available memory"}};
+  auto it = kNames.find(index);
+  return (it == kNames.end() ? index : it->second) + " (" + index + ")";
+}
+
+class DefaultModule final : public Module {
+ public:
+  std::string_view name() const override { return "schmod_default"; }
+
+  void prepare(PassContext& ctx) override {
+    array_running_ = ctx.view.array_running;
+    for (const auto& job : ctx.view.running) {
+      std::set<int> distinct;
+      for (const auto& name : job.hosts) {
+        int h = ctx.host_index(name);
+        if (h < 0) continue;
+        ++ctx.hosts[h].used;
+        if (job.state == RunState::kSsusp && job.cause == SuspendCause::kPreempted) ++ctx.hosts[h].preempted;
+        distinct.insert(h);
+      }
+      for (int h : distinct) {
+        ++ctx.hosts[h].jobs;
+        if (job.exclusive) ctx.hosts[h].exclusive = true;
+      }
+    }
+  }
+
+  std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
+    if (job.held) return reason::kHeld;
+    if (job.begin_time > ctx.now) return reason::kBeginTime;
+    if (job.dependency == DependencyState::kWaiting) return reason::kDependency;
+    if (job.dependency == DependencyState::kNever) return reason::kDependencyNever;
+    const QueuePolicy& q = ctx.queue_of(job);
+    if (!ctx.view.queues[job.queue].active) return reason::kQueueInactive;
+    if (!q.run_window.is_open(ctx.view.week) || !q.dispatch_window.is_open(ctx.view.week))
+      return reason::kQueueWindow;
+    if (job.exclusive && !q.exclusive) return reason::kNotExclusiveQueue;
+    if (job.array_limit > 0) {
+      int running = array_running_[job.key.id];
+      if (running >= job.array_limit)
+        return std::string(reason::kArrayLimit) + " (" + std::to_string(running) + " of " +
+               std::to_string(job.array_limit) + " running)";
+    }
+    return std::nullopt;
+  }
+
+  void hosts(PassContext& ctx, const JobView& job, Candidates& cands) override {
+    const QueuePolicy& q = ctx.queue_of(job);
+    const config::SelectExpr* select = job.res_req && !job.res_req->select.empty() ? &job.res_req->select : nullptr;
+    std::vector<int> kept;
+    kept.reserve(cands.hosts.size());
+    for (int h : cands.hosts) {
+      const HostView& host = ctx.view.hosts[h];
+      const char* no = nullptr;
+      if (host.status == "unreach")
+        no = reason::kHostUnreach;
+      else if (host.status == "unavail")
+        no = reason::kHostUnavail;
+      else if (host.status == "closed_Adm")
+        no = reason::kHostClosedAdm;
+      else if (!q.hosts.empty() && !q.hosts.count(host.name))
+        no = reason::kHostNotInQueue;
+      else if (job.asked_hosts && !job.asked_hosts->contains(host.name))
+        no = reason::kHostNotAsked;
+      else if (std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
+        no = reason::kHostExcluded;
+      else if (!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week))
+        no = reason::kHostWindow;
+      else if (over_sched(ctx, h, ctx.policy.host(host.name).thresholds) || over_sched(ctx, h, q.thresholds))
+        no = reason::kHostLoad;
+      else if (select && !select->matches(ctx.lookup(h)))
+        no = reason::kHostSelect;
+      if (no)
+        ++cands.excluded[no];
+      else
+        kept.push_back(h);
+    }
+    rank(ctx, job, kept);
+    cands.hosts = std::move(kept);
+  }
+
+  int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
+    const HostState& hs = ctx.hosts[h];
+    if (hs.exclusive) return *why = reason::kHostExclusive, 0;
+    if (job.exclusive && hs.jobs > 0) return *why = reason::kExclusive, 0;
+    int interval = ctx.queue_of(job).job_accept_interval.value_or(ctx.policy.job_accept_interval);
+    if (interval > 0) {
+      std::int64_t last = ctx.view.hosts[h].last_dispatch;
+      if (hs.accepted || (last > 0 && ctx.now < last + std::int64_t{interval} * ctx.policy.mbd_sleep_time))
+        return *why = reason::kHostJustStarted, 0;
+    }
+    int free = hs.free();
+    if (free <= 0) return *why = reason::kHostFull, 0;
+    return free;
+  }
+
+  void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
+    for (auto [h, n] : p.hosts) {
+      auto& hs = ctx.hosts[h];
+      hs.used += n;
+      ++hs.jobs;
+      hs.accepted = true;
+      if (job.exclusive) hs.exclusive = true;
+    }
+    if (job.array_limit > 0) ++array_running_[job.key.id];
+  }
+
+  void finish(PassContext& ctx) override {
+    run_windows(ctx);
+    load_control(ctx);
+  }
+
+ private:
+  static bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
+    for (const auto& [index, th] : t) {
+      if (!th.sched) continue;
+      double v = ctx.numeric(h, index);
+      if (!std::isnan(v) && past(index, v, *th.sched)) return true;
+    }
+    return false;
+  }
+
+  // The first stop threshold a host's load passes, or empty.
+  static std::string over_stop(const PassContext& ctx, int h, const config::Thresholds& t, bool skip_pg) {
+    for (const auto& [index, th] : t) {
+      if (!th.stop || (skip_pg && index == "pg")) continue;
+      double v = ctx.numeric(h, index);
+      if (!std::isnan(v) && past(index, v, *th.stop)) return index;
+    }
+    return {};
+  }
+
+  static void rank(const PassContext& ctx, const JobView& job, std::vector<int>& hosts) {
+    const auto& keys = job.res_req && !job.res_req->order.empty() ? job.res_req->order : kDefaultOrder;
+    // Sort keys computed once per host: preference, then each order[] index.
+    struct Key {
+      int host;
+      int preference;
+      std::vector<double> values;  // NaN: undefined, sorts last
+    };
+    std::vector<Key> sorted;
+    sorted.reserve(hosts.size());
+    for (int h : hosts) {
+      Key k{h, 0, {}};
+      if (job.asked_hosts) {
+        auto it = job.asked_hosts->preference.find(ctx.view.hosts[h].name);
+        if (it != job.asked_hosts->preference.end()) k.preference = it->second;
+      }
+      for (const auto& key : keys) k.values.push_back(ctx.numeric(h, key.name));
+      sorted.push_back(std::move(k));
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const Key& a, const Key& b) {
+      if (a.preference != b.preference) return a.preference > b.preference;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        double va = a.values[i], vb = b.values[i];
+        bool na = std::isnan(va), nb = std::isnan(vb);
+        if (na && nb) continue;
+        if (na != nb) return nb;
+        if (va == vb) continue;
+        bool a_better = config::larger_is_better(keys[i].name) ? va > vb : va < vb;
+        return keys[i].reverse ? !a_better : a_better;
+      }
+      return false;
+    });
+    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = sorted[i].host;
+  }
+
+  static void run_windows(PassContext& ctx) {
+    for (const auto& job : ctx.view.running) {
+      const QueuePolicy& q = ctx.policy.queues[job.queue];
+      bool open = q.run_window.is_open(ctx.view.week);
+      if (!open && job.state == RunState::kRun)
+        ctx.result.suspends.push_back({job.key, SuspendCause::kWindow, reason::kSuspWindow});
+      else if (open && job.state == RunState::kSsusp && job.cause == SuspendCause::kWindow)
+        ctx.result.resumes.push_back({job.key});
+    }
+  }
+
+  // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
+  static void load_control(PassContext& ctx) {
+    std::map<int, std::vector<const RunningJobView*>> by_host;
+    for (const auto& job : ctx.view.running) {
+      int h = job.hosts.empty() ? -1 : ctx.host_index(job.hosts.front());
+      if (h >= 0) by_host[h].push_back(&job);
+    }
+    for (auto& [h, jobs] : by_host) {
+      const HostView& host = ctx.view.hosts[h];
+      if (host.status != "ok" && host.status != "closed_Adm") continue;
+      if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
+      const auto& host_t = ctx.policy.host(host.name).thresholds;
+      double it = ctx.numeric(h, "it");
+      bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
+      auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
+
+      // Suspend: the lowest-priority, most recently started running job whose host or
+      // queue stop threshold (or STOP_COND) the load passes.
+      std::vector<const RunningJobView*> running;
+      for (auto* j : jobs)
+        if (j->state == RunState::kRun) running.push_back(j);
+      std::sort(running.begin(), running.end(), [&](auto* a, auto* b) {
+        if (priority_of(a) != priority_of(b)) return priority_of(a) < priority_of(b);
+        if (a->start_time != b->start_time) return a->start_time > b->start_time;
+        return a->key > b->key;
+      });
+      bool acted = false;
+      for (auto* j : running) {
+        if (j->forced) continue;  // brun -f
+        // A host's only job is suspended only when someone uses the host (it < 1).
+        if (running.size() == 1 && jobs.size() == 1 && !std::isnan(it) && it >= 1) break;
+        const QueuePolicy& q = ctx.policy.queues[j->queue];
+        std::string index = over_stop(ctx, h, host_t, idle_long);
+        if (index.empty()) index = over_stop(ctx, h, q.thresholds, idle_long);
+        if (!index.empty()) {
+          ctx.result.suspends.push_back(
+              {j->key, SuspendCause::kLoad, std::string(reason::kSuspLoad) + ": " + index_description(index)});
+          acted = true;
+          break;
+        }
+        if (q.stop_cond && q.stop_cond->select.matches(ctx.lookup(h))) {
+          ctx.result.suspends.push_back({j->key, SuspendCause::kLoad, reason::kSuspStopCond});
+          acted = true;
+          break;
+        }
+      }
+      if (acted) continue;
+
+      // Resume: the highest-priority job the system suspended for load (or that its
+      // owner resumed), when load is under both scheduling thresholds and RESUME_COND.
+      std::vector<const RunningJobView*> waiting;
+      for (auto* j : jobs)
+        if (j->state == RunState::kSsusp && (j->cause == SuspendCause::kLoad || j->cause == SuspendCause::kUser))
+          waiting.push_back(j);
+      std::sort(waiting.begin(), waiting.end(), [&](auto* a, auto* b) {
+        if (priority_of(a) != priority_of(b)) return priority_of(a) > priority_of(b);
+        return a->start_time < b->start_time;
+      });
+      for (auto* j : waiting) {
+        const QueuePolicy& q = ctx.policy.queues[j->queue];
+        if (over_sched(ctx, h, host_t) || over_sched(ctx, h, q.thresholds)) continue;
+        if (q.resume_cond && !q.resume_cond->select.matches(ctx.lookup(h))) continue;
+        ctx.result.resumes.push_back({j->key});
+        break;
+      }
+    }
+  }
+
+  std::map<std::int64_t, int> array_running_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> make_schmod_default() { return std::make_unique<DefaultModule>(); }
+
+}  // namespace lsf::sched

@@ -1,0 +1,31 @@
+// schmod_fcfs: queues by PRIORITY (higher first; configuration order on ties), jobs
+// within a queue by position: submission order, as moved by btop and bbot, with
+// requeued jobs ahead of new ones (mbatchd gives them the smaller positions).
+#include <algorithm>
+
+#include "libsched/modules/modules.h"
+
+namespace lsf::sched {
+namespace {
+
+class FcfsModule final : public Module {
+ public:
+  std::string_view name() const override { return "schmod_fcfs"; }
+
+  void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
+    const auto& queues = ctx.policy.queues;
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const JobView* a, const JobView* b) {
+      int pa = queues[a->queue].priority, pb = queues[b->queue].priority;
+      if (pa != pb) return pa > pb;
+      if (a->queue != b->queue) return a->queue < b->queue;
+      if (a->order != b->order) return a->order < b->order;
+      return a->key < b->key;
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Module> make_schmod_fcfs() { return std::make_unique<FcfsModule>(); }
+
+}  // namespace lsf::sched

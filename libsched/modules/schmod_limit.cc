@@ -1,0 +1,281 @@
+// schmod_limit: every job slot limit, counted as LSF counts them (running and
+// suspended jobs, and what this pass has placed):
+//   lsb.users   MAX_JOBS per user, per group (the members together) and per member
+//               (`group@`), JL/P per user per processor;
+//   lsb.hosts   JL/U (each user's slots on the host);
+//   lsb.queues  QJOB_LIMIT, UJOB_LIMIT, HJOB_LIMIT, PJOB_LIMIT (per processor);
+//   lsb.resources Limit sections: SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP and
+//               RESOURCE for USERS/PER_USER, QUEUES/PER_QUEUE, HOSTS/PER_HOST,
+//               PROJECTS/PER_PROJECT.
+// Limits without a host dimension decide whether a job is considered at all; limits on
+// hosts decide how many slots a host can give (and, for a host group as a whole, the
+// sum over the placement).
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "libsched/modules/modules.h"
+#include "libsched/pending_reason.h"
+
+namespace lsf::sched {
+namespace {
+
+std::string numbers(double used, double limit) {
+  auto fmt = [](double v) {
+    if (v == std::floor(v)) return std::to_string(static_cast<long long>(v));
+    std::string s = std::to_string(v);
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    return s;
+  };
+  return fmt(used) + " of " + fmt(limit) + " in use";
+}
+
+// What a Limit section has counted for one combination of its consumers.
+struct Usage {
+  int slots = 0;
+  int jobs = 0;
+  std::map<std::string, double, std::less<>> resources;
+};
+
+// user, queue, project, host: the members of a PER_* consumer, empty otherwise.
+using LimitKey = std::tuple<size_t, std::string, std::string, std::string, std::string>;
+
+class LimitModule final : public Module {
+ public:
+  std::string_view name() const override { return "schmod_limit"; }
+
+  void prepare(PassContext& ctx) override {
+    for (const auto& job : ctx.view.running) {
+      std::map<int, int> per_host;
+      for (const auto& name : job.hosts) {
+        int h = ctx.host_index(name);
+        if (h >= 0) ++per_host[h];
+      }
+      Placement p;
+      for (auto [h, n] : per_host) p.hosts.emplace_back(h, n);
+      count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), job.start_time),
+            static_cast<int>(job.hosts.size()));
+    }
+  }
+
+  std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
+    const QueuePolicy& q = ctx.queue_of(job);
+    int need = job.min_slots;
+    if (q.qjob_limit && queue_slots_[job.queue] + need > *q.qjob_limit)
+      return with(reason::kQueueSlotLimit, queue_slots_[job.queue], *q.qjob_limit);
+    if (q.ujob_limit) {
+      int used = queue_user_slots_[{job.queue, job.user}];
+      if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
+    }
+    UserSlotLimit ul = ctx.policy.user_limit(job.user);
+    if (ul.max_jobs && user_slots_[job.user] + need > *ul.max_jobs)
+      return with(reason::kUserLimit, user_slots_[job.user], *ul.max_jobs);
+    for (const auto& g : groups(ctx, job.user)) {
+      auto it = ctx.policy.group_limits.find(g);
+      if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
+      int used = group_slots_[g];
+      if (used + need > *it->second.max_jobs)
+        return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
+    }
+    Usage want = demand(ctx, job, need);
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      if (l.hosts.given || l.slots_per_processor || !applies(ctx, l, job.user, job.queue, job.project)) continue;
+      LimitKey key{i, l.users.per_member ? job.user : "", l.queues.per_member ? q.name : "",
+                   l.projects.per_member ? job.project : "", ""};
+      if (auto no = exceeds(l, usage_[key], want, key)) return no;
+    }
+    return std::nullopt;
+  }
+
+  int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
+    const QueuePolicy& q = ctx.queue_of(job);
+    const HostView& host = ctx.view.hosts[h];
+    int least = kUnlimited;
+    auto cap = [&](int left, const char* text) {
+      if (left < least) {
+        least = std::max(0, left);
+        *why = text;
+      }
+    };
+    if (auto jl_u = ctx.policy.host(host.name).jl_u) cap(*jl_u - find(host_user_slots_, {h, job.user}), reason::kHostPerUser);
+    if (q.hjob_limit) cap(*q.hjob_limit - find(host_queue_slots_, {h, job.queue}), reason::kHostQueuePerHost);
+    if (q.pjob_limit)
+      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - find(host_queue_slots_, {h, job.queue}),
+          reason::kHostQueuePerCpu);
+    if (auto jl_p = user_jl_p(ctx, job.user))
+      cap(static_cast<int>(std::floor(*jl_p * host.ncpus)) - find(host_user_slots_, {h, job.user}),
+          reason::kHostUserPerCpu);
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      bool per_host = l.hosts.per_member || l.slots_per_processor;
+      if (!(l.hosts.given || l.slots_per_processor) || !l.hosts.matches(host.name)) continue;
+      if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
+      LimitKey key = key_of(l, i, job.user, q.name, job.project, per_host ? host.name : "");
+      auto it = usage_.find(key);
+      Usage none;
+      const Usage& used = it == usage_.end() ? none : it->second;
+      if (l.jobs && used.jobs + 1 > *l.jobs) cap(0, reason::kHostSlotLimit);
+      if (l.slots) cap(*l.slots - used.slots, reason::kHostSlotLimit);
+      if (l.slots_per_processor)
+        cap(static_cast<int>(std::floor(*l.slots_per_processor * host.ncpus)) - used.slots, reason::kHostSlotLimit);
+      for (const auto& [res, limit] : l.resources) {
+        double per_slot = per_slot_demand(ctx, job, res);
+        if (per_slot <= 0) continue;
+        double left = limit - lookup(used.resources, res);
+        cap(static_cast<int>(std::floor(left / per_slot + 1e-9)), reason::kHostSlotLimit);
+      }
+    }
+    return least;
+  }
+
+  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Placement& p) override {
+    // A Limit on a host group as a whole: the placement's slots on its hosts together.
+    const QueuePolicy& q = ctx.queue_of(job);
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      if (!l.hosts.given || l.hosts.per_member || l.slots_per_processor) continue;
+      if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
+      int slots = 0;
+      for (auto [h, n] : p.hosts)
+        if (l.hosts.matches(ctx.view.hosts[h].name)) slots += n;
+      if (slots == 0) continue;
+      LimitKey key = key_of(l, i, job.user, q.name, job.project, "");
+      Usage want = demand(ctx, job, slots);
+      if (auto no = exceeds(l, usage_[key], want, key)) return no;
+    }
+    return std::nullopt;
+  }
+
+  void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
+    count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), 0), p.slots());
+  }
+
+ private:
+  static int find(const std::map<std::pair<int, std::string>, int>& m, const std::pair<int, std::string>& k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  }
+  static int find(const std::map<std::pair<int, int>, int>& m, const std::pair<int, int>& k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  }
+  static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
+    auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+  }
+
+  static std::string with(const char* text, double used, double limit) {
+    return std::string(text) + " (" + numbers(used, limit) + ")";
+  }
+
+  const std::vector<std::string>& groups(const PassContext& ctx, const std::string& user) {
+    auto it = groups_.find(user);
+    if (it == groups_.end()) it = groups_.emplace(user, ctx.policy.groups_of(user)).first;
+    return it->second;
+  }
+
+  std::optional<double> user_jl_p(const PassContext& ctx, const std::string& user) {
+    auto it = jl_p_.find(user);
+    if (it == jl_p_.end()) it = jl_p_.emplace(user, ctx.policy.user_limit(user).jl_p).first;
+    return it->second;
+  }
+
+  static bool applies(const PassContext& ctx, const LimitPolicy& l, const std::string& user, int queue,
+                      const std::string& project) {
+    return l.users.matches(user) && l.queues.matches(ctx.policy.queues[queue].name) && l.projects.matches(project);
+  }
+
+  static LimitKey key_of(const LimitPolicy& l, size_t i, const std::string& user, const std::string& queue,
+                         const std::string& project, const std::string& host) {
+    return {i, l.users.per_member ? user : "", l.queues.per_member ? queue : "", l.projects.per_member ? project : "",
+            host};
+  }
+
+  static double per_slot_demand(const PassContext& ctx, const JobView& job, std::string_view res) {
+    for (const auto& [name, amount] : ctx.usage(job.res_req.get(), 0).per_slot)
+      if (name == res) return amount;
+    return 0;
+  }
+
+  static Usage demand(const PassContext& ctx, const JobView& job, int slots) {
+    Usage u;
+    u.slots = slots;
+    u.jobs = 1;
+    auto use = ctx.usage(job.res_req.get(), 0);
+    for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
+    for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
+    return u;
+  }
+
+  static std::optional<std::string> exceeds(const LimitPolicy& l, const Usage& used, const Usage& want,
+                                            const LimitKey& key) {
+    std::string whose;
+    for (const auto* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key), &std::get<4>(key)})
+      if (!part->empty()) whose += (whose.empty() ? " for " : "/") + *part;
+    auto text = [&](const std::string& what, double in_use, double limit) {
+      return "Resource (" + what + ") limit defined " + l.scope() + " has been reached (limit " + l.name + whose +
+             ": " + numbers(in_use, limit) + ")";
+    };
+    if (l.slots && used.slots + want.slots > *l.slots) return text("slot", used.slots, *l.slots);
+    if (l.jobs && used.jobs + want.jobs > *l.jobs) return text("job", used.jobs, *l.jobs);
+    for (const auto& [res, limit] : l.resources) {
+      double need = lookup(want.resources, res);
+      double have = lookup(used.resources, res);
+      if (need > 0 && have + need > limit + 1e-9) return text(res, have, limit);
+    }
+    return std::nullopt;
+  }
+
+  void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project,
+             const Placement& p, const sched::Usage& use, int slots) {
+    user_slots_[user] += slots;
+    queue_slots_[queue] += slots;
+    queue_user_slots_[{queue, user}] += slots;
+    for (const auto& g : groups(ctx, user)) group_slots_[g] += slots;
+    for (auto [h, n] : p.hosts) {
+      host_user_slots_[{h, user}] += n;
+      host_queue_slots_[{h, queue}] += n;
+    }
+    const std::string& qname = ctx.policy.queues[queue].name;
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      if (!applies(ctx, l, user, queue, project)) continue;
+      bool host_dim = l.hosts.given || l.slots_per_processor;
+      if (!host_dim) {
+        add(usage_[key_of(l, i, user, qname, project, "")], slots, use, true);
+        continue;
+      }
+      bool per_host = l.hosts.per_member || l.slots_per_processor;
+      bool first = true;
+      for (auto [h, n] : p.hosts) {
+        const std::string& host = ctx.view.hosts[h].name;
+        if (!l.hosts.matches(host)) continue;
+        add(usage_[key_of(l, i, user, qname, project, per_host ? host : "")], n, use, per_host || first);
+        first = false;
+      }
+    }
+  }
+
+  static void add(Usage& u, int slots, const sched::Usage& use, bool counts_job) {
+    u.slots += slots;
+    if (counts_job) ++u.jobs;
+    for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
+    if (counts_job)
+      for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
+  }
+
+  std::map<std::string, int> user_slots_, group_slots_;
+  std::map<int, int> queue_slots_;
+  std::map<std::pair<int, std::string>, int> queue_user_slots_, host_user_slots_;
+  std::map<std::pair<int, int>, int> host_queue_slots_;
+  std::map<LimitKey, Usage> usage_;
+  std::map<std::string, std::vector<std::string>> groups_;
+  std::map<std::string, std::optional<double>> jl_p_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> make_schmod_limit() { return std::make_unique<LimitModule>(); }
+
+}  // namespace lsf::sched

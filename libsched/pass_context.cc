@@ -1,0 +1,99 @@
+#include "libsched/pass_context.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "libsched/module.h"
+
+namespace lsf::sched {
+
+PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector<std::unique_ptr<Module>>& modules)
+    : view(v), policy(*v.policy), now(t), modules_(modules) {
+  hosts.resize(view.hosts.size());
+  index_.reserve(view.hosts.size());
+  for (size_t h = 0; h < view.hosts.size(); ++h) {
+    index_.emplace(view.hosts[h].name, static_cast<int>(h));
+    const HostPolicy& hp = policy.host(view.hosts[h].name);
+    hosts[h].max_slots = hp.mxj_is_ncpus ? std::max(1, view.hosts[h].ncpus) : hp.mxj;
+  }
+}
+
+int PassContext::host_index(std::string_view name) const {
+  auto it = index_.find(std::string(name));
+  return it == index_.end() ? -1 : it->second;
+}
+
+double PassContext::numeric(int host, std::string_view name) const {
+  const auto& res = view.hosts[host].resources;
+  auto it = res.find(name);
+  if (it == res.end()) return std::numeric_limits<double>::quiet_NaN();
+  const double* v = std::get_if<double>(&it->second);
+  if (!v) return std::numeric_limits<double>::quiet_NaN();
+  auto r = hosts[host].reserved.find(name);
+  return r == hosts[host].reserved.end() ? *v : *v - r->second;
+}
+
+config::ResourceLookup PassContext::lookup(int host) const {
+  return [this, host](std::string_view name) -> config::ResourceValue {
+    const auto& res = view.hosts[host].resources;
+    auto it = res.find(name);
+    if (it == res.end()) return std::monostate{};
+    if (std::holds_alternative<double>(it->second)) return numeric(host, name);
+    return it->second;
+  };
+}
+
+double PassContext::shared_left(std::string_view name) const {
+  auto total = policy.shared_resources.find(name);
+  if (total == policy.shared_resources.end()) return std::numeric_limits<double>::quiet_NaN();
+  auto used = shared_used_.find(name);
+  return total->second - (used == shared_used_.end() ? 0 : used->second);
+}
+
+Usage PassContext::usage(const config::ResourceRequirement* req, std::int64_t started) const {
+  Usage out;
+  if (!req || req->rusage.empty()) return out;
+  for (const auto& clause : req->rusage.alternatives.front()) {
+    double factor = 1;
+    if (clause.duration_minutes && started > 0) {
+      double duration = *clause.duration_minutes * 60.0;
+      double elapsed = static_cast<double>(now - started);
+      if (elapsed >= duration) continue;  // the job's own use shows in the load by now
+      if (clause.decay) factor = 1 - elapsed / duration;
+    }
+    for (const auto& item : clause.items) {
+      bool shared = policy.shared_resources.count(item.name) > 0;
+      (shared ? out.per_job : out.per_slot).emplace_back(item.name, item.value * factor);
+    }
+  }
+  return out;
+}
+
+int PassContext::room(const JobView& job, int host, const char** why) const {
+  int least = kUnlimited;
+  for (const auto& m : modules_) {
+    const char* reason = nullptr;
+    int r = m->room(*this, job, host, &reason);
+    if (r < least) {
+      least = r;
+      if (why) *why = reason;
+    }
+    if (least <= 0) return 0;
+  }
+  return least;
+}
+
+std::string host_reasons(const std::map<std::string, int>& counts) {
+  std::vector<std::pair<std::string, int>> items(counts.begin(), counts.end());
+  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [text, n] : items) {
+    if (n <= 0) continue;
+    if (!out.empty()) out += "; ";
+    out += text + ": " + std::to_string(n) + (n == 1 ? " host" : " hosts");
+  }
+  return out;
+}
+
+}  // namespace lsf::sched

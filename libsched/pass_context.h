@@ -1,0 +1,94 @@
+// What one scheduling pass knows and has decided so far: each host's slots and reserved
+// resources as the pass fills them, the decisions made. Modules read the view through
+// it and record their decisions in it; it lives for one pass only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "libsched/model/cluster_view.h"
+#include "libsched/pass.h"
+
+namespace lsf::sched {
+
+inline constexpr int kUnlimited = 1 << 30;
+
+struct HostState {
+  int max_slots = -1;    // MXJ resolved for this host; -1: unlimited
+  int used = 0;          // slots of started jobs (running or suspended) and of placements
+  int preempted = 0;     // part of `used`: jobs this or earlier passes suspended by preemption
+  int jobs = 0;          // started and placed jobs
+  bool exclusive = false;  // an exclusive job runs or was placed here
+  bool accepted = false;   // received a job in this pass
+  // rusage[] held by started jobs (after duration and decay) and by placements.
+  std::map<std::string, double, std::less<>> reserved;
+  int free() const { return max_slots < 0 ? kUnlimited : max_slots - used; }
+};
+
+struct Placement {
+  std::vector<std::pair<int, int>> hosts;  // host index, slots
+  // When nothing could be placed: why, per host (reason -> hosts) or for the job.
+  std::map<std::string, int> why_not;
+  std::string reason;
+  int slots() const {
+    int n = 0;
+    for (const auto& [h, s] : hosts) n += s;
+    return n;
+  }
+};
+
+// Hosts that may take a job, best first, and how many were left out for which reason.
+struct Candidates {
+  std::vector<int> hosts;
+  std::map<std::string, int> excluded;
+};
+
+// How much of each rusage[] resource a job holds, per slot or (shared) per job.
+struct Usage {
+  std::vector<std::pair<std::string, double>> per_slot;  // host resources
+  std::vector<std::pair<std::string, double>> per_job;   // cluster-wide shared resources
+};
+
+class Module;
+
+class PassContext {
+ public:
+  PassContext(const ClusterView& view, std::int64_t now, const std::vector<std::unique_ptr<Module>>& modules);
+
+  const ClusterView& view;
+  const SchedPolicy& policy;
+  const std::int64_t now;
+  std::vector<HostState> hosts;  // parallel to view.hosts
+  PassResult result;
+
+  const QueuePolicy& queue_of(const JobView& job) const { return policy.queues[job.queue]; }
+  int host_index(std::string_view name) const;  // -1 when not in the view
+  // A host's resources with what started jobs reserve taken off (select[] sees these).
+  config::ResourceLookup lookup(int host) const;
+  double numeric(int host, std::string_view name) const;  // NaN when the host lacks it
+  // Shared resource left: total minus what started jobs and placements hold.
+  double shared_left(std::string_view name) const;
+  void take_shared(std::string_view name, double amount) { shared_used_[std::string(name)] += amount; }
+  // A job's rusage[] (first alternative) held at `now`, given when it started.
+  Usage usage(const config::ResourceRequirement* req, std::int64_t started) const;
+
+  // Slots the job may take on a host now: the least any module allows (0: `why`).
+  int room(const JobView& job, int host, const char** why) const;
+
+  void pend(const JobView& job, std::string text) { result.reasons.push_back({job.key, std::move(text)}); }
+
+ private:
+  const std::vector<std::unique_ptr<Module>>& modules_;
+  std::unordered_map<std::string, int> index_;
+  std::map<std::string, double, std::less<>> shared_used_;
+};
+
+// "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of
+// saying why no host could take a job, the most common reason first.
+std::string host_reasons(const std::map<std::string, int>& counts);
+
+}  // namespace lsf::sched

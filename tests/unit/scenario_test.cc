@@ -1,0 +1,392 @@
+// Scheduling scenarios: tests/scenarios/*.yaml, one per rule. Each gives configuration
+// snippets (real lsb.* text), hosts with their load, running and pending jobs, and a
+// list of steps in time; at each step the real pass runs and its dispatches,
+// reservations, suspensions, resumptions and pending reasons must be exactly those
+// expected. Between steps the scenario plays the daemon: dispatched jobs start,
+// suspended ones stop, jobs named in `finish` end, reservations carry over.
+//
+// Every step also runs the pass a second time and on a copy of the view: the
+// decisions must be identical (the pass is deterministic).
+//
+// Format (all keys optional except steps):
+//   config: {lsb.queues: "...", lsb.hosts: "...", lsb.users: "...", lsb.resources: "...",
+//            lsb.params: "...", lsb.modules: "...", lsf.shared.resources: "...",
+//            resource_map: "..."}
+//   hosts: [{name, ncpus, status, resources: [fs], load: {r1m: 0.5, mem: 4000}}]
+//   week: "3 12:00"            (weekday hour:minute of the first step; Sunday = 0)
+//   running: [job...]          (jobs started before the first step)
+//   steps:
+//     - at: 0                  (seconds)
+//       submit: [job...]
+//       finish: [ids]
+//       load: {hostA: {r1m: 3}}
+//       week: "3 23:00"
+//       expect:
+//         dispatch: {1: "hostA hostA", 2: "*"}   (exactly these jobs start)
+//         pending: {3: "reason text"}           (these jobs pend for exactly this)
+//         reserve: {4: {hosts: "hostB", start: 600}}  (exactly these reserve)
+//         suspend: {5: "reason"}                (exactly these are suspended)
+//         resume: [6]                           (exactly these are resumed)
+//   job: {id, index, queue, user, project, n, max, R, m, x, W (seconds), begin, hold,
+//         after (ids: a dependency not yet satisfied), hosts: "hostA hostA" (running),
+//         start, state: RUN|SSUSP|USUSP, cause: preempted|load|window|user, forced}
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "config_tree.h"
+#include "libconfig/host_resolution.h"
+#include "libconfig/text.h"
+#include "libsched/pass.h"
+
+using namespace lsf;
+using namespace lsf::sched;
+
+namespace {
+
+std::filesystem::path scenario_dir() { return std::filesystem::path(LSFSCHED_SOURCE_DIR) / "tests/scenarios"; }
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(scenario_dir()))
+    if (e.path().extension() == ".yaml") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+config::WeekInstant parse_week(const std::string& text) {
+  config::WeekInstant w;
+  char colon = 0;
+  std::istringstream in(text);
+  in >> w.weekday >> w.hour >> colon >> w.minute;
+  return w;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+std::string key_text(const JobKey& k) {
+  return k.index ? std::to_string(k.id) + "[" + std::to_string(k.index) + "]" : std::to_string(k.id);
+}
+
+JobKey parse_key(const std::string& text) {
+  JobKey k;
+  auto br = text.find('[');
+  k.id = std::stoll(text.substr(0, br));
+  if (br != std::string::npos) k.index = std::stoi(text.substr(br + 1));
+  return k;
+}
+
+// Decisions as text, for the determinism check and for failure messages.
+std::string describe(const PassResult& r) {
+  std::ostringstream out;
+  for (const auto& d : r.dispatches) out << "dispatch " << key_text(d.job) << " " << join(d.hosts) << "\n";
+  for (const auto& d : r.reservations)
+    out << "reserve " << key_text(d.job) << " " << join(d.hosts) << " start " << d.estimated_start << "\n";
+  for (const auto& d : r.suspends) out << "suspend " << key_text(d.job) << " " << d.reason << "\n";
+  for (const auto& d : r.resumes) out << "resume " << key_text(d.job) << "\n";
+  for (const auto& d : r.reasons) out << "pending " << key_text(d.job) << " " << d.text << "\n";
+  return out.str();
+}
+
+class Scenario {
+ public:
+  explicit Scenario(const std::string& name) {
+    doc_ = YAML::LoadFile((scenario_dir() / (name + ".yaml")).string());
+    write_config();
+    auto loaded = tree_.load();
+    if (!loaded.usable()) throw std::runtime_error("configuration: " + lsf::testing::errors_of(loaded));
+    config_ = loaded.config;
+    view_.policy = build_policy(*config_);
+    view_.queues.resize(view_.policy->queues.size());
+    if (doc_["week"]) view_.week = parse_week(doc_["week"].as<std::string>());
+    for (const auto& h : config_->hosts) {
+      HostView hv;
+      hv.name = h.name;
+      hv.resources["hname"] = h.name;
+      hv.resources["type"] = h.type;
+      hv.resources["model"] = h.model;
+      for (const auto& r : h.resources) hv.resources[r] = 1.0;
+      hv.resources["r15s"] = 0.0;
+      hv.resources["r1m"] = 0.0;
+      hv.resources["pg"] = 0.0;
+      hv.resources["it"] = 10.0;
+      view_.hosts.push_back(hv);
+    }
+    for (const auto& h : doc_["hosts"]) {
+      HostView& hv = host(h["name"].as<std::string>());
+      if (h["ncpus"]) hv.ncpus = h["ncpus"].as<int>();
+      if (h["status"]) hv.status = h["status"].as<std::string>();
+      set_load(hv, h["load"]);
+    }
+    for (const auto& j : doc_["running"]) view_.running.push_back(running_job(j, 0));
+  }
+
+  void run() {
+    int n = 0;
+    for (const auto& step : doc_["steps"]) run_step(step, n++);
+  }
+
+ private:
+  void write_config() {
+    const auto& c = doc_["config"];
+    std::string resources = "fs Boolean () () (File server)\nlicA Numeric () N (Licence)\n";
+    if (c && c["lsf.shared.resources"]) resources += c["lsf.shared.resources"].as<std::string>();
+    tree_.write("conf/lsf.shared",
+                "Begin Cluster\nClusterName\ntest\nEnd Cluster\n"
+                "Begin HostType\nTYPENAME\nLINUX64\nEnd HostType\n"
+                "Begin HostModel\nMODELNAME CPUFACTOR ARCHITECTURE\nGeneric 1.0 (x86_64)\nEnd HostModel\n"
+                "Begin Resource\nRESOURCENAME TYPE INTERVAL INCREASING DESCRIPTION\n" +
+                    resources + "End Resource\n");
+    std::string hosts;
+    if (doc_["hosts"]) {
+      for (const auto& h : doc_["hosts"]) {
+        std::string res;
+        for (const auto& r : h["resources"]) res += (res.empty() ? "" : " ") + r.as<std::string>();
+        hosts += h["name"].as<std::string>() + " Generic LINUX64 1 (" + res + ")\n";
+      }
+    } else {
+      hosts = "hostA Generic LINUX64 1 ()\nhostB Generic LINUX64 1 ()\nhostC Generic LINUX64 1 ()\n";
+    }
+    std::string map;
+    if (c && c["resource_map"])
+      map = "Begin ResourceMap\nRESOURCENAME LOCATION\n" + c["resource_map"].as<std::string>() + "End ResourceMap\n";
+    tree_.write("conf/lsf.cluster.test", "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
+                                         "Begin Host\nHOSTNAME model type server RESOURCES\n" +
+                                             hosts + "End Host\n" + map);
+    // lsfinstall's template sets JOB_ACCEPT_INTERVAL = 0; scenarios about it set it.
+    tree_.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
+    if (!c) return;
+    for (const char* f : {"lsb.queues", "lsb.hosts", "lsb.users", "lsb.resources", "lsb.params", "lsb.modules"})
+      if (c[f]) tree_.lsb(f, c[f].as<std::string>());
+  }
+
+  HostView& host(const std::string& name) {
+    for (auto& h : view_.hosts)
+      if (h.name == name) return h;
+    throw std::runtime_error("unknown host " + name);
+  }
+
+  static void set_load(HostView& hv, const YAML::Node& load) {
+    for (const auto& kv : load) {
+      auto name = kv.first.as<std::string>();
+      try {
+        hv.resources[name] = kv.second.as<double>();
+      } catch (const YAML::Exception&) {
+        hv.resources[name] = kv.second.as<std::string>();
+      }
+    }
+  }
+
+  int queue_of(const YAML::Node& j) const {
+    std::string q = j["queue"] ? j["queue"].as<std::string>() : view_.policy->queues.front().name;
+    int i = view_.policy->queue_index(q);
+    if (i < 0) throw std::runtime_error("unknown queue " + q);
+    return i;
+  }
+
+  std::shared_ptr<const config::ResourceRequirement> requirement(const YAML::Node& j, int queue) {
+    std::string text = j["R"] ? j["R"].as<std::string>() : "";
+    auto key = std::make_pair(text, queue);
+    if (auto it = reqs_.find(key); it != reqs_.end()) return it->second;
+    const config::Queue* q = config_->find_queue(view_.policy->queues[queue].name);
+    std::shared_ptr<const config::ResourceRequirement> out;
+    if (!text.empty()) {
+      auto r = config::ResourceRequirement::parse(text);
+      if (!r) throw std::runtime_error("bad -R " + text);
+      out = std::make_shared<const config::ResourceRequirement>(q && q->res_req ? config::merge_with_queue(*r, *q->res_req)
+                                                                                 : *r);
+    } else if (q && q->res_req) {
+      out = std::make_shared<const config::ResourceRequirement>(*q->res_req);
+    }
+    reqs_[key] = out;
+    return out;
+  }
+
+  RunningJobView running_job(const YAML::Node& j, std::int64_t now) {
+    RunningJobView r;
+    r.key = {j["id"].as<std::int64_t>(), j["index"] ? j["index"].as<int>() : 0};
+    r.queue = queue_of(j);
+    r.user = j["user"] ? j["user"].as<std::string>() : "alice";
+    if (j["project"]) r.project = j["project"].as<std::string>();
+    r.hosts = config::split(j["hosts"].as<std::string>(), ' ');
+    r.start_time = j["start"] ? j["start"].as<std::int64_t>() : now;
+    r.run_limit_s = j["W"] ? j["W"].as<std::int64_t>() : 0;
+    r.exclusive = j["x"] && j["x"].as<bool>();
+    r.forced = j["forced"] && j["forced"].as<bool>();
+    r.res_req = requirement(j, r.queue);
+    std::string state = j["state"] ? j["state"].as<std::string>() : "RUN";
+    r.state = state == "SSUSP" ? RunState::kSsusp : state == "USUSP" ? RunState::kUsusp : RunState::kRun;
+    std::string cause = j["cause"] ? j["cause"].as<std::string>() : "";
+    r.cause = cause == "preempted" ? SuspendCause::kPreempted
+              : cause == "load"    ? SuspendCause::kLoad
+              : cause == "window"  ? SuspendCause::kWindow
+              : cause == "user"    ? SuspendCause::kUser
+                                   : SuspendCause::kNone;
+    return r;
+  }
+
+  JobView pending_job(const YAML::Node& j) {
+    JobView v;
+    v.key = {j["id"].as<std::int64_t>(), j["index"] ? j["index"].as<int>() : 0};
+    v.queue = queue_of(j);
+    v.order = j["order"] ? j["order"].as<std::int64_t>() : v.key.id;
+    v.user = j["user"] ? j["user"].as<std::string>() : "alice";
+    if (j["project"]) v.project = j["project"].as<std::string>();
+    v.min_slots = j["n"] ? j["n"].as<int>() : 1;
+    v.max_slots = j["max"] ? j["max"].as<int>() : v.min_slots;
+    if (j["m"]) {
+      auto items = config::parse_host_list(j["m"].as<std::string>());
+      auto asked = std::make_shared<AskedHosts>();
+      for (const auto& h : config::resolve_host_list(*config_, *items)) asked->preference[h] = 0;
+      for (const auto& item : *items)
+        if (item.has_preference) asked->preference[item.name] = item.preference;
+      v.asked_hosts = asked;
+    }
+    v.exclusive = j["x"] && j["x"].as<bool>();
+    v.res_req = requirement(j, v.queue);
+    v.run_limit_s = j["W"] ? j["W"].as<std::int64_t>() : 0;
+    v.begin_time = j["begin"] ? j["begin"].as<std::int64_t>() : 0;
+    v.held = j["hold"] && j["hold"].as<bool>();
+    v.array_limit = j["array_limit"] ? j["array_limit"].as<int>() : 0;
+    if (j["after"]) v.dependency = DependencyState::kWaiting;
+    if (j["excluded"]) v.excluded_hosts = config::split(j["excluded"].as<std::string>(), ' ');
+    return v;
+  }
+
+  void run_step(const YAML::Node& step, int n) {
+    std::int64_t now = step["at"] ? step["at"].as<std::int64_t>() : 0;
+    SCOPED_TRACE("step " + std::to_string(n) + " at " + std::to_string(now));
+    if (step["week"]) view_.week = parse_week(step["week"].as<std::string>());
+    for (const auto& id : step["finish"]) {
+      JobKey k = parse_key(id.as<std::string>());
+      std::erase_if(view_.running, [&](const RunningJobView& r) { return r.key == k; });
+    }
+    for (const auto& kv : step["load"]) set_load(host(kv.first.as<std::string>()), kv.second);
+    for (const auto& j : step["submit"]) view_.pending.push_back(pending_job(j));
+    for (const auto& kv : step["queues"]) {
+      int q = view_.policy->queue_index(kv.first.as<std::string>());
+      view_.queues[q].active = kv.second.as<std::string>() == "active";
+    }
+
+    PassResult r = schedule(view_, now);
+    ClusterView copy = view_;
+    EXPECT_EQ(describe(r), describe(schedule(view_, now))) << "second pass differs";
+    EXPECT_EQ(describe(r), describe(schedule(copy, now))) << "pass on a copy differs";
+    check(step["expect"], r);
+    advance(r, now);
+  }
+
+  void check(const YAML::Node& expect, const PassResult& r) {
+    const std::string all = describe(r);
+    std::map<std::string, std::string> dispatched, reasons, reserved, suspended;
+    std::set<std::string> resumed;
+    for (const auto& d : r.dispatches) dispatched[key_text(d.job)] = join(d.hosts);
+    for (const auto& d : r.reasons) reasons[key_text(d.job)] = d.text;
+    for (const auto& d : r.reservations)
+      reserved[key_text(d.job)] = join(d.hosts) + " start " + std::to_string(d.estimated_start);
+    for (const auto& d : r.suspends) suspended[key_text(d.job)] = d.reason;
+    for (const auto& d : r.resumes) resumed.insert(key_text(d.job));
+
+    std::map<std::string, std::string> want_dispatch, want_reserve, want_suspend;
+    for (const auto& kv : expect["dispatch"]) want_dispatch[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    for (const auto& kv : expect["reserve"]) {
+      std::string text = kv.second["hosts"].as<std::string>() + " start " +
+                         (kv.second["start"] ? kv.second["start"].as<std::string>() : "0");
+      want_reserve[kv.first.as<std::string>()] = text;
+    }
+    for (const auto& kv : expect["suspend"]) want_suspend[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    std::set<std::string> want_resume;
+    for (const auto& id : expect["resume"]) want_resume.insert(id.as<std::string>());
+
+    // Exactly the expected jobs start; "*" accepts any hosts.
+    std::set<std::string> got_keys, want_keys;
+    for (const auto& [k, v] : dispatched) got_keys.insert(k);
+    for (const auto& [k, v] : want_dispatch) want_keys.insert(k);
+    EXPECT_EQ(got_keys, want_keys) << all;
+    for (const auto& [k, hosts] : want_dispatch)
+      if (hosts != "*" && dispatched.count(k)) {
+        EXPECT_EQ(dispatched[k], hosts) << "job " << k << "\n" << all;
+      }
+    EXPECT_EQ(reserved, want_reserve) << all;
+    EXPECT_EQ(suspended, want_suspend) << all;
+    EXPECT_EQ(resumed, want_resume) << all;
+    for (const auto& kv : expect["pending"]) {
+      auto k = kv.first.as<std::string>();
+      EXPECT_EQ(reasons[k], kv.second.as<std::string>()) << "job " << k << "\n" << all;
+    }
+    // Every job left pending has a reason.
+    for (const auto& j : view_.pending)
+      if (!dispatched.count(key_text(j.key))) {
+        EXPECT_TRUE(reasons.count(key_text(j.key))) << key_text(j.key);
+      }
+  }
+
+  // What mbatchd would do with the decisions before the next step.
+  void advance(const PassResult& r, std::int64_t now) {
+    for (const auto& d : r.dispatches) {
+      auto it = std::find_if(view_.pending.begin(), view_.pending.end(), [&](auto& j) { return j.key == d.job; });
+      RunningJobView run;
+      run.key = it->key;
+      run.queue = it->queue;
+      run.user = it->user;
+      run.project = it->project;
+      run.hosts = d.hosts;
+      run.start_time = now;
+      run.run_limit_s = it->run_limit_s;
+      run.exclusive = it->exclusive;
+      run.res_req = it->res_req;
+      view_.running.push_back(run);
+      for (const auto& h : d.hosts) host(h).last_dispatch = now;
+      view_.pending.erase(it);
+    }
+    for (auto& j : view_.pending) {
+      j.reserving_since = 0;
+      for (const auto& res : r.reservations)
+        if (res.job == j.key) j.reserving_since = res.since;
+    }
+    for (const auto& s : r.suspends)
+      for (auto& run : view_.running)
+        if (run.key == s.job) {
+          run.state = RunState::kSsusp;
+          run.cause = s.cause;
+          if (s.cause == SuspendCause::kLoad) host(run.hosts.front()).last_load_action = now;
+        }
+    for (const auto& s : r.resumes)
+      for (auto& run : view_.running)
+        if (run.key == s.job) {
+          run.state = RunState::kRun;
+          run.cause = SuspendCause::kNone;
+        }
+  }
+
+  YAML::Node doc_;
+  lsf::testing::ConfigTree tree_;
+  std::shared_ptr<const config::ClusterConfig> config_;
+  ClusterView view_;
+  std::map<std::pair<std::string, int>, std::shared_ptr<const config::ResourceRequirement>> reqs_;
+};
+
+class ScenarioTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ScenarioTest, Decisions) {
+  Scenario s(GetParam());
+  s.run();
+}
+
+INSTANTIATE_TEST_SUITE_P(Scheduling, ScenarioTest, ::testing::ValuesIn(scenario_files()),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (auto& c : name)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
