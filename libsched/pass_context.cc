@@ -56,7 +56,7 @@ Usage PassContext::usage(const config::ResourceRequirement* req, std::int64_t st
   if (!req || req->rusage.empty()) return out;
   for (const auto& clause : req->rusage.alternatives.front()) {
     double factor = 1;
-    if (clause.duration_minutes && started > 0) {
+    if (clause.duration_minutes) {
       double duration = *clause.duration_minutes * 60.0;
       double elapsed = static_cast<double>(now - started);
       if (elapsed >= duration) continue;  // the job's own use shows in the load by now

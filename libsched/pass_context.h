@@ -73,7 +73,8 @@ class PassContext {
   // Shared resource left: total minus what started jobs and placements hold.
   double shared_left(std::string_view name) const;
   void take_shared(std::string_view name, double amount) { shared_used_[std::string(name)] += amount; }
-  // A job's rusage[] (first alternative) held at `now`, given when it started.
+  // A job's rusage[] (first alternative) held at `now` by a job started at `started`
+  // (`now` for a job about to start).
   Usage usage(const config::ResourceRequirement* req, std::int64_t started) const;
 
   // Slots the job may take on a host now: the least any module allows (0: `why`).

@@ -318,8 +318,10 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   for (const auto& r : result.resumes) {
     Job* job = state_.find_job(r.job);
     if (!job || job->state != wire::JOB_SSUSP) continue;
+    auto cause = cause_of(*job);
     resume_by_system(*job);
-    if (!job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
+    bool load_action = cause == sched::SuspendCause::kLoad || cause == sched::SuspendCause::kUser;
+    if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
   }
   for (auto& r : result.reasons) state_.set_pending_reason(r.job, std::move(r.text));
   last_pass_cost_ += took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);

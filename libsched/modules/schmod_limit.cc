@@ -148,7 +148,7 @@ class LimitModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), 0), p.slots());
+    count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), ctx.now), p.slots());
   }
 
  private:
@@ -193,7 +193,7 @@ class LimitModule final : public Module {
   }
 
   static double per_slot_demand(const PassContext& ctx, const JobView& job, std::string_view res) {
-    for (const auto& [name, amount] : ctx.usage(job.res_req.get(), 0).per_slot)
+    for (const auto& [name, amount] : ctx.usage(job.res_req.get(), ctx.now).per_slot)
       if (name == res) return amount;
     return 0;
   }
@@ -202,7 +202,7 @@ class LimitModule final : public Module {
     Usage u;
     u.slots = slots;
     u.jobs = 1;
-    auto use = ctx.usage(job.res_req.get(), 0);
+    auto use = ctx.usage(job.res_req.get(), ctx.now);
     for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
     for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
     return u;

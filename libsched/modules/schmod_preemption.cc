@@ -72,7 +72,7 @@ class PreemptionModule final : public Module {
       take.emplace_back(h, n);
       need -= n;
     }
-    if (job.max_slots - need < job.min_slots || chosen.empty()) return false;
+    if (job.max_slots - need < job.min_slots) return false;
 
     for (auto* v : chosen) {
       taken_.insert(v->key);

@@ -50,7 +50,7 @@ class ReserveModule final : public Module {
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
-    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), 0).per_job) {
+    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), ctx.now).per_job) {
       double left = ctx.shared_left(res);
       if (!std::isnan(left) && left + 1e-9 < amount)
         return std::string(reason::kHostRusage) + " (" + res + ": " + fmt(std::max(0.0, left)) + " available, " +
@@ -61,7 +61,7 @@ class ReserveModule final : public Module {
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
     int least = kUnlimited;
-    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), 0).per_slot) {
+    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), ctx.now).per_slot) {
       if (amount <= 0) continue;
       double avail = ctx.numeric(h, res);
       int n = std::isnan(avail) ? 0 : static_cast<int>(std::floor(avail / amount + 1e-9));
@@ -92,7 +92,7 @@ class ReserveModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    Usage use = ctx.usage(job.res_req.get(), 0);
+    Usage use = ctx.usage(job.res_req.get(), ctx.now);
     std::int64_t end = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;

@@ -362,6 +362,8 @@ class Scenario {
     for (const auto& s : r.resumes)
       for (auto& run : view_.running)
         if (run.key == s.job) {
+          if (run.cause == SuspendCause::kLoad || run.cause == SuspendCause::kUser)
+            host(run.hosts.front()).last_load_action = now;
           run.state = RunState::kRun;
           run.cause = SuspendCause::kNone;
         }
