@@ -10,6 +10,7 @@
 
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "libsched/module.h"
 #include "libsched/pending_reason.h"
@@ -18,7 +19,24 @@ namespace lsf::sched {
 namespace {
 
 using MatchKey = std::tuple<int, const void*, const void*, bool, const void*>;
-using ReqKey = std::tuple<const void*, std::string_view, std::string_view, int, int, std::int64_t>;
+struct ReqKey {
+  const void* match;
+  std::string_view user, project;
+  int min_slots, max_slots;
+  std::int64_t run_limit;
+  bool operator==(const ReqKey&) const = default;
+};
+struct ReqKeyHash {
+  size_t operator()(const ReqKey& k) const {
+    size_t h = std::hash<const void*>()(k.match);
+    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(std::hash<std::string_view>()(k.user));
+    mix(std::hash<std::string_view>()(k.project));
+    mix(static_cast<size_t>(k.min_slots) * 31 + static_cast<size_t>(k.max_slots));
+    mix(static_cast<size_t>(k.run_limit));
+    return h;
+  }
+};
 
 struct ReqClass {
   bool blocked = false;
@@ -60,7 +78,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   ctx.result.stats.jobs_pending = static_cast<int>(jobs.size());
 
   std::map<MatchKey, Candidates> matches;
-  std::map<ReqKey, ReqClass> outcomes;
+  std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
+  std::unordered_map<const Candidates*, std::pair<std::map<std::string, int>, std::string>> last_reason;
 
   for (const JobView* jp : jobs) {
     const JobView& job = *jp;
@@ -129,10 +148,16 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
 
     std::string text = placement.reason;
     if (text.empty()) {
-      auto counts = cands.excluded;
-      for (const auto& [why, n] : placement.why_not) counts[why] += n;
-      text = host_reasons(counts);
-      if (text.empty()) text = reason::kResReq;
+      // Jobs of one host match usually fail for the same reasons: compose the text once.
+      auto& [last_why, last_text] = last_reason[&cands];
+      if (last_text.empty() || last_why != placement.why_not) {
+        auto counts = cands.excluded;
+        for (const auto& [why, n] : placement.why_not) counts[why] += n;
+        last_text = host_reasons(counts);
+        if (last_text.empty()) last_text = reason::kResReq;
+        last_why = placement.why_not;
+      }
+      text = last_text;
     }
     for (auto& m : modules)
       if (m->reserve(ctx, job, cands)) break;

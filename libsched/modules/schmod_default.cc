@@ -66,8 +66,7 @@ class DefaultModule final : public Module {
     if (job.dependency == DependencyState::kNever) return reason::kDependencyNever;
     const QueuePolicy& q = ctx.queue_of(job);
     if (!ctx.view.queues[job.queue].active) return reason::kQueueInactive;
-    if (!q.run_window.is_open(ctx.view.week) || !q.dispatch_window.is_open(ctx.view.week))
-      return reason::kQueueWindow;
+    if (window_closed(ctx, job.queue)) return reason::kQueueWindow;
     if (job.exclusive && !q.exclusive) return reason::kNotExclusiveQueue;
     if (job.array_limit > 0) {
       int running = array_running_[job.key.id];
@@ -100,7 +99,7 @@ class DefaultModule final : public Module {
         no = reason::kHostExcluded;
       else if (!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week))
         no = reason::kHostWindow;
-      else if (over_sched(ctx, h, ctx.policy.host(host.name).thresholds) || over_sched(ctx, h, q.thresholds))
+      else if (host_busy(ctx, h) || over_sched(ctx, h, q.thresholds))
         no = reason::kHostLoad;
       else if (select && !select->matches(ctx.lookup(h)))
         no = reason::kHostSelect;
@@ -145,6 +144,21 @@ class DefaultModule final : public Module {
   }
 
  private:
+  bool window_closed(const PassContext& ctx, int queue) {
+    if (closed_.empty()) {
+      for (const auto& q : ctx.policy.queues)
+        closed_.push_back(!q.run_window.is_open(ctx.view.week) || !q.dispatch_window.is_open(ctx.view.week));
+    }
+    return closed_[queue];
+  }
+
+  // A host's own loadSched thresholds, worked out once per pass.
+  bool host_busy(const PassContext& ctx, int h) {
+    if (busy_.empty()) busy_.assign(ctx.view.hosts.size(), -1);
+    if (busy_[h] < 0) busy_[h] = over_sched(ctx, h, ctx.policy.host(ctx.view.hosts[h].name).thresholds);
+    return busy_[h];
+  }
+
   static bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
     for (const auto& [index, th] : t) {
       if (!th.sched) continue;
@@ -172,6 +186,8 @@ class DefaultModule final : public Module {
       int preference;
       std::vector<double> values;  // NaN: undefined, sorts last
     };
+    std::vector<char> larger_better;
+    for (const auto& key : keys) larger_better.push_back(config::larger_is_better(key.name));
     std::vector<Key> sorted;
     sorted.reserve(hosts.size());
     for (int h : hosts) {
@@ -191,7 +207,7 @@ class DefaultModule final : public Module {
         if (na && nb) continue;
         if (na != nb) return nb;
         if (va == vb) continue;
-        bool a_better = config::larger_is_better(keys[i].name) ? va > vb : va < vb;
+        bool a_better = larger_better[i] ? va > vb : va < vb;
         return keys[i].reverse ? !a_better : a_better;
       }
       return false;
@@ -279,6 +295,8 @@ class DefaultModule final : public Module {
   }
 
   std::map<std::int64_t, int> array_running_;
+  std::vector<signed char> busy_;
+  std::vector<char> closed_;  // per queue: a run or dispatch window is closed
 };
 
 }  // namespace

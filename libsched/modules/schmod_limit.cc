@@ -13,6 +13,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
@@ -64,13 +65,12 @@ class LimitModule final : public Module {
     if (q.qjob_limit && queue_slots_[job.queue] + need > *q.qjob_limit)
       return with(reason::kQueueSlotLimit, queue_slots_[job.queue], *q.qjob_limit);
     if (q.ujob_limit) {
-      int used = queue_user_slots_[{job.queue, job.user}];
+      int used = get(user(ctx, job.user).queue_slots, job.queue);
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
     }
-    UserSlotLimit ul = ctx.policy.user_limit(job.user);
-    if (ul.max_jobs && user_slots_[job.user] + need > *ul.max_jobs)
-      return with(reason::kUserLimit, user_slots_[job.user], *ul.max_jobs);
-    for (const auto& g : groups(ctx, job.user)) {
+    UserInfo& u = user(ctx, job.user);
+    if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs) return with(reason::kUserLimit, u.slots, *u.limit.max_jobs);
+    for (const auto& g : u.groups) {
       auto it = ctx.policy.group_limits.find(g);
       if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
       int used = group_slots_[g];
@@ -98,14 +98,17 @@ class LimitModule final : public Module {
         *why = text;
       }
     };
-    if (auto jl_u = ctx.policy.host(host.name).jl_u) cap(*jl_u - find(host_user_slots_, {h, job.user}), reason::kHostPerUser);
-    if (q.hjob_limit) cap(*q.hjob_limit - find(host_queue_slots_, {h, job.queue}), reason::kHostQueuePerHost);
+    const HostPolicy& hp = ctx.policy.host(host.name);
+    if (hp.jl_u || users_.count(job.user)) {
+      const UserInfo* u = find_user(job.user);
+      int mine = u ? get(u->host_slots, h) : 0;
+      if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
+      if (u && u->limit.jl_p) cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
+    }
+    if (q.hjob_limit) cap(*q.hjob_limit - get(host_queue_slots_, host_queue(h, job.queue)), reason::kHostQueuePerHost);
     if (q.pjob_limit)
-      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - find(host_queue_slots_, {h, job.queue}),
+      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - get(host_queue_slots_, host_queue(h, job.queue)),
           reason::kHostQueuePerCpu);
-    if (auto jl_p = user_jl_p(ctx, job.user))
-      cap(static_cast<int>(std::floor(*jl_p * host.ncpus)) - find(host_user_slots_, {h, job.user}),
-          reason::kHostUserPerCpu);
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       bool per_host = l.hosts.per_member || l.slots_per_processor;
@@ -152,14 +155,32 @@ class LimitModule final : public Module {
   }
 
  private:
-  static int find(const std::map<std::pair<int, std::string>, int>& m, const std::pair<int, std::string>& k) {
+  // Each user's counts and limits, looked up once per call by name.
+  struct UserInfo {
+    int slots = 0;
+    UserSlotLimit limit;
+    std::vector<std::string> groups;
+    std::unordered_map<int, int> host_slots, queue_slots;
+  };
+
+  UserInfo& user(const PassContext& ctx, const std::string& name) {
+    auto [it, fresh] = users_.try_emplace(name);
+    if (fresh) {
+      it->second.limit = ctx.policy.user_limit(name);
+      it->second.groups = ctx.policy.groups_of(name);
+    }
+    return it->second;
+  }
+  const UserInfo* find_user(const std::string& name) const {
+    auto it = users_.find(name);
+    return it == users_.end() ? nullptr : &it->second;
+  }
+  template <typename Map, typename Key>
+  static int get(const Map& m, const Key& k) {
     auto it = m.find(k);
     return it == m.end() ? 0 : it->second;
   }
-  static int find(const std::map<std::pair<int, int>, int>& m, const std::pair<int, int>& k) {
-    auto it = m.find(k);
-    return it == m.end() ? 0 : it->second;
-  }
+  static std::int64_t host_queue(int h, int queue) { return (std::int64_t{h} << 20) | queue; }
   static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
     auto it = m.find(k);
     return it == m.end() ? 0 : it->second;
@@ -167,18 +188,6 @@ class LimitModule final : public Module {
 
   static std::string with(const char* text, double used, double limit) {
     return std::string(text) + " (" + numbers(used, limit) + ")";
-  }
-
-  const std::vector<std::string>& groups(const PassContext& ctx, const std::string& user) {
-    auto it = groups_.find(user);
-    if (it == groups_.end()) it = groups_.emplace(user, ctx.policy.groups_of(user)).first;
-    return it->second;
-  }
-
-  std::optional<double> user_jl_p(const PassContext& ctx, const std::string& user) {
-    auto it = jl_p_.find(user);
-    if (it == jl_p_.end()) it = jl_p_.emplace(user, ctx.policy.user_limit(user).jl_p).first;
-    return it->second;
   }
 
   static bool applies(const PassContext& ctx, const LimitPolicy& l, const std::string& user, int queue,
@@ -229,13 +238,14 @@ class LimitModule final : public Module {
 
   void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project,
              const Placement& p, const sched::Usage& use, int slots) {
-    user_slots_[user] += slots;
+    UserInfo& u = this->user(ctx, user);
+    u.slots += slots;
+    u.queue_slots[queue] += slots;
     queue_slots_[queue] += slots;
-    queue_user_slots_[{queue, user}] += slots;
-    for (const auto& g : groups(ctx, user)) group_slots_[g] += slots;
+    for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
-      host_user_slots_[{h, user}] += n;
-      host_queue_slots_[{h, queue}] += n;
+      u.host_slots[h] += n;
+      host_queue_slots_[host_queue(h, queue)] += n;
     }
     const std::string& qname = ctx.policy.queues[queue].name;
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
@@ -265,13 +275,11 @@ class LimitModule final : public Module {
       for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
   }
 
-  std::map<std::string, int> user_slots_, group_slots_;
+  std::unordered_map<std::string, UserInfo> users_;
+  std::map<std::string, int> group_slots_;
   std::map<int, int> queue_slots_;
-  std::map<std::pair<int, std::string>, int> queue_user_slots_, host_user_slots_;
-  std::map<std::pair<int, int>, int> host_queue_slots_;
+  std::unordered_map<std::int64_t, int> host_queue_slots_;
   std::map<LimitKey, Usage> usage_;
-  std::map<std::string, std::vector<std::string>> groups_;
-  std::map<std::string, std::optional<double>> jl_p_;
 };
 
 }  // namespace

@@ -22,10 +22,10 @@ class ParallelModule final : public Module {
     if (job.max_slots == 1 && !same) return sequential(ctx, job, cands, out);
 
     std::vector<std::pair<int, int>> rooms;  // host, slots it may give
-    size_t& cursor = cursors_[&cands];
+    Cursor& cursor = cursors_[&cands];
     advance(ctx, cands, cursor);
-    count_skipped(ctx, cands, cursor, out);
-    for (size_t i = cursor; i < cands.hosts.size(); ++i) {
+    count_skipped(cursor, out);
+    for (size_t i = cursor.pos; i < cands.hosts.size(); ++i) {
       int h = cands.hosts[i];
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
@@ -68,22 +68,29 @@ class ParallelModule final : public Module {
  private:
   // Hosts no job can use any more this pass (full, or running an exclusive job) stay
   // skipped for every later job of the class: room only shrinks within a pass.
-  static void advance(const PassContext& ctx, const Candidates& cands, size_t& cursor) {
-    while (cursor < cands.hosts.size()) {
-      const HostState& hs = ctx.hosts[cands.hosts[cursor]];
+  struct Cursor {
+    size_t pos = 0;
+    int full = 0;       // hosts skipped for having no free slot
+    int exclusive = 0;  // hosts skipped for running an exclusive job
+  };
+
+  static void advance(const PassContext& ctx, const Candidates& cands, Cursor& cursor) {
+    while (cursor.pos < cands.hosts.size()) {
+      const HostState& hs = ctx.hosts[cands.hosts[cursor.pos]];
       if (hs.free() > 0 && !hs.exclusive) break;
-      ++cursor;
+      ++(hs.exclusive ? cursor.exclusive : cursor.full);
+      ++cursor.pos;
     }
   }
-  static void count_skipped(const PassContext& ctx, const Candidates& cands, size_t cursor, Placement& out) {
-    for (size_t i = 0; i < cursor; ++i)
-      ++out.why_not[ctx.hosts[cands.hosts[i]].exclusive ? reason::kHostExclusive : reason::kHostFull];
+  static void count_skipped(const Cursor& cursor, Placement& out) {
+    if (cursor.full) out.why_not[reason::kHostFull] += cursor.full;
+    if (cursor.exclusive) out.why_not[reason::kHostExclusive] += cursor.exclusive;
   }
 
   Allocation sequential(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
-    size_t& cursor = cursors_[&cands];
+    Cursor& cursor = cursors_[&cands];
     advance(ctx, cands, cursor);
-    for (size_t i = cursor; i < cands.hosts.size(); ++i) {
+    for (size_t i = cursor.pos; i < cands.hosts.size(); ++i) {
       int h = cands.hosts[i];
       const char* why = nullptr;
       if (ctx.room(job, h, &why) > 0) {
@@ -92,7 +99,7 @@ class ParallelModule final : public Module {
       }
       ++out.why_not[why ? why : reason::kHostFull];
     }
-    count_skipped(ctx, cands, cursor, out);
+    count_skipped(cursor, out);
     return Allocation::kNoRoom;
   }
 
@@ -121,7 +128,7 @@ class ParallelModule final : public Module {
     return Allocation::kPlaced;
   }
 
-  std::map<const Candidates*, size_t> cursors_;
+  std::map<const Candidates*, Cursor> cursors_;
 };
 
 }  // namespace

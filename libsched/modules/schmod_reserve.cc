@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
@@ -97,6 +98,7 @@ class ReserveModule final : public Module {
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
       ends_.push_back({end, h, n});
+      sorted_ = false;
       // schmod_default (always first) has counted the slots: what went past the
       // unreserved free slots was borrowed from reservations by backfill.
       int held = 0;
@@ -120,6 +122,7 @@ class ReserveModule final : public Module {
     std::vector<std::pair<int, int>> take;
     for (int h : cands.hosts) {
       if (need == 0) break;
+      if (ctx.hosts[h].free() <= 0 || ctx.hosts[h].exclusive) continue;
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (span && span->ptile) r = std::min(r, *span->ptile);
@@ -128,6 +131,8 @@ class ReserveModule final : public Module {
       take.emplace_back(h, n);
       need -= n;
     }
+    // A job that cannot hold anything is not reserving; it waits with its reason.
+    if (take.empty()) return false;
     std::int64_t start = estimate(ctx, cands, job, job.min_slots - need);
     Reservation res{job.key, {}, since, start == kNever ? 0 : start};
     size_t index = ctx.result.reservations.size();
@@ -154,16 +159,20 @@ class ReserveModule final : public Module {
 
   // When enough slots will be free on the job's hosts: the run limits of what runs
   // there say when each slot comes free. kNever when that depends on a job without one.
-  std::int64_t estimate(const PassContext& ctx, const Candidates& cands, const JobView& job, int have) const {
-    std::vector<char> usable(ctx.view.hosts.size(), 0);
-    for (int h : cands.hosts) usable[h] = 1;
-    std::vector<End> ends;
-    for (const auto& e : ends_)
-      if (usable[e.host]) ends.push_back(e);
-    std::sort(ends.begin(), ends.end(), [](const End& a, const End& b) { return a.at < b.at; });
+  std::int64_t estimate(const PassContext& ctx, const Candidates& cands, const JobView& job, int have) {
+    if (have >= job.min_slots) return ctx.now;
+    if (!sorted_) {
+      std::sort(ends_.begin(), ends_.end(), [](const End& a, const End& b) { return a.at < b.at; });
+      sorted_ = true;
+    }
+    std::vector<char>& usable = usable_[&cands];
+    if (usable.empty()) {
+      usable.assign(ctx.view.hosts.size(), 0);
+      for (int h : cands.hosts) usable[h] = 1;
+    }
     int free = have;
-    if (free >= job.min_slots) return ctx.now;
-    for (const auto& e : ends) {
+    for (const auto& e : ends_) {
+      if (!usable[e.host]) continue;
       if (e.at == kNever) return kNever;
       free += e.slots;
       if (free >= job.min_slots) return std::max(e.at, ctx.now);
@@ -174,6 +183,8 @@ class ReserveModule final : public Module {
   std::vector<std::vector<Held>> held_;
   std::vector<int> borrowed_;
   std::vector<End> ends_;
+  bool sorted_ = false;
+  std::map<const Candidates*, std::vector<char>> usable_;
 };
 
 }  // namespace

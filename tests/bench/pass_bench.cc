@@ -1,0 +1,155 @@
+// The scheduling pass at scale: 5,000 hosts of 8 slots, 20 queues with job slot
+// limits, load thresholds, slot reservation and backfill, 500 users, a mix of
+// resource requirements and -n, and N pending jobs with the cluster (nearly) full,
+// as a busy cluster is. Prints the duration of a full pass, and of the pass after one
+// job ends (what mbatchd runs on each change). Figures only; never fails on a time.
+//   pass_bench [--pending N] [--hosts N] [--repeat N]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "libsched/pass.h"
+
+using namespace lsf;
+using namespace lsf::sched;
+
+namespace {
+
+std::shared_ptr<SchedPolicy> make_policy(int hosts) {
+  auto p = std::make_shared<SchedPolicy>();
+  p->mbd_sleep_time = 10;
+  p->job_accept_interval = 0;
+  p->default_host.mxj = 8;
+  config::LoadThreshold r1m;
+  r1m.sched = 6.0;
+  r1m.stop = 12.0;
+  p->default_host.thresholds["r1m"] = r1m;
+  for (int q = 0; q < 20; ++q) {
+    QueuePolicy qp;
+    qp.name = "q" + std::to_string(q);
+    qp.priority = 20 + q * 2;
+    qp.ujob_limit = 200;
+    qp.hjob_limit = 6;
+    qp.backfill = q % 2 == 0;
+    if (q % 5 == 0) qp.slot_reserve_time = 10;
+    config::LoadThreshold ut;
+    ut.sched = 0.95;
+    qp.thresholds["ut"] = ut;
+    // Every fourth queue runs on a quarter of the cluster.
+    if (q % 4 == 3)
+      for (int h = (q / 4) * (hosts / 5); h < (q / 4 + 1) * (hosts / 5); ++h)
+        qp.hosts.insert("host" + std::to_string(h));
+    p->queues.push_back(std::move(qp));
+  }
+  p->user_limits["default"] = UserSlotLimit{400, std::nullopt};
+  LimitPolicy per_project;
+  per_project.name = "per_project";
+  per_project.projects.given = true;
+  per_project.projects.per_member = true;
+  per_project.projects.all = true;
+  per_project.slots = 8000;
+  p->limits.push_back(per_project);
+  p->modules = {"schmod_default", "schmod_fcfs", "schmod_limit", "schmod_parallel", "schmod_reserve",
+                "schmod_preemption"};
+  return p;
+}
+
+ClusterView make_view(int hosts, int pending, std::mt19937& rng) {
+  ClusterView v;
+  v.policy = make_policy(hosts);
+  v.queues.resize(v.policy->queues.size());
+  v.week = {3, 12, 0};
+  for (int h = 0; h < hosts; ++h) {
+    HostView hv;
+    hv.name = "host" + std::to_string(h);
+    hv.ncpus = 8;
+    hv.resources["type"] = std::string(h % 3 ? "LINUX64" : "LINUXPPC");
+    hv.resources["r15s"] = (h % 17) * 0.3;
+    hv.resources["r1m"] = (h % 13) * 0.4;
+    hv.resources["pg"] = 0.0;
+    hv.resources["ut"] = 0.5;
+    hv.resources["mem"] = 64000.0 - (h % 7) * 1000;
+    hv.resources["it"] = 0.0;
+    v.hosts.push_back(std::move(hv));
+  }
+  const char* reqs[] = {"", "select[type==LINUX64]", "select[mem>32000] rusage[mem=1000]", "order[mem]",
+                        "span[hosts=1]", "select[type==LINUXPPC] order[-r1m]", "rusage[mem=2000:duration=10]",
+                        "span[ptile=4]"};
+  std::vector<std::shared_ptr<const config::ResourceRequirement>> parsed;
+  for (const char* r : reqs)
+    parsed.push_back(*r ? std::make_shared<const config::ResourceRequirement>(*config::ResourceRequirement::parse(r))
+                        : nullptr);
+  // Fill the cluster, leaving one slot free on every tenth host.
+  std::int64_t id = 1;
+  for (int h = 0; h < hosts; ++h) {
+    int used = h % 10 == 0 ? 7 : 8;
+    for (int s = 0; s < used; ++s) {
+      RunningJobView r;
+      r.key = {id++, 0};
+      r.queue = static_cast<int>(rng() % 20);
+      r.user = "user" + std::to_string(rng() % 500);
+      r.hosts = {v.hosts[h].name};
+      r.start_time = 1000 - static_cast<int>(rng() % 1000);
+      r.run_limit_s = 3600;
+      v.running.push_back(std::move(r));
+    }
+  }
+  for (int i = 0; i < pending; ++i) {
+    JobView j;
+    j.key = {id++, 0};
+    j.queue = static_cast<int>(rng() % 20);
+    j.order = j.key.id;
+    j.user = "user" + std::to_string(rng() % 500);
+    j.project = "proj" + std::to_string(rng() % 20);
+    int r = static_cast<int>(rng() % std::size(reqs));
+    j.res_req = parsed[r];
+    int n = rng() % 10 == 0 ? 8 : (rng() % 4 == 0 ? 2 : 1);
+    j.min_slots = j.max_slots = n;
+    j.run_limit_s = rng() % 3 == 0 ? 0 : 600 + static_cast<int>(rng() % 7200);
+    v.pending.push_back(std::move(j));
+  }
+  return v;
+}
+
+double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int pending = 100000, hosts = 5000, repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--hosts")) hosts = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  }
+  std::mt19937 rng(42);
+  auto build_start = std::chrono::steady_clock::now();
+  ClusterView view = make_view(hosts, pending, rng);
+  std::printf("view: %d hosts, %zu running, %d pending (built in %.0f ms)\n", hosts, view.running.size(), pending,
+              millis(std::chrono::steady_clock::now() - build_start));
+
+  double best = 1e18;
+  PassResult result;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    result = schedule(view, 1000);
+    best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
+  }
+  const auto& st = result.stats;
+  std::printf("full pass: %.1f ms (best of %d); %d considered, %d dispatched, %d reserved, %d classes, %zu reasons\n",
+              best, repeat, st.jobs_considered, st.dispatched, st.reserved, st.classes, result.reasons.size());
+
+  // One job ends: the pass that follows (mbatchd runs one on every change).
+  view.running.erase(view.running.begin() + 5);
+  best = 1e18;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    result = schedule(view, 1010);
+    best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
+  }
+  std::printf("pass after one job ends: %.1f ms (best of %d); %d dispatched\n", best, repeat, result.stats.dispatched);
+  return 0;
+}
