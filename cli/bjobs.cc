@@ -169,6 +169,23 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
       std::cout << "\n PENDING REASONS:\n";
       print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
                                                  : j.pending_reason());
+      if (j.reserved_hosts_size() > 0) {
+        // Slot reservation: what is held, grouped by host as LSF prints hosts (2*hostA).
+        std::vector<std::pair<std::string, int>> held;
+        for (const auto& h : j.reserved_hosts()) {
+          if (held.empty() || held.back().first != h)
+            held.emplace_back(h, 1);
+          else
+            ++held.back().second;
+        }
+        std::string line = " Reserved <" + std::to_string(j.reserved_hosts_size()) + "> job slot(s) on host(s)";
+        for (const auto& [h, n] : held) line += " <" + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";
+        std::cout << "\n" << line << ";\n";
+        if (j.estimated_start() > 0)
+          std::cout << " Estimated job start time: " << cli::long_time(j.estimated_start()) << ";\n";
+        else
+          std::cout << " Estimated job start time: unknown (running jobs without run limits);\n";
+      }
     }
     if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
       std::cout << "\n SUSPENDING REASONS:\n";

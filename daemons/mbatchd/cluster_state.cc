@@ -1,8 +1,9 @@
 #include "daemons/mbatchd/cluster_state.h"
 
-#include <fnmatch.h>
-
 #include <algorithm>
+#include <limits>
+
+#include <fnmatch.h>
 
 namespace lsf::mbd {
 
@@ -137,6 +138,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
         job.submission = shared;
         job.queue = e.queue();
         job.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
+        job.position = e.job_id();
         job.pending_reason = "New job is waiting for scheduling";
         add_job(std::move(job));
       };
@@ -182,7 +184,19 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       job->start_time = 0;
       job->pid = 0;
       job->pending_reason = e.reason().empty() ? "Requeued job is waiting for rescheduling" : e.reason();
+      for (const auto& h : e.exclude_hosts())
+        if (std::find(job->excluded_hosts.begin(), job->excluded_hosts.end(), h) == job->excluded_hosts.end())
+          job->excluded_hosts.push_back(h);
+      // A rerun goes ahead of every job waiting in its queue, earlier reruns first.
+      if (e.to_top()) job->position = std::numeric_limits<std::int64_t>::min() / 2 + r.seq();
       track(*job, +1);
+      return {};
+    }
+    case wire::EventRecord::kJobMove: {
+      const auto& e = r.job_move();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_MOVE for unknown job " + job_label({e.job_id(), e.index()});
+      job->position = e.position();
       return {};
     }
     case wire::EventRecord::kQueueCtrl: {
@@ -257,6 +271,8 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     r->set_reason(job.reason);
     r->set_exec_cwd(job.exec_cwd);
     r->set_exec_home(job.exec_home);
+    r->set_position(job.position);
+    for (const auto& h : job.excluded_hosts) r->add_excluded_hosts(h);
   }
   for (const auto& [name, q] : queues_) {
     auto add = [&](wire::ControlOp op) {
@@ -309,6 +325,8 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.reason = r.reason();
     job.exec_cwd = r.exec_cwd();
     job.exec_home = r.exec_home();
+    job.position = r.position() != 0 ? r.position() : r.job_id();
+    job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
     if (job.pending()) job.pending_reason = "New job is waiting for scheduling";
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());
     add_job(std::move(job));

@@ -30,6 +30,50 @@ int Mbatchd::host_max_slots(const std::string& host) const {
   return chosen->mxj.value_or(-1);
 }
 
+// A host that stopped answering for good takes its jobs with it; rerunnable jobs
+// (bsub -r, RERUNNABLE queues) go back to PEND ahead of every waiting job.
+void Mbatchd::requeue_lost_jobs(const std::string& host) {
+  std::vector<sched::JobKey> lost;
+  for (const auto& key : state_.started()) {
+    const Job* job = state_.find_job(key);
+    if (!job || std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
+    const config::Queue* queue = config_->find_queue(job->queue);
+    if (job->spec().rerunnable() || (queue && queue->rerunnable)) lost.push_back(key);
+  }
+  for (const auto& key : lost) {
+    wire::EventRecord ev;
+    auto* e = ev.mutable_job_requeue();
+    e->set_job_id(key.id);
+    e->set_index(key.index);
+    e->set_to_top(true);
+    log_->warn("job {} lost with host {}: rerunnable, requeued", job_label(key), host);
+    record(ev);
+  }
+}
+
+// REQUEUE_EXIT_VALUES: the job goes back to PEND as if never dispatched; under
+// EXCLUDE(...) it never runs again on the hosts where it failed.
+bool Mbatchd::requeue_on_exit(Job& job, int code) {
+  const config::Queue* queue = config_->find_queue(job.queue);
+  if (!queue) return false;
+  const auto& values = queue->requeue_exit_values;
+  bool requeue = std::find(values.requeue.begin(), values.requeue.end(), code) != values.requeue.end();
+  bool exclude = std::find(values.exclude.begin(), values.exclude.end(), code) != values.exclude.end();
+  if (!requeue && !exclude) return false;
+  wire::EventRecord ev;
+  auto* e = ev.mutable_job_requeue();
+  e->set_job_id(job.key.id);
+  e->set_index(job.key.index);
+  if (exclude) {
+    std::set<std::string> hosts(job.exec_hosts.begin(), job.exec_hosts.end());
+    for (const auto& h : hosts) e->add_exclude_hosts(h);
+  }
+  log_->info("job {} exited with {}: requeued{}", job_label(job.key), code, exclude ? " off its hosts" : "");
+  record(ev);
+  request_pass();
+  return true;
+}
+
 std::string Mbatchd::host_status(const std::string& host) const {
   auto link = links_.find(host);
   if (link == links_.end() || !link->second.registered) return "unavail";
@@ -59,6 +103,7 @@ void Mbatchd::check_hosts() {
       if (now_status != status) {
         log_->info("host {} is {} (was {})", name, now_status, status);
         changed = true;
+        if (now_status == "unavail" && status == "unreach") requeue_lost_jobs(name);
       }
     }
     if (changed) request_pass();
@@ -122,6 +167,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
       auto* e = ev.mutable_job_requeue();
       e->set_job_id(key.id);
       e->set_index(key.index);
+      e->set_to_top(true);
       record(ev);
     } else {
       finish_job(*job, wire::JOB_EXIT, SIGKILL, 0, 0, "TERM_ORPHAN_SYSTEM");
@@ -188,6 +234,7 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
       std::string reason = r.exit_reason();
       if (reason.empty() && !job->reason.empty() && job->reason.rfind("TERM_", 0) == 0) reason = job->reason;
+      if (!ok && reason.empty() && WIFEXITED(status) && requeue_on_exit(*job, WEXITSTATUS(status))) break;
       finish_job(*job, ok ? wire::JOB_DONE : wire::JOB_EXIT, status, r.cpu_time(), r.max_rss_kb(), reason);
       log_->debug("job {} {} on {}", job_label(job->key), ok ? "done" : "exited", r.host_name());
       break;

@@ -40,6 +40,8 @@ struct Job {
   std::string reason;          // exit reason (TERM_*) or suspend reason
   std::string pending_reason;  // from the last scheduling pass; not persisted
   std::string exec_cwd, exec_home;
+  std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
+  std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
 
   const wire::JobSpec& spec() const { return submission->spec; }
   const std::string& user() const { return submission->user; }

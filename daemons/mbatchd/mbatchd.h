@@ -89,6 +89,8 @@ class Mbatchd {
   void on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_perfmon(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   wire::JobInfo job_info(const Job& job) const;
   std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
                                std::vector<std::int32_t>& indices) const;
@@ -102,6 +104,8 @@ class Mbatchd {
   void start_on_hosts(const std::vector<sched::JobKey>& keys);
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
+  bool requeue_on_exit(Job& job, int exit_code);
+  void requeue_lost_jobs(const std::string& host);
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done);
   std::string host_status(const std::string& host) const;
@@ -151,7 +155,9 @@ class Mbatchd {
   // requirement share one object, which is what makes them one requirement class.
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const config::ResourceRequirement>>
       merged_requirements_;
-  std::chrono::microseconds last_pass_took_{0};
+  std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
+  std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;
+  std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run
 };
 

@@ -99,6 +99,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
     case R::kHostControl: return on_host_control(request, respond);
     case R::kQueueControl: return on_queue_control(request, respond);
     case R::kReconfig: return on_reconfig(request, respond);
+    case R::kPerfmon: return on_perfmon(request, respond);
+    case R::kJobMove: return on_job_move(request, respond);
     case R::kRegisterHost: return on_register_host(request, respond);
     case R::kLoadReport: return on_load_report(request, respond);
     case R::kJobStatus:
@@ -210,6 +212,7 @@ void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Respond
   e->set_submit_time(now());
   for (auto i : indices) e->add_indices(i);
   record(ev);
+  ++submissions_total_;
   log_->debug("job {} submitted to queue {} by {}", id, queue, request.caller().user_name());
 
   auto reply = ok_reply();
@@ -242,6 +245,11 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_cpu_time(job.cpu_time);
   info.set_max_rss_kb(job.max_rss_kb);
   if (job.pending()) info.set_pending_reason(job.pending_reason);
+  if (auto r = reservations_.find(job.key); r != reservations_.end() && job.pending()) {
+    for (const auto& h : r->second.hosts) info.add_reserved_hosts(h);
+    info.set_estimated_start(r->second.estimated_start);
+    info.set_reserved_since(r->second.since);
+  }
   info.set_pid(job.pid);
   if (job.state == wire::JOB_USUSP || job.state == wire::JOB_SSUSP) info.set_suspend_reason(job.reason);
   if (job.finished()) info.set_exit_reason(job.reason);
@@ -613,6 +621,86 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
   respond(reply);
   request_pass();
+}
+
+}  // namespace lsf::mbd
+
+namespace lsf::mbd {
+
+void Mbatchd::on_perfmon(const wire::RequestEnvelope&, const net::Responder& respond) {
+  auto reply = ok_reply();
+  auto* out = reply.mutable_perfmon();
+  out->set_passes(passes_);
+  out->set_last_pass_us(last_pass_took_.count());
+  out->set_max_pass_us(max_pass_took_.count());
+  out->set_total_pass_us(total_pass_took_.count());
+  out->set_jobs_pending(last_stats_.jobs_pending);
+  out->set_jobs_considered(last_stats_.jobs_considered);
+  out->set_dispatched(last_stats_.dispatched);
+  out->set_reserved(last_stats_.reserved);
+  out->set_preempted(last_stats_.preempted);
+  out->set_classes(last_stats_.classes);
+  out->set_host_matches(last_stats_.host_matches);
+  out->set_jobs_dispatched_total(dispatched_total_);
+  out->set_submissions_total(submissions_total_);
+  out->set_uptime_s(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_).count());
+  respond(reply);
+}
+
+// btop / bbot: the job takes the given position among its queue's pending jobs,
+// counted from the top or the bottom. Users move their own jobs; administrators any.
+void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.job_move();
+  const auto& caller = request.caller();
+  sched::JobKey key{q.job().job_id(), q.job().index()};
+  Job* job = state_.find_job(key);
+  if (!job && key.index == 0) {
+    auto elements = state_.elements(key.id);
+    if (!elements.empty()) job = state_.find_job(elements.front()->key);
+  }
+  const std::string label = "Job <" + job_label(key) + ">";
+  if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
+  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
+                                              caller.user_name()) != config_->cluster_admins.end();
+  if (!admin && job->user() != caller.user_name())
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
+  if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
+
+  // The queue's other pending jobs in their current order.
+  std::vector<const Job*> others;
+  for (const auto& k : state_.pending()) {
+    const Job* j = state_.find_job(k);
+    if (j && j->queue == job->queue && j->key.id != job->key.id) others.push_back(j);
+  }
+  std::sort(others.begin(), others.end(), [](const Job* a, const Job* b) {
+    return a->position != b->position ? a->position < b->position : a->key < b->key;
+  });
+  int n = std::max(1, q.position());
+  std::int64_t position;
+  if (others.empty()) {
+    position = job->position;
+  } else if (q.top()) {
+    size_t at = std::min<size_t>(n - 1, others.size());
+    position = at == 0 ? others.front()->position - 1 : others[at - 1]->position;
+  } else {
+    size_t at = std::min<size_t>(n - 1, others.size());
+    position = at == 0 ? others.back()->position + 1 : others[others.size() - at]->position;
+  }
+  // Every element of an array moves together.
+  for (const Job* e : state_.elements(job->key.id)) {
+    if (!e->pending()) continue;
+    wire::EventRecord ev;
+    auto* m = ev.mutable_job_move();
+    m->set_job_id(e->key.id);
+    m->set_index(e->key.index);
+    m->set_position(position);
+    record(ev);
+  }
+  request_pass();
+  auto reply = ok_reply();
+  reply.mutable_job_move()->set_message(label + " has been moved to position " + std::to_string(n) + " from " +
+                                        (q.top() ? "top." : "bottom."));
+  reply_when_durable(respond, std::move(reply));
 }
 
 }  // namespace lsf::mbd

@@ -202,7 +202,8 @@ sched::ClusterView Mbatchd::build_view() const {
     sched::JobView jv;
     jv.key = key;
     jv.queue = qi;
-    jv.order = key.id;
+    jv.order = job.position;
+    jv.excluded_hosts = job.excluded_hosts;
     jv.user = job.user();
     if (!job.spec().project().empty()) jv.project = job.spec().project();
     jv.min_slots = std::max(1, job.spec().min_processors());
@@ -327,6 +328,9 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   last_pass_cost_ += took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
   last_stats_ = result.stats;
   last_pass_took_ = took;
+  max_pass_took_ = std::max(max_pass_took_, took);
+  total_pass_took_ += took;
+  dispatched_total_ += started.size();
   if (!started.empty()) {
     // StartJob only once JOB_START is durable: a crash in between must not leave a job
     // running that the log says is pending.
