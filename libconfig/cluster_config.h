@@ -115,6 +115,9 @@ struct BatchParams {
   int mbd_sleep_time = 60;
   int sbd_sleep_time = 30;
   int job_accept_interval = 1;
+  // Jobs that may hold a slot reservation in one pass (Maui's RESERVATIONDEPTH; LSF
+  // has no such cap). Absent: every blocked job of a SLOT_RESERVE queue.
+  std::optional<int> reservation_depth;
   int max_job_num = 1000;
   std::int64_t max_jobid = 999999;
   int max_job_array_size = 1000;

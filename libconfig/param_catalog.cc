@@ -135,6 +135,8 @@ constexpr std::array kParams{
     ParamSpec{"lsb.params", "Parameters", "MBD_SLEEP_TIME", S, "dispatch turn, seconds (60)"},
     ParamSpec{"lsb.params", "Parameters", "SBD_SLEEP_TIME", S, "sbatchd check interval, seconds (30)"},
     ParamSpec{"lsb.params", "Parameters", "JOB_ACCEPT_INTERVAL", S, "turns a host waits between jobs (1)"},
+    ParamSpec{"lsb.params", "Parameters", "RESERVATION_DEPTH", S,
+              "jobs that may hold a slot reservation per pass (all); 1 gives EASY-style backfill"},
     ParamSpec{"lsb.params", "Parameters", "MAX_JOB_NUM", S, "finished jobs before the event log switches (1000)"},
     ParamSpec{"lsb.params", "Parameters", "MAX_JOBID", S, "highest job ID (999999)"},
     ParamSpec{"lsb.params", "Parameters", "MAX_JOB_ARRAY_SIZE", S, "largest array index (1000)"},

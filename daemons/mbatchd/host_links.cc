@@ -1,10 +1,12 @@
 // mbatchd's side of the sbatchds: registration, load reports, job status reports,
 // and the StartJob / SignalJob calls it makes to them. A host that stops reporting
 // becomes unreach after two report intervals and unavail after MAX_SBD_FAIL more.
+#include <cmath>
 #include <csignal>
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/config_loader.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
@@ -83,6 +85,23 @@ std::string Mbatchd::host_status(const std::string& host) const {
   if (silent > interval * 2 + std::chrono::milliseconds(500)) return "unreach";
   const auto& st = state_.hosts().at(host);
   if (st.admin_closed) return "closed_Adm";
+  const sched::HostPolicy& policy = config_index_.policy->host(host);
+  if (!policy.dispatch_window.is_open(config::local_week_instant())) return "closed_Wind";
+  const auto& l = link->second.load;
+  auto value = [&l](std::string_view index) -> double {
+    if (index == "r15s") return l.r15s();
+    if (index == "r1m") return l.r1m();
+    if (index == "r15m") return l.r15m();
+    if (index == "ut") return l.ut();
+    if (index == "pg") return l.pg();
+    if (index == "ls") return l.ls();
+    if (index == "it") return l.it();
+    if (index == "tmp") return l.tmp_mb();
+    if (index == "swp") return l.swp_mb();
+    if (index == "mem") return l.mem_mb();
+    return std::nan("");
+  };
+  if (!sched::first_past(policy.thresholds, value, false).empty()) return "closed_Busy";
   if (st.exclusive_jobs > 0) return "closed_Excl";
   int mxj = host_max_slots(host);
   if (mxj >= 0 && st.counts.run + st.counts.ssusp + st.counts.ususp >= mxj) return "closed_Full";

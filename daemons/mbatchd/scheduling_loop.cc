@@ -152,8 +152,9 @@ sched::ClusterView Mbatchd::build_view() const {
     sched::HostView hv;
     hv.name = h.name;
     hv.status = host_status(h.name);
-    // closed_Full and closed_Excl are the pass's own business: it counts slots itself.
-    if (hv.status == "closed_Full" || hv.status == "closed_Excl") hv.status = "ok";
+    // The pass works out the closed_* states other than closed_Adm itself: it counts
+    // slots and reads windows and thresholds, with the reasons that go with them.
+    if (hv.status.rfind("closed_", 0) == 0 && hv.status != "closed_Adm") hv.status = "ok";
     hv.resources = config_index_.host_static.at(h.name);
     if (auto it = last_dispatch_.find(h.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
     if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;
@@ -288,7 +289,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     bool still_ok = true;
     for (const auto& h : d.hosts) {
       auto s = host_status(h);
-      if (s != "ok" && s != "closed_Full" && s != "closed_Excl") {
+      if (s != "ok" && s != "closed_Full" && s != "closed_Excl" && s != "closed_Busy" && s != "closed_Wind") {
         still_ok = false;
         break;
       }

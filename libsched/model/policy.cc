@@ -1,6 +1,7 @@
 #include "libsched/model/policy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "libconfig/host_resolution.h"
@@ -89,6 +90,21 @@ HostPolicy host_policy(const config::BatchHost& b) {
 
 }  // namespace
 
+bool past_threshold(std::string_view index, double value, double threshold) {
+  return config::larger_is_better(index) ? value < threshold : value > threshold;
+}
+
+std::string first_past(const config::Thresholds& thresholds, const std::function<double(std::string_view)>& value,
+                       bool stop, bool skip_pg) {
+  for (const auto& [index, th] : thresholds) {
+    const auto& limit = stop ? th.stop : th.sched;
+    if (!limit || (skip_pg && index == "pg")) continue;
+    double v = value(index);
+    if (!std::isnan(v) && past_threshold(index, v, *limit)) return index;
+  }
+  return {};
+}
+
 std::string LimitPolicy::scope() const {
   if (users.given) return "on user or user group";
   if (queues.given) return "on queue";
@@ -132,12 +148,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
   p->sbd_sleep_time = std::max(1, cfg.params.sbd_sleep_time);
   p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
   p->pg_susp_it = cfg.params.pg_susp_it;
-  if (auto it = cfg.params.other.find("RESERVATION_DEPTH"); it != cfg.params.other.end()) {
-    try {
-      p->reservation_depth = std::stoi(it->second);
-    } catch (...) {
-    }
-  }
+  p->reservation_depth = cfg.params.reservation_depth.value_or(-1);
 
   // lsb.hosts: a row for the host itself wins over its model or type, which wins
   // over `default`.

@@ -4,6 +4,7 @@
 // no pass parses or resolves anything.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -102,5 +103,12 @@ struct SchedPolicy {
 };
 
 std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& config);
+
+// A load index on the busy side of a threshold value (above for r1m, below for mem).
+bool past_threshold(std::string_view index, double value, double threshold);
+// The first index whose value (NaN: unknown) is past its loadSched (or loadStop)
+// threshold; empty when none is.
+std::string first_past(const config::Thresholds& thresholds, const std::function<double(std::string_view)>& value,
+                       bool stop, bool skip_pg = false);
 
 }  // namespace lsf::sched

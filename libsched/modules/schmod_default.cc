@@ -20,11 +20,6 @@ namespace {
 
 const std::vector<config::OrderKey> kDefaultOrder = {{"r15s", false}, {"pg", false}};
 
-// A load index on the wrong side of a threshold value.
-bool past(std::string_view index, double value, double threshold) {
-  return config::larger_is_better(index) ? value < threshold : value > threshold;
-}
-
 std::string index_description(const std::string& index) {
   static const std::map<std::string, std::string, std::less<>> kNames = {
       {"r15s", "15-second CPU run queue length"}, {"r1m", "1-minute CPU run queue length"},
@@ -160,22 +155,12 @@ class DefaultModule final : public Module {
   }
 
   static bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
-    for (const auto& [index, th] : t) {
-      if (!th.sched) continue;
-      double v = ctx.numeric(h, index);
-      if (!std::isnan(v) && past(index, v, *th.sched)) return true;
-    }
-    return false;
+    return !first_past(t, [&](std::string_view i) { return ctx.numeric(h, i); }, false).empty();
   }
 
   // The first stop threshold a host's load passes, or empty.
   static std::string over_stop(const PassContext& ctx, int h, const config::Thresholds& t, bool skip_pg) {
-    for (const auto& [index, th] : t) {
-      if (!th.stop || (skip_pg && index == "pg")) continue;
-      double v = ctx.numeric(h, index);
-      if (!std::isnan(v) && past(index, v, *th.stop)) return index;
-    }
-    return {};
+    return first_past(t, [&](std::string_view i) { return ctx.numeric(h, i); }, true, skip_pg);
   }
 
   static void rank(const PassContext& ctx, const JobView& job, std::vector<int>& hosts) {

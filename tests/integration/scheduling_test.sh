@@ -145,6 +145,7 @@ l2=$(submit -m hostC -o /dev/null sleep 600)
 check "two jobs run on hostC" wait_for 10 bash -c "[ \"\$(job_state $l1)\$(job_state $l2)\" = RUNRUN ]"
 printf 'r1m = 9\nit = 0\n' >"$TEST_DIR/load.hostC"
 check "load past loadStop suspends the later job" wait_for 15 state_is "$l2" SSUSP
+check "bhosts shows hostC closed_Busy" bash -c "bhosts hostC | awk 'NR==2 {print \$2}' | grep -qx closed_Busy"
 check "... saying which index" bash -c \
   "bjobs_l_flat $l2 | grep -qF 'Host load exceeded threshold: 1-minute CPU run queue length (r1m)'"
 sleep 3
