@@ -18,7 +18,22 @@
 namespace lsf::sched {
 namespace {
 
-using MatchKey = std::tuple<int, const void*, const void*, bool, const void*>;
+struct MatchKey {
+  int queue;
+  const void* res_req;
+  const void* asked;
+  bool exclusive;
+  const void* own;  // the job itself when it matches alone
+  bool operator==(const MatchKey&) const = default;
+};
+struct MatchKeyHash {
+  size_t operator()(const MatchKey& k) const {
+    size_t h = std::hash<const void*>()(k.res_req);
+    h ^= std::hash<const void*>()(k.asked) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h ^= std::hash<const void*>()(k.own) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h ^ (static_cast<size_t>(k.queue) * 2 + k.exclusive);
+  }
+};
 struct ReqKey {
   const void* match;
   std::string_view user, project;
@@ -40,7 +55,7 @@ struct ReqKeyHash {
 
 struct ReqClass {
   bool blocked = false;
-  std::string reason;
+  std::shared_ptr<const std::string> reason;
 };
 
 // Every slot of the job on the first candidates with room: what runs when no
@@ -77,9 +92,11 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   for (auto& m : modules) m->order(ctx, jobs);
   ctx.result.stats.jobs_pending = static_cast<int>(jobs.size());
 
-  std::map<MatchKey, Candidates> matches;
+  // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
+  std::unordered_map<MatchKey, Candidates, MatchKeyHash> matches;
   std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
-  std::unordered_map<const Candidates*, std::pair<std::map<std::string, int>, std::string>> last_reason;
+  std::unordered_map<const Candidates*, std::pair<std::map<std::string, int>, std::shared_ptr<const std::string>>>
+      last_reason;
 
   for (const JobView* jp : jobs) {
     const JobView& job = *jp;
@@ -146,15 +163,17 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       continue;
     }
 
-    std::string text = placement.reason;
-    if (text.empty()) {
+    std::shared_ptr<const std::string> text;
+    if (!placement.reason.empty()) {
+      text = ctx.intern(placement.reason);
+    } else {
       // Jobs of one host match usually fail for the same reasons: compose the text once.
       auto& [last_why, last_text] = last_reason[&cands];
-      if (last_text.empty() || last_why != placement.why_not) {
+      if (!last_text || last_why != placement.why_not) {
         auto counts = cands.excluded;
         for (const auto& [why, n] : placement.why_not) counts[why] += n;
-        last_text = host_reasons(counts);
-        if (last_text.empty()) last_text = reason::kResReq;
+        std::string composed = host_reasons(counts);
+        last_text = ctx.intern(composed.empty() ? std::string(reason::kResReq) : composed);
         last_why = placement.why_not;
       }
       text = last_text;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,9 @@ struct Resume {
 
 struct PendingReason {
   JobKey job;
-  std::string text;  // without LSF's leading space and trailing ';'
+  // Without LSF's leading space and trailing ';'. Shared: 100,000 jobs pending for the
+  // same reason hold one string.
+  std::shared_ptr<const std::string> text;
 };
 
 struct PassStats {

@@ -24,14 +24,24 @@ int PassContext::host_index(std::string_view name) const {
   return it == index_.end() ? -1 : it->second;
 }
 
+const std::vector<double>& PassContext::column(std::string_view name) const {
+  auto it = columns_.find(name);
+  if (it != columns_.end()) return it->second;
+  std::vector<double> values(view.hosts.size(), std::numeric_limits<double>::quiet_NaN());
+  for (size_t h = 0; h < view.hosts.size(); ++h) {
+    const auto& res = view.hosts[h].resources;
+    auto r = res.find(name);
+    if (r != res.end())
+      if (const double* v = std::get_if<double>(&r->second)) values[h] = *v;
+  }
+  return columns_.emplace(std::string(name), std::move(values)).first->second;
+}
+
 double PassContext::numeric(int host, std::string_view name) const {
-  const auto& res = view.hosts[host].resources;
-  auto it = res.find(name);
-  if (it == res.end()) return std::numeric_limits<double>::quiet_NaN();
-  const double* v = std::get_if<double>(&it->second);
-  if (!v) return std::numeric_limits<double>::quiet_NaN();
+  double v = column(name)[host];
+  if (std::isnan(v) || hosts[host].reserved.empty()) return v;
   auto r = hosts[host].reserved.find(name);
-  return r == hosts[host].reserved.end() ? *v : *v - r->second;
+  return r == hosts[host].reserved.end() ? v : v - r->second;
 }
 
 config::ResourceLookup PassContext::lookup(int host) const {
@@ -82,6 +92,12 @@ int PassContext::room(const JobView& job, int host, const char** why) const {
     if (least <= 0) return 0;
   }
   return least;
+}
+
+std::shared_ptr<const std::string> PassContext::intern(const std::string& text) {
+  auto [it, fresh] = texts_.try_emplace(text);
+  if (fresh) it->second = std::make_shared<const std::string>(text);
+  return it->second;
 }
 
 std::string host_reasons(const std::map<std::string, int>& counts) {

@@ -70,6 +70,8 @@ class PassContext {
   // A host's resources with what started jobs reserve taken off (select[] sees these).
   config::ResourceLookup lookup(int host) const;
   double numeric(int host, std::string_view name) const;  // NaN when the host lacks it
+  // A numeric resource's value on every host as the view has it (before reservations).
+  const std::vector<double>& column(std::string_view name) const;
   // Shared resource left: total minus what started jobs and placements hold.
   double shared_left(std::string_view name) const;
   void take_shared(std::string_view name, double amount) { shared_used_[std::string(name)] += amount; }
@@ -80,12 +82,24 @@ class PassContext {
   // Slots the job may take on a host now: the least any module allows (0: `why`).
   int room(const JobView& job, int host, const char** why) const;
 
-  void pend(const JobView& job, std::string text) { result.reasons.push_back({job.key, std::move(text)}); }
+  void pend(const JobView& job, std::shared_ptr<const std::string> text) {
+    result.reasons.push_back({job.key, std::move(text)});
+  }
+  void pend(const JobView& job, const std::string& text) { pend(job, intern(text)); }
+  std::shared_ptr<const std::string> intern(const std::string& text);
 
  private:
   const std::vector<std::unique_ptr<Module>>& modules_;
   std::unordered_map<std::string, int> index_;
   std::map<std::string, double, std::less<>> shared_used_;
+  std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
+  // Each numeric resource read so far, for every host (NaN where a host lacks it):
+  // classes x hosts lookups in a pass read a vector, not a map of names.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  mutable std::unordered_map<std::string, std::vector<double>, NameHash, std::equal_to<>> columns_;
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of

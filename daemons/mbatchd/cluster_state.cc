@@ -95,9 +95,9 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
   return out;
 }
 
-void ClusterState::set_pending_reason(const sched::JobKey& key, std::string reason) {
+void ClusterState::set_pending_reason(const sched::JobKey& key, const std::string& reason) {
   auto* j = find_job(key);
-  if (j && j->pending_reason != reason) j->pending_reason = std::move(reason);
+  if (j && j->pending_reason != reason) j->pending_reason = reason;
 }
 
 std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {

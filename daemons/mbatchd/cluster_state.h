@@ -75,7 +75,7 @@ class ClusterState {
   void reset_finished_since_snapshot() { finished_since_snapshot_ = 0; }
 
   // The pending reason of a job is the scheduler's opinion, not persistent state.
-  void set_pending_reason(const sched::JobKey& key, std::string reason);
+  void set_pending_reason(const sched::JobKey& key, const std::string& reason);
 
  private:
   void track(const Job& job, int sign);

@@ -94,7 +94,7 @@ class DefaultModule final : public Module {
         no = reason::kHostExcluded;
       else if (!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week))
         no = reason::kHostWindow;
-      else if (host_busy(ctx, h) || over_sched(ctx, h, q.thresholds))
+      else if (host_busy(ctx, h) || queue_busy(ctx, job.queue, h))
         no = reason::kHostLoad;
       else if (select && !select->matches(ctx.lookup(h)))
         no = reason::kHostSelect;
@@ -139,6 +139,15 @@ class DefaultModule final : public Module {
   }
 
  private:
+  // A queue's loadSched thresholds on a host, worked out once per pass.
+  bool queue_busy(const PassContext& ctx, int queue, int h) {
+    if (ctx.policy.queues[queue].thresholds.empty()) return false;
+    auto& row = queue_busy_[queue];
+    if (row.empty()) row.assign(ctx.view.hosts.size(), -1);
+    if (row[h] < 0) row[h] = over_sched(ctx, h, ctx.policy.queues[queue].thresholds);
+    return row[h];
+  }
+
   bool window_closed(const PassContext& ctx, int queue) {
     if (closed_.empty()) {
       for (const auto& q : ctx.policy.queues)
@@ -165,29 +174,30 @@ class DefaultModule final : public Module {
 
   static void rank(const PassContext& ctx, const JobView& job, std::vector<int>& hosts) {
     const auto& keys = job.res_req && !job.res_req->order.empty() ? job.res_req->order : kDefaultOrder;
-    // Sort keys computed once per host: preference, then each order[] index.
-    struct Key {
-      int host;
-      int preference;
-      std::vector<double> values;  // NaN: undefined, sorts last
-    };
+    // Sort keys read once per host: -m preference, then each order[] index (NaN:
+    // undefined, sorts last), in one flat array.
+    const size_t k = keys.size();
+    std::vector<const std::vector<double>*> columns;
     std::vector<char> larger_better;
-    for (const auto& key : keys) larger_better.push_back(config::larger_is_better(key.name));
-    std::vector<Key> sorted;
-    sorted.reserve(hosts.size());
+    for (const auto& key : keys) {
+      columns.push_back(&ctx.column(key.name));
+      larger_better.push_back(config::larger_is_better(key.name));
+    }
+    std::vector<int> preference(ctx.view.hosts.size(), 0);
+    std::vector<double> values(ctx.view.hosts.size() * k);
     for (int h : hosts) {
-      Key k{h, 0, {}};
       if (job.asked_hosts) {
         auto it = job.asked_hosts->preference.find(ctx.view.hosts[h].name);
-        if (it != job.asked_hosts->preference.end()) k.preference = it->second;
+        if (it != job.asked_hosts->preference.end()) preference[h] = it->second;
       }
-      for (const auto& key : keys) k.values.push_back(ctx.numeric(h, key.name));
-      sorted.push_back(std::move(k));
+      bool reserved = !ctx.hosts[h].reserved.empty();
+      for (size_t i = 0; i < k; ++i)
+        values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
     }
-    std::stable_sort(sorted.begin(), sorted.end(), [&](const Key& a, const Key& b) {
-      if (a.preference != b.preference) return a.preference > b.preference;
-      for (size_t i = 0; i < keys.size(); ++i) {
-        double va = a.values[i], vb = b.values[i];
+    std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
+      if (preference[a] != preference[b]) return preference[a] > preference[b];
+      for (size_t i = 0; i < k; ++i) {
+        double va = values[a * k + i], vb = values[b * k + i];
         bool na = std::isnan(va), nb = std::isnan(vb);
         if (na && nb) continue;
         if (na != nb) return nb;
@@ -197,7 +207,6 @@ class DefaultModule final : public Module {
       }
       return false;
     });
-    for (size_t i = 0; i < hosts.size(); ++i) hosts[i] = sorted[i].host;
   }
 
   static void run_windows(PassContext& ctx) {
@@ -281,6 +290,7 @@ class DefaultModule final : public Module {
 
   std::map<std::int64_t, int> array_running_;
   std::vector<signed char> busy_;
+  std::map<int, std::vector<signed char>> queue_busy_;
   std::vector<char> closed_;  // per queue: a run or dispatch window is closed
 };
 

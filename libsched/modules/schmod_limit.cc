@@ -40,6 +40,14 @@ struct Usage {
 
 // user, queue, project, host: the members of a PER_* consumer, empty otherwise.
 using LimitKey = std::tuple<size_t, std::string, std::string, std::string, std::string>;
+struct LimitKeyHash {
+  size_t operator()(const LimitKey& k) const {
+    size_t h = std::get<0>(k);
+    for (const auto* part : {&std::get<1>(k), &std::get<2>(k), &std::get<3>(k), &std::get<4>(k)})
+      h = h * 1000003 ^ std::hash<std::string>()(*part);
+    return h;
+  }
+};
 
 class LimitModule final : public Module {
  public:
@@ -279,7 +287,7 @@ class LimitModule final : public Module {
   std::map<std::string, int> group_slots_;
   std::map<int, int> queue_slots_;
   std::unordered_map<std::int64_t, int> host_queue_slots_;
-  std::map<LimitKey, Usage> usage_;
+  std::unordered_map<LimitKey, Usage, LimitKeyHash> usage_;
 };
 
 }  // namespace

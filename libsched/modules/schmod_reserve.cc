@@ -120,9 +120,13 @@ class ReserveModule final : public Module {
     const config::Span* span = job.res_req && job.res_req->span ? &*job.res_req->span : nullptr;
     int need = job.min_slots;
     std::vector<std::pair<int, int>> take;
-    for (int h : cands.hosts) {
+    // Hosts with a free slot, kept per host match and only ever shrinking in a pass.
+    auto [it, fresh] = open_.try_emplace(&cands);
+    std::vector<int>& open = it->second;
+    if (fresh) open = cands.hosts;
+    std::erase_if(open, [&](int h) { return ctx.hosts[h].free() <= 0 || ctx.hosts[h].exclusive; });
+    for (int h : open) {
       if (need == 0) break;
-      if (ctx.hosts[h].free() <= 0 || ctx.hosts[h].exclusive) continue;
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (span && span->ptile) r = std::min(r, *span->ptile);
@@ -185,6 +189,7 @@ class ReserveModule final : public Module {
   std::vector<End> ends_;
   bool sorted_ = false;
   std::map<const Candidates*, std::vector<char>> usable_;
+  std::map<const Candidates*, std::vector<int>> open_;
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 // as a busy cluster is. Prints the duration of a full pass, and of the pass after one
 // job ends (what mbatchd runs on each change). Figures only; never fails on a time.
 //   pass_bench [--pending N] [--hosts N] [--repeat N]
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -142,7 +143,22 @@ int main(int argc, char** argv) {
   std::printf("full pass: %.1f ms (best of %d); %d considered, %d dispatched, %d reserved, %d classes, %zu reasons\n",
               best, repeat, st.jobs_considered, st.dispatched, st.reserved, st.classes, result.reasons.size());
 
-  // One job ends: the pass that follows (mbatchd runs one on every change).
+  // The dispatched jobs start; then one job ends, and the pass that follows is what
+  // mbatchd runs on every change.
+  for (const auto& d : result.dispatches) {
+    auto it = std::find_if(view.pending.begin(), view.pending.end(), [&](const JobView& j) { return j.key == d.job; });
+    RunningJobView r;
+    r.key = it->key;
+    r.queue = it->queue;
+    r.user = it->user;
+    r.project = it->project;
+    r.hosts = d.hosts;
+    r.start_time = 1000;
+    r.run_limit_s = it->run_limit_s;
+    r.res_req = it->res_req;
+    view.running.push_back(std::move(r));
+    view.pending.erase(it);
+  }
   view.running.erase(view.running.begin() + 5);
   best = 1e18;
   for (int r = 0; r < repeat; ++r) {

@@ -92,7 +92,7 @@ std::string describe(const PassResult& r) {
     out << "reserve " << key_text(d.job) << " " << join(d.hosts) << " start " << d.estimated_start << "\n";
   for (const auto& d : r.suspends) out << "suspend " << key_text(d.job) << " " << d.reason << "\n";
   for (const auto& d : r.resumes) out << "resume " << key_text(d.job) << "\n";
-  for (const auto& d : r.reasons) out << "pending " << key_text(d.job) << " " << d.text << "\n";
+  for (const auto& d : r.reasons) out << "pending " << key_text(d.job) << " " << *d.text << "\n";
   return out.str();
 }
 
@@ -289,7 +289,7 @@ class Scenario {
     std::map<std::string, std::string> dispatched, reasons, reserved, suspended;
     std::set<std::string> resumed;
     for (const auto& d : r.dispatches) dispatched[key_text(d.job)] = join(d.hosts);
-    for (const auto& d : r.reasons) reasons[key_text(d.job)] = d.text;
+    for (const auto& d : r.reasons) reasons[key_text(d.job)] = *d.text;
     for (const auto& d : r.reservations)
       reserved[key_text(d.job)] = join(d.hosts) + " start " + std::to_string(d.estimated_start);
     for (const auto& d : r.suspends) suspended[key_text(d.job)] = d.reason;
