@@ -88,11 +88,16 @@ cluster_start_sbatchd "$TEST_DIR" "$BIN" hostA
 for id in $ids; do check "job $id regained and DONE after sbatchd restart" wait_for 20 state_is "$id" DONE; done
 check "regained jobs' output complete" bash -c "for id in $ids; do grep -qx finished '$TEST_DIR/out/sbd.'\$id || exit 1; done"
 id=$(submit -o /dev/null 'sleep 30')
-wait_for 10 state_is "$id" RUN
+rr=$(submit -r -o /dev/null 'sleep 30')
+wait_for 10 bash -c "[ \"\$(job_state $id)\$(job_state $rr)\" = RUNRUN ]"
 kill -9 "$(cat "$TEST_DIR/sbatchd.hostA.pid")"
 check "silent host becomes unreach" wait_for 10 bash -c "bhosts hostA | grep -q unreach"
 check "its running job shows UNKWN" state_is "$id" UNKWN
 check "then unavail" wait_for 20 bash -c "bhosts hostA | grep -q unavail"
+check "the rerunnable job lost with the host is requeued" wait_for 5 state_is "$rr" PEND
+badmin hopen hostB >/dev/null 2>&1
+check "... and reruns on another host" wait_for 10 bash -c "[ \"\$(bjobs -u all $rr | awk 'NR==2 {print \$3, \$6}')\" = 'RUN hostB' ]"
+bkill "$rr" >/dev/null
 cluster_start_sbatchd "$TEST_DIR" "$BIN" hostA
 check "host ok again after restart" wait_for 10 bash -c "bhosts hostA | grep -q ' ok '"
 check "the job is RUN again" state_is "$id" RUN
