@@ -57,3 +57,7 @@ fresh_cluster
 
 echo "== replay"
 "$BIN/rpc_bench" replay --events 1000000
+
+echo "== scheduling pass (5,000 hosts, 20 queues, every pending job considered)"
+"$BIN/pass_bench" --pending 100000
+"$BIN/pass_bench" --pending 1000000 --repeat 1
