@@ -4,10 +4,10 @@
 //   badmin reconfig [-v] [-f]            make mbatchd re-read it (kept when it has errors)
 //   badmin hclose [-C comment] [host ...] / hopen [host ...]
 //   badmin qclose | qopen | qact | qinact [queue ...]
-#include <cstdlib>
-#include <cstdio>
-#include <iostream>
 #include <pwd.h>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -61,7 +61,8 @@ int perfmon(const std::vector<std::string>& args) {
         "  \"JOBS_DISPATCHED\":%llu,\n  \"JOB_SUBMISSIONS\":%llu\n}\n",
         static_cast<unsigned long long>(p.passes()), p.last_pass_us() / 1000.0, avg_ms, p.max_pass_us() / 1000.0,
         p.jobs_pending(), p.jobs_considered(), p.dispatched(), p.reserved(), p.preempted(), p.classes(),
-        static_cast<unsigned long long>(p.jobs_dispatched_total()), static_cast<unsigned long long>(p.submissions_total()));
+        static_cast<unsigned long long>(p.jobs_dispatched_total()),
+        static_cast<unsigned long long>(p.submissions_total()));
     return 0;
   }
   std::printf("%-40s %s\n", "Metrics", "Value");
@@ -85,7 +86,8 @@ int perfmon(const std::vector<std::string>& args) {
 int reconfig(const std::vector<std::string>& args) {
   bool verbose = false;
   for (const auto& a : args) {
-    if (a == "-v") verbose = true;
+    if (a == "-v")
+      verbose = true;
     else if (a != "-f") {
       std::cerr << "badmin reconfig: unknown option " << a << "\n";
       return usage(std::cerr, 2);
@@ -205,7 +207,8 @@ int main(int argc, char** argv) {
   if (args[0] == "perfmon") return perfmon(rest);
   for (const char* sub : {"hclose", "hopen", "qclose", "qopen", "qact", "qinact"})
     if (args[0] == sub) return control(args[0], rest);
-  std::cerr << "badmin: " << args[0]
-            << ": not a badmin command (this build has: ckconfig reconfig perfmon hclose hopen qclose qopen qact qinact)\n";
+  std::cerr
+      << "badmin: " << args[0]
+      << ": not a badmin command (this build has: ckconfig reconfig perfmon hclose hopen qclose qopen qact qinact)\n";
   return 2;
 }

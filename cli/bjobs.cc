@@ -43,16 +43,16 @@ void print_default(const std::vector<wire::JobInfo>& jobs, bool wide, bool heade
       std::string hosts;
       for (const auto& h : j.exec_hosts()) hosts += (hosts.empty() ? "" : ":") + h;
       std::snprintf(line, sizeof line, "%-7lld %-7s %-5s %-10s %-11s %-11s %-10s %s",
-                    static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
-                    j.queue().c_str(), j.spec().from_host().c_str(), hosts.c_str(), name_of(j).c_str(),
+                    static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
+                    j.spec().from_host().c_str(), hosts.c_str(), name_of(j).c_str(),
                     cli::short_time(j.submit_time()).c_str());
       std::cout << line << "\n";
       continue;
     }
     auto hosts = condensed_hosts(j);
     std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-11.11s %-10s %s",
-                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
-                  j.queue().c_str(), j.spec().from_host().c_str(), hosts.empty() ? "" : hosts[0].c_str(),
+                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
+                  j.spec().from_host().c_str(), hosts.empty() ? "" : hosts[0].c_str(),
                   cli::tail_truncate(name_of(j), 10).c_str(), cli::short_time(j.submit_time()).c_str());
     std::cout << line << "\n";
     for (size_t i = 1; i < hosts.size(); ++i) std::cout << std::string(45, ' ') << hosts[i] << "\n";
@@ -71,8 +71,8 @@ void print_pending(const std::vector<wire::JobInfo>& jobs, bool header) {
   for (const auto& j : jobs) {
     char line[1024];
     std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-10s %s",
-                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()),
-                  j.queue().c_str(), j.spec().from_host().c_str(), cli::tail_truncate(name_of(j), 10).c_str(),
+                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
+                  j.spec().from_host().c_str(), cli::tail_truncate(name_of(j), 10).c_str(),
                   cli::short_time(j.submit_time()).c_str());
     std::cout << line << "\n";
     print_reasons(j.pending_reason());
@@ -131,8 +131,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     if (j.spec().min_processors() > 1) sub += ", " + std::to_string(j.spec().min_processors()) + " Task(s)";
     if (j.spec().asked_hosts_size() > 0) {
       sub += ", Specified Hosts ";
-      for (int i = 0; i < j.spec().asked_hosts_size(); ++i)
-        sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
+      for (int i = 0; i < j.spec().asked_hosts_size(); ++i) sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
     }
     if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
     wrapped(sub + ";", 21);
@@ -155,10 +154,11 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     if (j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT) {
       char cpu[64];
       std::snprintf(cpu, sizeof cpu, "%.1f", j.cpu_time());
-      std::string fin = cli::long_time(j.end_time()) + ": " +
-                        (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
-                                                     : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
-                        " The CPU time used is " + cpu + " seconds.";
+      std::string fin =
+          cli::long_time(j.end_time()) + ": " +
+          (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
+                                       : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
+          " The CPU time used is " + cpu + " seconds.";
       wrapped(fin, 21);
       std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
       if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
@@ -204,7 +204,9 @@ int main(int argc, char** argv) {
       "J", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  auto vm = cli::parse_options("bjobs", argc, argv, opts, pos, "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [jobid ...]\n");
+  auto vm = cli::parse_options(
+      "bjobs", argc, argv, opts, pos,
+      "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [jobid ...]\n");
   cli::Session session("bjobs");
   wire::RequestEnvelope req;
   auto* q = req.mutable_jobs();
@@ -232,11 +234,11 @@ int main(int argc, char** argv) {
   std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
   if (jobs.empty()) {
     if (reply.jobs().errors_size() > 0) return 255;
-    const char* what = vm.count("p")   ? "No pending job found"
-                       : vm.count("r") ? "No running job found"
-                       : vm.count("s") ? "No suspended job found"
+    const char* what = vm.count("p")                    ? "No pending job found"
+                       : vm.count("r")                  ? "No running job found"
+                       : vm.count("s")                  ? "No suspended job found"
                        : vm.count("a") || vm.count("d") ? "No job found"
-                                                         : "No unfinished job found";
+                                                        : "No unfinished job found";
     std::cerr << what << "\n";
     return 0;
   }

@@ -94,8 +94,8 @@ struct ClusterHost {
 
 struct ResourceMapEntry {
   struct Location {
-    std::string value;                 // `5` in `5@[all]`; empty when per host default
-    std::vector<HostListItem> hosts;   // `[all ~h1]`; `default` gives kName "default"
+    std::string value;                // `5` in `5@[all]`; empty when per host default
+    std::vector<HostListItem> hosts;  // `[all ~h1]`; `default` gives kName "default"
   };
   std::string resource;
   std::vector<Location> locations;
@@ -148,9 +148,9 @@ struct BatchParams {
 // ---- lsb.queues -----------------------------------------------------------------
 
 struct Preemption {
-  std::vector<HostListItem> preemptive;   // queues this one may preempt (name+pref)
-  std::vector<std::string> preemptable;   // queues that may preempt this one
-  bool preemptive_all = false;            // PREEMPTIVE with no list
+  std::vector<HostListItem> preemptive;  // queues this one may preempt (name+pref)
+  std::vector<std::string> preemptable;  // queues that may preempt this one
+  bool preemptive_all = false;           // PREEMPTIVE with no list
   bool preemptable_all = false;
 };
 
@@ -158,15 +158,14 @@ struct Queue {
   std::string name;
   int priority = 1;
   std::string description;
-  std::vector<UserListItem> users;          // empty: all
-  std::vector<HostListItem> hosts;          // empty: all
+  std::vector<UserListItem> users;  // empty: all
+  std::vector<HostListItem> hosts;  // empty: all
   std::vector<UserListItem> administrators;
   std::optional<ResourceRequirement> res_req;
   std::optional<int> qjob_limit, ujob_limit, hjob_limit;
   std::optional<double> pjob_limit;
   std::optional<DefaultAndMax<TimeLimit>> run_limit, cpu_limit;
-  std::optional<DefaultAndMax<std::int64_t>> mem_limit, swap_limit, file_limit, data_limit,
-      stack_limit, core_limit;
+  std::optional<DefaultAndMax<std::int64_t>> mem_limit, swap_limit, file_limit, data_limit, stack_limit, core_limit;
   std::optional<int> process_limit;
   std::optional<ProcessorLimit> proc_limit;
   TimeWindowSet run_window, dispatch_window;
@@ -297,7 +296,7 @@ struct GuaranteePool {
 };
 
 struct HostExport {
-  std::vector<HostListItem> per_host;           // PER_HOST=...
+  std::vector<HostListItem> per_host;             // PER_HOST=...
   std::optional<ResourceRequirement> res_select;  // RES_SELECT=... with NHOSTS
   std::optional<int> nhosts;
   std::optional<int> slots;
@@ -330,8 +329,8 @@ struct ServiceClass {
   std::optional<int> priority;
   std::vector<std::string> goals;  // e.g. GUARANTEE, or raw time-based goals
   bool guarantee = false;
-  std::vector<std::string> access_queues, access_users, access_fairshare_groups, access_apps,
-      access_projects, access_lic_projects;
+  std::vector<std::string> access_queues, access_users, access_fairshare_groups, access_apps, access_projects,
+      access_lic_projects;
   bool auto_attach = false;
   std::vector<std::string> user_group;
   std::string control_action;

@@ -88,7 +88,10 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
       } else if (k == "ABS_RUNLIMIT") {
         set_bool(out.abs_runlimit);
       } else if (k == "JOB_DEP_LAST_SUB") {
-        if (v == "1") out.job_dep_last_sub = true; else set_bool(out.job_dep_last_sub);
+        if (v == "1")
+          out.job_dep_last_sub = true;
+        else
+          set_bool(out.job_dep_last_sub);
       } else if (k == "PARALLEL_SCHED_BY_SLOT") {
         set_bool(out.parallel_sched_by_slot);
       } else if (k == "MC_RECLAIM_DELAY") {

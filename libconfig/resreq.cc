@@ -1,5 +1,5 @@
-#include <algorithm>
 #include "libconfig/resreq.h"
+#include <algorithm>
 
 #include <cctype>
 
@@ -49,8 +49,7 @@ Result<RusageClause> parse_rusage_clause(std::string_view text) {
     start = colon == std::string_view::npos ? text.size() + 1 : colon + 1;
     if (term.empty()) return fail("empty term in rusage[" + std::string(text) + "]");
     size_t eq = term.find('=');
-    if (eq == std::string_view::npos)
-      return fail("rusage term \"" + std::string(term) + "\" is not name=value");
+    if (eq == std::string_view::npos) return fail("rusage term \"" + std::string(term) + "\" is not name=value");
     std::string name(trim(term.substr(0, eq)));
     std::string_view value = trim(term.substr(eq + 1));
     if (name == "duration") {
@@ -63,8 +62,7 @@ Result<RusageClause> parse_rusage_clause(std::string_view text) {
       clause.decay = *d == 1;
     } else {
       auto v = parse_double(value);
-      if (!v || *v < 0)
-        return fail("rusage value \"" + std::string(value) + "\" for " + name + " is not a number");
+      if (!v || *v < 0) return fail("rusage value \"" + std::string(value) + "\" for " + name + " is not a number");
       clause.items.push_back({name, *v});
     }
   }
@@ -115,7 +113,8 @@ std::vector<std::pair<std::string, std::string>> split_terms(std::string_view te
   return terms;
 }
 
-Result<int> positive(const std::string& section, const std::string& key, const std::string& v, bool allow_minus_one = false) {
+Result<int> positive(const std::string& section, const std::string& key, const std::string& v,
+                     bool allow_minus_one = false) {
   auto n = parse_int(v);
   if (!n || (*n < 1 && !(allow_minus_one && *n == -1)))
     return fail(section + "[" + key + "=" + v + "]: " + key + " must be a positive number");
@@ -248,7 +247,8 @@ Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
       rr.span = *s;
     } else if (name == "same") {
       for (auto& [k, v] : split_terms(body)) {
-        if (k.empty() || !v.empty()) return fail("same[" + std::string(body) + "] lists resource names separated by ':'");
+        if (k.empty() || !v.empty())
+          return fail("same[" + std::string(body) + "] lists resource names separated by ':'");
         rr.same.push_back(k);
       }
     } else if (name == "cu") {

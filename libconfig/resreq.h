@@ -47,8 +47,8 @@ struct Rusage {
 };
 
 struct Span {
-  std::optional<int> hosts;  // 1: all on one host; -1: ignore the queue's span
-  std::optional<int> ptile;  // slots per host
+  std::optional<int> hosts;    // 1: all on one host; -1: ignore the queue's span
+  std::optional<int> ptile;    // slots per host
   bool ptile_per_cpu = false;  // ptile='!'
   std::optional<int> block;
 };
@@ -85,7 +85,6 @@ ResourceRequirement merge_with_queue(const ResourceRequirement& job, const Resou
 bool larger_is_better(std::string_view name);
 
 // Orders two hosts for `keys`: negative when a sorts before b, positive after, 0 tie.
-int compare_by_order(const std::vector<OrderKey>& keys, const ResourceLookup& a,
-                     const ResourceLookup& b);
+int compare_by_order(const std::vector<OrderKey>& keys, const ResourceLookup& a, const ResourceLookup& b);
 
 }  // namespace lsf::config

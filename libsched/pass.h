@@ -23,8 +23,8 @@ struct Dispatch {
 // by backfill, when their run limit ends before `estimated_start`.
 struct Reservation {
   JobKey job;
-  std::vector<std::string> hosts;  // one entry per reserved slot
-  std::int64_t since = 0;          // when the reservation began
+  std::vector<std::string> hosts;    // one entry per reserved slot
+  std::int64_t since = 0;            // when the reservation began
   std::int64_t estimated_start = 0;  // 0: cannot be estimated (running jobs without run limits)
 };
 
@@ -51,8 +51,8 @@ struct PassStats {
   int dispatched = 0;
   int reserved = 0;
   int preempted = 0;
-  int classes = 0;        // requirement classes matched against hosts
-  int host_matches = 0;   // (class, host) pairs evaluated
+  int classes = 0;       // requirement classes matched against hosts
+  int host_matches = 0;  // (class, host) pairs evaluated
 };
 
 struct PassResult {

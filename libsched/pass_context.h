@@ -18,10 +18,10 @@ namespace lsf::sched {
 inline constexpr int kUnlimited = 1 << 30;
 
 struct HostState {
-  int max_slots = -1;    // MXJ resolved for this host; -1: unlimited
-  int used = 0;          // slots of started jobs (running or suspended) and of placements
-  int preempted = 0;     // part of `used`: jobs this or earlier passes suspended by preemption
-  int jobs = 0;          // started and placed jobs
+  int max_slots = -1;      // MXJ resolved for this host; -1: unlimited
+  int used = 0;            // slots of started jobs (running or suspended) and of placements
+  int preempted = 0;       // part of `used`: jobs this or earlier passes suspended by preemption
+  int jobs = 0;            // started and placed jobs
   bool exclusive = false;  // an exclusive job runs or was placed here
   bool accepted = false;   // received a job in this pass
   // rusage[] held by started jobs (after duration and decay) and by placements.

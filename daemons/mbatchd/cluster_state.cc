@@ -28,12 +28,23 @@ void ClusterState::track(const Job& job, int sign) {
   auto add = [&](JobCounts* c, int n) {
     if (!c) return;
     switch (job.state) {
-      case wire::JOB_PEND: c->pend += n; break;
-      case wire::JOB_PSUSP: c->psusp += n; break;
-      case wire::JOB_RUN: c->run += n; break;
-      case wire::JOB_SSUSP: c->ssusp += n; break;
-      case wire::JOB_USUSP: c->ususp += n; break;
-      default: break;
+      case wire::JOB_PEND:
+        c->pend += n;
+        break;
+      case wire::JOB_PSUSP:
+        c->psusp += n;
+        break;
+      case wire::JOB_RUN:
+        c->run += n;
+        break;
+      case wire::JOB_SSUSP:
+        c->ssusp += n;
+        break;
+      case wire::JOB_USUSP:
+        c->ususp += n;
+        break;
+      default:
+        break;
     }
   };
   add(qc, slots);

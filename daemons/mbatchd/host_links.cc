@@ -133,8 +133,8 @@ void Mbatchd::check_hosts() {
 void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& r = request.register_host();
   if (!config_->find_host(r.host_name()))
-    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "host " + r.host_name() + " is not a host of cluster " +
-                                                                config_->cluster_name));
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND,
+                                    "host " + r.host_name() + " is not a host of cluster " + config_->cluster_name));
   auto& link = links_[r.host_name()];
   bool address_changed = link.address != r.address() || link.port != r.port();
   link.address = r.address();
@@ -142,8 +142,9 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   link.registered = true;
   link.last_report = std::chrono::steady_clock::now();
   link.load = r.load();
-  if (!link.strand) link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
-                        net::asio::make_strand(outbound_.get_executor()));
+  if (!link.strand)
+    link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
+        net::asio::make_strand(outbound_.get_executor()));
   if (!link.client || address_changed)
     link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
 
@@ -234,7 +235,8 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
   // job that has moved on: acknowledge without changing anything.
   bool current = job && !job->finished() && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
                  !job->pending();
-  if (auto it = links_.find(r.host_name()); it != links_.end()) it->second.last_report = std::chrono::steady_clock::now();
+  if (auto it = links_.find(r.host_name()); it != links_.end())
+    it->second.last_report = std::chrono::steady_clock::now();
   if (!current) return;
   switch (r.event()) {
     case wire::JOB_EVENT_EXECUTE: {

@@ -21,8 +21,8 @@ struct Submission {
   std::uint32_t uid = 0;
   std::int64_t submit_time = 0;
   std::shared_ptr<const config::ResourceRequirement> res_req;  // null: none given
-  std::shared_ptr<const sched::DependencyExpr> dependency;      // null: none
-  std::vector<std::int32_t> indices;                             // array elements
+  std::shared_ptr<const sched::DependencyExpr> dependency;     // null: none
+  std::vector<std::int32_t> indices;                           // array elements
 };
 
 struct Job {

@@ -30,7 +30,7 @@ namespace lsf::mbd {
 struct MbatchdOptions {
   std::filesystem::path envdir;
   std::shared_ptr<const config::ClusterConfig> config;
-  std::string host_name;    // this host's name in logs and lsid
+  std::string host_name;  // this host's name in logs and lsid
   std::string listen_address = "0.0.0.0";
   std::shared_ptr<spdlog::logger> log;
 };

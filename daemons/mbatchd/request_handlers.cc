@@ -8,10 +8,10 @@
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
-#include "libsched/pending_reason.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
+#include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
 namespace {
@@ -91,20 +91,33 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       c->set_version(LSFSCHED_VERSION);
       return respond(reply);
     }
-    case R::kSubmit: return on_submit(request, respond);
-    case R::kJobs: return on_jobs(request, respond);
-    case R::kSignalJobs: return on_signal_jobs(request, respond);
-    case R::kQueues: return on_queues(request, respond);
-    case R::kHosts: return on_hosts(request, respond);
-    case R::kHostControl: return on_host_control(request, respond);
-    case R::kQueueControl: return on_queue_control(request, respond);
-    case R::kReconfig: return on_reconfig(request, respond);
-    case R::kPerfmon: return on_perfmon(request, respond);
-    case R::kJobMove: return on_job_move(request, respond);
-    case R::kRegisterHost: return on_register_host(request, respond);
-    case R::kLoadReport: return on_load_report(request, respond);
+    case R::kSubmit:
+      return on_submit(request, respond);
+    case R::kJobs:
+      return on_jobs(request, respond);
+    case R::kSignalJobs:
+      return on_signal_jobs(request, respond);
+    case R::kQueues:
+      return on_queues(request, respond);
+    case R::kHosts:
+      return on_hosts(request, respond);
+    case R::kHostControl:
+      return on_host_control(request, respond);
+    case R::kQueueControl:
+      return on_queue_control(request, respond);
+    case R::kReconfig:
+      return on_reconfig(request, respond);
+    case R::kPerfmon:
+      return on_perfmon(request, respond);
+    case R::kJobMove:
+      return on_job_move(request, respond);
+    case R::kRegisterHost:
+      return on_register_host(request, respond);
+    case R::kLoadReport:
+      return on_load_report(request, respond);
     case R::kJobStatus:
-    case R::kJobStatusBatch: return on_job_status(request, respond);
+    case R::kJobStatusBatch:
+      return on_job_status(request, respond);
     default:
       return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by mbatchd"));
   }
@@ -276,8 +289,7 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
       return false;
     if (fin && !named && !q.include_finished() && !q.only_finished()) return false;
     if (!q.queue().empty() && job.queue != q.queue()) return false;
-    if (!q.host().empty() &&
-        std::find(job.exec_hosts.begin(), job.exec_hosts.end(), q.host()) == job.exec_hosts.end())
+    if (!q.host().empty() && std::find(job.exec_hosts.begin(), job.exec_hosts.end(), q.host()) == job.exec_hosts.end())
       return false;
     if (!q.job_name().empty()) {
       std::string name = job.spec().job_name().empty() ? job.spec().command() : job.spec().job_name();
@@ -388,7 +400,7 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
         } else if (job->state == wire::JOB_RUN || job->state == wire::JOB_SSUSP) {
           st->set_state(wire::JOB_USUSP);
           st->set_reason(admin && job->user() != caller.user_name() ? "The job was suspended by LSF admin or root"
-                                                                     : "The job was suspended by user");
+                                                                    : "The job was suspended by user");
           signal_on_host(*job, SIGSTOP, {});
         } else {
           done_msg = label + " is being stopped";
@@ -447,9 +459,8 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
     if (!config_->find_queue(name)) return respond(net::error_reply(wire::STATUS_NOT_FOUND, name + ": No such queue"));
   std::vector<const config::Queue*> queues;
   for (const auto& q : config_->queues)
-    if (request.queues().names().empty() ||
-        std::find(request.queues().names().begin(), request.queues().names().end(), q.name) !=
-            request.queues().names().end())
+    if (request.queues().names().empty() || std::find(request.queues().names().begin(), request.queues().names().end(),
+                                                      q.name) != request.queues().names().end())
       queues.push_back(&q);
   // bqueues lists queues by priority, highest first.
   std::stable_sort(queues.begin(), queues.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
@@ -516,8 +527,10 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
     i->set_model(h.model);
     for (const auto& r : h.resources) i->add_resources(r);
     i->set_server(h.server);
-    if (const auto* m = config_->find_host_model(h.model)) i->set_cpu_factor(m->cpu_factor);
-    else i->set_cpu_factor(1.0);
+    if (const auto* m = config_->find_host_model(h.model))
+      i->set_cpu_factor(m->cpu_factor);
+    else
+      i->set_cpu_factor(1.0);
     for (const auto& b : config_->batch_hosts)
       if (b.name == h.name || b.name == "default") {
         if (b.jl_u) i->set_jl_u(*b.jl_u);
@@ -604,8 +617,8 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
       out->add_warnings(d.to_string());
   }
   if (!result.usable()) {
-    log_->warn("reconfig by {} refused: {} error(s); the running configuration is kept",
-               request.caller().user_name(), result.diagnostics.error_count());
+    log_->warn("reconfig by {} refused: {} error(s); the running configuration is kept", request.caller().user_name(),
+               result.diagnostics.error_count());
     return respond(reply);
   }
   if (result.config->cluster_name != config_->cluster_name) {
@@ -643,7 +656,8 @@ void Mbatchd::on_perfmon(const wire::RequestEnvelope&, const net::Responder& res
   out->set_host_matches(last_stats_.host_matches);
   out->set_jobs_dispatched_total(dispatched_total_);
   out->set_submissions_total(submissions_total_);
-  out->set_uptime_s(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_).count());
+  out->set_uptime_s(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_).count());
   respond(reply);
 }
 

@@ -19,7 +19,7 @@ constexpr auto kCoalesce = std::chrono::milliseconds(3);
 // submissions; on a small cluster they stay 3 ms apart.
 constexpr int kCostFactor = 2;
 constexpr auto kMaxSpacing = std::chrono::milliseconds(2000);
-}
+}  // namespace
 
 void Mbatchd::request_pass() {
   if (pass_running_) {
@@ -43,11 +43,16 @@ sched::DependencyState Mbatchd::dependency_state(const Job& job) const {
   auto phase = [](const Job& j) {
     using P = sched::DependencyJob::Phase;
     switch (j.state) {
-      case wire::JOB_PEND: return P::kPending;
-      case wire::JOB_PSUSP: return P::kHeld;
-      case wire::JOB_DONE: return P::kDone;
-      case wire::JOB_EXIT: return P::kExit;
-      default: return P::kRunning;
+      case wire::JOB_PEND:
+        return P::kPending;
+      case wire::JOB_PSUSP:
+        return P::kHeld;
+      case wire::JOB_DONE:
+        return P::kDone;
+      case wire::JOB_EXIT:
+        return P::kExit;
+      default:
+        return P::kRunning;
     }
   };
   return dep->evaluate([&](const sched::DependencyRef& ref) {
@@ -265,9 +270,8 @@ void Mbatchd::run_pass() {
     auto started = std::chrono::steady_clock::now();
     auto result = sched::schedule(*view, t);
     auto took = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
-    net::asio::post(io_, [this, view, result = std::move(result), took]() mutable {
-      apply_pass(*view, std::move(result), took);
-    });
+    net::asio::post(
+        io_, [this, view, result = std::move(result), took]() mutable { apply_pass(*view, std::move(result), took); });
   });
   // The periodic pass: MBD_SLEEP_TIME after the last one at the latest.
   sleep_timer_.expires_after(std::chrono::seconds(std::max(1, config_->params.mbd_sleep_time)));
@@ -326,7 +330,8 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
   }
   for (const auto& r : result.reasons) state_.set_pending_reason(r.job, *r.text);
-  last_pass_cost_ += took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
+  last_pass_cost_ +=
+      took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
   last_stats_ = result.stats;
   last_pass_took_ = took;
   max_pass_took_ = std::max(max_pass_took_, took);
@@ -342,10 +347,11 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   }
   const auto& st = result.stats;
   if (st.jobs_considered > 0 || st.dispatched > 0 || !result.suspends.empty() || !result.resumes.empty())
-    log_->info("pass {}: {} us, {} pending, {} considered, {} dispatched, {} reserved, {} preempted, {} classes, "
-               "{} running",
-               passes_, took.count(), st.jobs_pending, st.jobs_considered, st.dispatched, st.reserved, st.preempted,
-               st.classes, view.running.size());
+    log_->info(
+        "pass {}: {} us, {} pending, {} considered, {} dispatched, {} reserved, {} preempted, {} classes, "
+        "{} running",
+        passes_, took.count(), st.jobs_pending, st.jobs_considered, st.dispatched, st.reserved, st.preempted,
+        st.classes, view.running.size());
   if (pass_again_) request_pass();
 }
 

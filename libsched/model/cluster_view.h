@@ -34,7 +34,7 @@ struct HostView {
   // out closed_Full, closed_Excl, closed_Wind and closed_Busy itself.
   std::string status = "ok";
   int ncpus = 1;
-  std::int64_t last_dispatch = 0;  // when the host last received a job (JOB_ACCEPT_INTERVAL)
+  std::int64_t last_dispatch = 0;     // when the host last received a job (JOB_ACCEPT_INTERVAL)
   std::int64_t last_load_action = 0;  // last load-based suspend or resume (one per SBD_SLEEP_TIME)
   // Static resources and current load by name (r1m, mem, type, model, fs ...).
   ResourceMap resources;
@@ -54,21 +54,21 @@ struct AskedHosts {
 
 struct JobView {
   JobKey key;
-  int queue = 0;                    // index into SchedPolicy::queues
-  std::int64_t order = 0;           // position within the queue: FCFS, btop/bbot move it
+  int queue = 0;           // index into SchedPolicy::queues
+  std::int64_t order = 0;  // position within the queue: FCFS, btop/bbot move it
   std::string user;
   std::string project = "default";
-  int min_slots = 1;                // -n min[,max]
+  int min_slots = 1;  // -n min[,max]
   int max_slots = 1;
   std::shared_ptr<const AskedHosts> asked_hosts;  // null: any host
   bool exclusive = false;
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
-  std::int64_t run_limit_s = 0;     // 0: none (backfill needs one)
+  std::int64_t run_limit_s = 0;                                // 0: none (backfill needs one)
   std::int64_t begin_time = 0;
   DependencyState dependency = DependencyState::kNone;
-  bool held = false;                // PSUSP
-  int array_limit = 0;              // %n of `name[1-100]%n`; 0: none (key.id is the array)
-  std::int64_t reserving_since = 0; // slot reservation started then; 0: none
+  bool held = false;                        // PSUSP
+  int array_limit = 0;                      // %n of `name[1-100]%n`; 0: none (key.id is the array)
+  std::int64_t reserving_since = 0;         // slot reservation started then; 0: none
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
 };
 
@@ -98,7 +98,7 @@ struct ClusterView {
   std::vector<HostView> hosts;
   std::vector<QueueView> queues;  // parallel to policy->queues
   std::vector<JobView> pending;
-  std::vector<RunningJobView> running;  // RUN, SSUSP and USUSP jobs
+  std::vector<RunningJobView> running;        // RUN, SSUSP and USUSP jobs
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
 };
 

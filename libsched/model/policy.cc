@@ -12,7 +12,7 @@ namespace {
 // lsb.modules when absent. LSF's own default is schmod_default and schmod_fcfs; the
 // policies every LSF admin expects to work out of the box (limits, parallel jobs,
 // reservation, preemption) come with them, as lsfinstall's template configures them.
-const std::vector<std::string> kDefaultModules = {"schmod_default", "schmod_fcfs",     "schmod_limit",
+const std::vector<std::string> kDefaultModules = {"schmod_default",  "schmod_fcfs",    "schmod_limit",
                                                   "schmod_parallel", "schmod_reserve", "schmod_preemption"};
 
 void expand_group(const config::ClusterConfig& cfg, const std::string& name, std::set<std::string, std::less<>>& out,
@@ -202,8 +202,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       bool yields = lo.preemption.preemptable_all ||
                     std::find(lo.preemption.preemptable.begin(), lo.preemption.preemptable.end(), hi.name) !=
                         lo.preemption.preemptable.end();
-      if (hi.preemption.preemptive_all || listed || yields)
-        p->queues[i].preempts.insert(lo.name);
+      if (hi.preemption.preemptive_all || listed || yields) p->queues[i].preempts.insert(lo.name);
     }
   }
 

@@ -49,10 +49,10 @@ struct UserSlotLimit {
 
 // A consumer list of a Limit section (USERS, QUEUES, HOSTS, PROJECTS), resolved.
 struct ConsumerSet {
-  bool given = false;     // the section names this kind of consumer at all
+  bool given = false;       // the section names this kind of consumer at all
   bool per_member = false;  // PER_USER, PER_QUEUE, PER_HOST, PER_PROJECT
   bool all = false;
-  std::set<std::string, std::less<>> members;   // users (groups expanded), queues, hosts, projects
+  std::set<std::string, std::less<>> members;  // users (groups expanded), queues, hosts, projects
   std::set<std::string, std::less<>> excluded;
   bool matches(std::string_view name) const {
     if (!given) return true;
@@ -84,8 +84,8 @@ struct SchedPolicy {
   std::map<std::string, HostPolicy, std::less<>> hosts;
   HostPolicy default_host;
 
-  std::map<std::string, UserSlotLimit, std::less<>> user_limits;  // users, and `default`
-  std::map<std::string, UserSlotLimit, std::less<>> group_limits;  // group totals
+  std::map<std::string, UserSlotLimit, std::less<>> user_limits;                         // users, and `default`
+  std::map<std::string, UserSlotLimit, std::less<>> group_limits;                        // group totals
   std::map<std::string, std::set<std::string, std::less<>>, std::less<>> group_members;  // users, nested expanded
   std::vector<std::string> groups_with_all;  // groups whose members include `all`
 

@@ -21,13 +21,17 @@ namespace {
 const std::vector<config::OrderKey> kDefaultOrder = {{"r15s", false}, {"pg", false}};
 
 std::string index_description(const std::string& index) {
-  static const std::map<std::string, std::string, std::less<>> kNames = {
-      {"r15s", "15-second CPU run queue length"}, {"r1m", "1-minute CPU run queue length"},
-      {"r15m", "15-minute CPU run queue length"}, {"ut", "CPU utilization"},
-      {"pg", "Paging rate"},                      {"io", "Disk IO rate"},
-      {"ls", "Number of login sessions"},         {"it", "Idle time"},
-      {"tmp", "Available temporary space"},       {"swp", "Available swap space"},
-      {"mem", "Available memory"}};
+  static const std::map<std::string, std::string, std::less<>> kNames = {{"r15s", "15-second CPU run queue length"},
+                                                                         {"r1m", "1-minute CPU run queue length"},
+                                                                         {"r15m", "15-minute CPU run queue length"},
+                                                                         {"ut", "CPU utilization"},
+                                                                         {"pg", "Paging rate"},
+                                                                         {"io", "Disk IO rate"},
+                                                                         {"ls", "Number of login sessions"},
+                                                                         {"it", "Idle time"},
+                                                                         {"tmp", "Available temporary space"},
+                                                                         {"swp", "Available swap space"},
+                                                                         {"mem", "Available memory"}};
   auto it = kNames.find(index);
   return (it == kNames.end() ? index : it->second) + " (" + index + ")";
 }
@@ -164,12 +168,15 @@ class DefaultModule final : public Module {
   }
 
   static bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
-    return !first_past(t, [&](std::string_view i) { return ctx.numeric(h, i); }, false).empty();
+    return !first_past(
+                t, [&](std::string_view i) { return ctx.numeric(h, i); }, false)
+                .empty();
   }
 
   // The first stop threshold a host's load passes, or empty.
   static std::string over_stop(const PassContext& ctx, int h, const config::Thresholds& t, bool skip_pg) {
-    return first_past(t, [&](std::string_view i) { return ctx.numeric(h, i); }, true, skip_pg);
+    return first_past(
+        t, [&](std::string_view i) { return ctx.numeric(h, i); }, true, skip_pg);
   }
 
   static void rank(const PassContext& ctx, const JobView& job, std::vector<int>& hosts) {
@@ -191,8 +198,7 @@ class DefaultModule final : public Module {
         if (it != job.asked_hosts->preference.end()) preference[h] = it->second;
       }
       bool reserved = !ctx.hosts[h].reserved.empty();
-      for (size_t i = 0; i < k; ++i)
-        values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
+      for (size_t i = 0; i < k; ++i) values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
     }
     std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
       if (preference[a] != preference[b]) return preference[a] > preference[b];

@@ -77,7 +77,8 @@ class LimitModule final : public Module {
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
     }
     UserInfo& u = user(ctx, job.user);
-    if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs) return with(reason::kUserLimit, u.slots, *u.limit.max_jobs);
+    if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs)
+      return with(reason::kUserLimit, u.slots, *u.limit.max_jobs);
     for (const auto& g : u.groups) {
       auto it = ctx.policy.group_limits.find(g);
       if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
@@ -111,7 +112,8 @@ class LimitModule final : public Module {
       const UserInfo* u = find_user(job.user);
       int mine = u ? get(u->host_slots, h) : 0;
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
-      if (u && u->limit.jl_p) cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
+      if (u && u->limit.jl_p)
+        cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
     }
     if (q.hjob_limit) cap(*q.hjob_limit - get(host_queue_slots_, host_queue(h, job.queue)), reason::kHostQueuePerHost);
     if (q.pjob_limit)
@@ -244,8 +246,8 @@ class LimitModule final : public Module {
     return std::nullopt;
   }
 
-  void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project,
-             const Placement& p, const sched::Usage& use, int slots) {
+  void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project, const Placement& p,
+             const sched::Usage& use, int slots) {
     UserInfo& u = this->user(ctx, user);
     u.slots += slots;
     u.queue_slots[queue] += slots;

@@ -53,9 +53,8 @@ class PreemptionModule final : public Module {
       });
       int have = hs.max_slots < 0 ? kUnlimited : hs.free() + hs.preempted + freed_here[h];
       size_t next = 0;
-      int want = std::min(need, job.res_req && job.res_req->span && job.res_req->span->ptile
-                                    ? *job.res_req->span->ptile
-                                    : need);
+      int want = std::min(
+          need, job.res_req && job.res_req->span && job.res_req->span->ptile ? *job.res_req->span->ptile : need);
       while (have < want && next < mine.size()) {
         const RunningJobView* v = mine[next++];
         if (std::find(chosen.begin(), chosen.end(), v) != chosen.end()) continue;

@@ -53,8 +53,8 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts) {
   per_project.projects.all = true;
   per_project.slots = 8000;
   p->limits.push_back(per_project);
-  p->modules = {"schmod_default", "schmod_fcfs", "schmod_limit", "schmod_parallel", "schmod_reserve",
-                "schmod_preemption"};
+  p->modules = {"schmod_default",  "schmod_fcfs",    "schmod_limit",
+                "schmod_parallel", "schmod_reserve", "schmod_preemption"};
   return p;
 }
 
@@ -76,8 +76,13 @@ ClusterView make_view(int hosts, int pending, std::mt19937& rng) {
     hv.resources["it"] = 0.0;
     v.hosts.push_back(std::move(hv));
   }
-  const char* reqs[] = {"", "select[type==LINUX64]", "select[mem>32000] rusage[mem=1000]", "order[mem]",
-                        "span[hosts=1]", "select[type==LINUXPPC] order[-r1m]", "rusage[mem=2000:duration=10]",
+  const char* reqs[] = {"",
+                        "select[type==LINUX64]",
+                        "select[mem>32000] rusage[mem=1000]",
+                        "order[mem]",
+                        "span[hosts=1]",
+                        "select[type==LINUXPPC] order[-r1m]",
+                        "rusage[mem=2000:duration=10]",
                         "span[ptile=4]"};
   std::vector<std::shared_ptr<const config::ResourceRequirement>> parsed;
   for (const char* r : reqs)

@@ -158,9 +158,10 @@ class Scenario {
     std::string map;
     if (c && c["resource_map"])
       map = "Begin ResourceMap\nRESOURCENAME LOCATION\n" + c["resource_map"].as<std::string>() + "End ResourceMap\n";
-    tree_.write("conf/lsf.cluster.test", "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
-                                         "Begin Host\nHOSTNAME model type server RESOURCES\n" +
-                                             hosts + "End Host\n" + map);
+    tree_.write("conf/lsf.cluster.test",
+                "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
+                "Begin Host\nHOSTNAME model type server RESOURCES\n" +
+                    hosts + "End Host\n" + map);
     // lsfinstall's template sets JOB_ACCEPT_INTERVAL = 0; scenarios about it set it.
     tree_.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
     if (!c) return;
@@ -201,8 +202,8 @@ class Scenario {
     if (!text.empty()) {
       auto r = config::ResourceRequirement::parse(text);
       if (!r) throw std::runtime_error("bad -R " + text);
-      out = std::make_shared<const config::ResourceRequirement>(q && q->res_req ? config::merge_with_queue(*r, *q->res_req)
-                                                                                 : *r);
+      out = std::make_shared<const config::ResourceRequirement>(
+          q && q->res_req ? config::merge_with_queue(*r, *q->res_req) : *r);
     } else if (q && q->res_req) {
       out = std::make_shared<const config::ResourceRequirement>(*q->res_req);
     }
@@ -383,12 +384,11 @@ TEST_P(ScenarioTest, Decisions) {
   s.run();
 }
 
-INSTANTIATE_TEST_SUITE_P(Scheduling, ScenarioTest, ::testing::ValuesIn(scenario_files()),
-                         [](const auto& param_info) {
-                           std::string name = param_info.param;
-                           for (auto& c : name)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Scheduling, ScenarioTest, ::testing::ValuesIn(scenario_files()), [](const auto& param_info) {
+  std::string name = param_info.param;
+  for (auto& c : name)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
 
 }  // namespace
