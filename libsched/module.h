@@ -13,6 +13,7 @@
 //   commit    account for a placement this pass made
 //   preempt   free room for a job that cannot start
 //   reserve   hold what a job that cannot start may keep (slot reservation)
+//   hold      account for what a reservation holds
 //   backfill  slots a job may borrow from reservations on a host
 //   finish    decisions about started jobs (suspend, resume)
 #pragma once
@@ -48,6 +49,8 @@ class Module {
   virtual void commit(PassContext&, const JobView&, const Placement&) {}
   virtual bool preempt(PassContext&, const JobView&, const Candidates&, Placement&) { return false; }
   virtual bool reserve(PassContext&, const JobView&, const Candidates&) { return false; }
+  // Slots a reservation holds for the job: job slot limits count them, as LSF's do.
+  virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
   virtual void finish(PassContext&) {}
 };

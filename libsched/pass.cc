@@ -178,8 +178,15 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       }
       text = last_text;
     }
-    for (auto& m : modules)
-      if (m->reserve(ctx, job, cands)) break;
+    for (auto& m : modules) {
+      if (!m->reserve(ctx, job, cands)) continue;
+      Placement held;
+      std::map<int, int> per_host;
+      for (const auto& h : ctx.result.reservations.back().hosts) ++per_host[ctx.host_index(h)];
+      held.hosts.assign(per_host.begin(), per_host.end());
+      for (auto& other : modules) other->hold(ctx, job, held);
+      break;
+    }
     outcome.blocked = true;
     outcome.reason = text;
     ctx.pend(job, std::move(text));

@@ -114,6 +114,16 @@ class LimitModule final : public Module {
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
       if (u && u->limit.jl_p)
         cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
+      // JL/P of a group: its members together, per processor of the host.
+      if (u) {
+        for (const auto& g : u->groups) {
+          auto gl = ctx.policy.group_limits.find(g);
+          if (gl == ctx.policy.group_limits.end() || !gl->second.jl_p) continue;
+          auto gh = group_host_slots_.find(g);
+          int theirs = gh == group_host_slots_.end() ? 0 : get(gh->second, h);
+          cap(static_cast<int>(std::floor(*gl->second.jl_p * host.ncpus)) - theirs, reason::kHostUserPerCpu);
+        }
+      }
     }
     if (q.hjob_limit) cap(*q.hjob_limit - get(host_queue_slots_, host_queue(h, job.queue)), reason::kHostQueuePerHost);
     if (q.pjob_limit)
@@ -162,6 +172,11 @@ class LimitModule final : public Module {
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
     count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), ctx.now), p.slots());
+  }
+
+  // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
+  void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
+    count(ctx, job.user, job.queue, job.project, p, sched::Usage{}, p.slots(), false);
   }
 
  private:
@@ -247,7 +262,7 @@ class LimitModule final : public Module {
   }
 
   void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project, const Placement& p,
-             const sched::Usage& use, int slots) {
+             const sched::Usage& use, int slots, bool runs = true) {
     UserInfo& u = this->user(ctx, user);
     u.slots += slots;
     u.queue_slots[queue] += slots;
@@ -255,6 +270,7 @@ class LimitModule final : public Module {
     for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
       u.host_slots[h] += n;
+      for (const auto& g : u.groups) group_host_slots_[g][h] += n;
       host_queue_slots_[host_queue(h, queue)] += n;
     }
     const std::string& qname = ctx.policy.queues[queue].name;
@@ -263,7 +279,7 @@ class LimitModule final : public Module {
       if (!applies(ctx, l, user, queue, project)) continue;
       bool host_dim = l.hosts.given || l.slots_per_processor;
       if (!host_dim) {
-        add(usage_[key_of(l, i, user, qname, project, "")], slots, use, true);
+        add(usage_[key_of(l, i, user, qname, project, "")], slots, use, runs);
         continue;
       }
       bool per_host = l.hosts.per_member || l.slots_per_processor;
@@ -271,7 +287,7 @@ class LimitModule final : public Module {
       for (auto [h, n] : p.hosts) {
         const std::string& host = ctx.view.hosts[h].name;
         if (!l.hosts.matches(host)) continue;
-        add(usage_[key_of(l, i, user, qname, project, per_host ? host : "")], n, use, per_host || first);
+        add(usage_[key_of(l, i, user, qname, project, per_host ? host : "")], n, use, runs && (per_host || first));
         first = false;
       }
     }
@@ -287,6 +303,7 @@ class LimitModule final : public Module {
 
   std::unordered_map<std::string, UserInfo> users_;
   std::map<std::string, int> group_slots_;
+  std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
   std::map<int, int> queue_slots_;
   std::unordered_map<std::int64_t, int> host_queue_slots_;
   std::unordered_map<LimitKey, Usage, LimitKeyHash> usage_;
