@@ -167,8 +167,17 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     }
     if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
       std::cout << "\n PENDING REASONS:\n";
-      print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
-                                                 : j.pending_reason());
+      if (j.state() == wire::JOB_PEND && j.pending_hosts_size() > 0) {
+        // With -l, LSF names the hosts behind each host-level reason.
+        for (const auto& r : j.pending_hosts()) {
+          std::string hosts;
+          for (const auto& h : r.hosts()) hosts += (hosts.empty() ? "" : ", ") + h;
+          std::cout << " " << r.reason() << ": " << hosts << ";\n";
+        }
+      } else {
+        print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
+                                                   : j.pending_reason());
+      }
       if (j.reserved_hosts_size() > 0) {
         // Slot reservation: what is held, grouped by host as LSF prints hosts (2*hostA).
         std::vector<std::pair<std::string, int>> held;

@@ -6,14 +6,28 @@
 
 namespace lsf::sched {
 
-enum class Cond { kDone, kEnded, kExit, kStarted, kPostDone, kPostErr, kNumDone, kNumEnded, kNumExit, kNumHold, kNumPend, kNumRun, kNumStart };
+enum class Cond {
+  kDone,
+  kEnded,
+  kExit,
+  kStarted,
+  kPostDone,
+  kPostErr,
+  kNumDone,
+  kNumEnded,
+  kNumExit,
+  kNumHold,
+  kNumPend,
+  kNumRun,
+  kNumStart
+};
 
 struct DependencyExpr::Node {
   enum class Kind { kAnd, kOr, kNot, kCond } kind = Kind::kCond;
   std::shared_ptr<const Node> left, right;
   Cond cond = Cond::kDone;
   DependencyRef ref;
-  std::string op;          // comparison for exit(, op code) and num*(, op n)
+  std::string op;             // comparison for exit(, op code) and num*(, op n)
   std::optional<long> value;  // absent with num*(, *): "all elements"
 };
 
@@ -24,10 +38,10 @@ using NodePtr = std::shared_ptr<const Node>;
 
 std::optional<Cond> cond_named(std::string_view s) {
   static const std::pair<const char*, Cond> names[] = {
-      {"done", Cond::kDone},         {"ended", Cond::kEnded},       {"exit", Cond::kExit},
-      {"started", Cond::kStarted},   {"post_done", Cond::kPostDone}, {"post_err", Cond::kPostErr},
-      {"numdone", Cond::kNumDone},   {"numended", Cond::kNumEnded}, {"numexit", Cond::kNumExit},
-      {"numhold", Cond::kNumHold},   {"numpend", Cond::kNumPend},   {"numrun", Cond::kNumRun},
+      {"done", Cond::kDone},        {"ended", Cond::kEnded},        {"exit", Cond::kExit},
+      {"started", Cond::kStarted},  {"post_done", Cond::kPostDone}, {"post_err", Cond::kPostErr},
+      {"numdone", Cond::kNumDone},  {"numended", Cond::kNumEnded},  {"numexit", Cond::kNumExit},
+      {"numhold", Cond::kNumHold},  {"numpend", Cond::kNumPend},    {"numrun", Cond::kNumRun},
       {"numstart", Cond::kNumStart}};
   for (auto [n, c] : names)
     if (s == n) return c;
@@ -208,17 +222,17 @@ DependencyState eval_cond(const Node& n, const DependencyLookup& lookup) {
     case Cond::kPostDone:
       if (all([](const auto& j) { return j.phase == Phase::kDone; })) return DependencyState::kSatisfied;
       return any([](const auto& j) { return j.phase == Phase::kExit; }) ? DependencyState::kNever
-                                                                          : DependencyState::kWaiting;
+                                                                        : DependencyState::kWaiting;
     case Cond::kEnded:
       return all([](const auto& j) { return finished(j.phase); }) ? DependencyState::kSatisfied
-                                                                   : DependencyState::kWaiting;
+                                                                  : DependencyState::kWaiting;
     case Cond::kExit:
     case Cond::kPostErr: {
       if (any([](const auto& j) { return j.phase == Phase::kDone; })) return DependencyState::kNever;
       if (!all([](const auto& j) { return j.phase == Phase::kExit; })) return DependencyState::kWaiting;
       if (!n.value) return DependencyState::kSatisfied;
       return all([&](const auto& j) { return compare(j.exit_code, n.op, *n.value); }) ? DependencyState::kSatisfied
-                                                                                       : DependencyState::kNever;
+                                                                                      : DependencyState::kNever;
     }
     case Cond::kStarted:
       return all([](const auto& j) { return j.phase != Phase::kPending && j.phase != Phase::kHeld; })
@@ -228,13 +242,27 @@ DependencyState eval_cond(const Node& n, const DependencyLookup& lookup) {
       auto count = [&](auto pred) { return static_cast<long>(std::count_if(jobs.begin(), jobs.end(), pred)); };
       long c = 0;
       switch (n.cond) {
-        case Cond::kNumDone: c = count([](const auto& j) { return j.phase == Phase::kDone; }); break;
-        case Cond::kNumEnded: c = count([](const auto& j) { return finished(j.phase); }); break;
-        case Cond::kNumExit: c = count([](const auto& j) { return j.phase == Phase::kExit; }); break;
-        case Cond::kNumHold: c = count([](const auto& j) { return j.phase == Phase::kHeld; }); break;
-        case Cond::kNumPend: c = count([](const auto& j) { return j.phase == Phase::kPending; }); break;
-        case Cond::kNumRun: c = count([](const auto& j) { return j.phase == Phase::kRunning; }); break;
-        default: c = count([](const auto& j) { return j.phase != Phase::kPending && j.phase != Phase::kHeld; }); break;
+        case Cond::kNumDone:
+          c = count([](const auto& j) { return j.phase == Phase::kDone; });
+          break;
+        case Cond::kNumEnded:
+          c = count([](const auto& j) { return finished(j.phase); });
+          break;
+        case Cond::kNumExit:
+          c = count([](const auto& j) { return j.phase == Phase::kExit; });
+          break;
+        case Cond::kNumHold:
+          c = count([](const auto& j) { return j.phase == Phase::kHeld; });
+          break;
+        case Cond::kNumPend:
+          c = count([](const auto& j) { return j.phase == Phase::kPending; });
+          break;
+        case Cond::kNumRun:
+          c = count([](const auto& j) { return j.phase == Phase::kRunning; });
+          break;
+        default:
+          c = count([](const auto& j) { return j.phase != Phase::kPending && j.phase != Phase::kHeld; });
+          break;
       }
       long target = n.value ? *n.value : static_cast<long>(jobs.size());
       if (compare(c, n.op, target)) return DependencyState::kSatisfied;

@@ -56,6 +56,14 @@ struct ReqKeyHash {
 struct ReqClass {
   bool blocked = false;
   std::shared_ptr<const std::string> reason;
+  std::shared_ptr<const HostReasons> hosts;
+};
+
+struct LastReason {
+  std::map<const char*, int> why_not;
+  std::vector<std::pair<const char*, int>> refused;
+  std::shared_ptr<const std::string> text;
+  std::shared_ptr<const HostReasons> hosts;
 };
 
 // Every slot of the job on the first candidates with room: what runs when no
@@ -66,7 +74,7 @@ Allocation first_fit(PassContext& ctx, const JobView& job, const Candidates& can
     const char* why = nullptr;
     int r = ctx.room(job, h, &why);
     if (r <= 0) {
-      ++out.why_not[why ? why : reason::kHostFull];
+      out.refuse(why ? why : reason::kHostFull, h);
       continue;
     }
     int n = std::min(r, need);
@@ -95,8 +103,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
   std::unordered_map<MatchKey, Candidates, MatchKeyHash> matches;
   std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
-  std::unordered_map<const Candidates*, std::pair<std::map<std::string, int>, std::shared_ptr<const std::string>>>
-      last_reason;
+  std::unordered_map<const Candidates*, LastReason> last_reason;
 
   for (const JobView* jp : jobs) {
     const JobView& job = *jp;
@@ -124,7 +131,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, job.run_limit_s};
     ReqClass& outcome = outcomes[rk];
     if (outcome.blocked) {
-      ctx.pend(job, outcome.reason);
+      ctx.pend(job, outcome.reason, outcome.hosts);
       continue;
     }
 
@@ -164,19 +171,26 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
 
     std::shared_ptr<const std::string> text;
+    std::shared_ptr<const HostReasons> hosts;
     if (!placement.reason.empty()) {
       text = ctx.intern(placement.reason);
     } else {
-      // Jobs of one host match usually fail for the same reasons: compose the text once.
-      auto& [last_why, last_text] = last_reason[&cands];
-      if (!last_text || last_why != placement.why_not) {
-        auto counts = cands.excluded;
-        for (const auto& [why, n] : placement.why_not) counts[why] += n;
-        std::string composed = host_reasons(counts);
-        last_text = ctx.intern(composed.empty() ? std::string(reason::kResReq) : composed);
-        last_why = placement.why_not;
+      // Jobs of one host match usually fail for the same reasons on the same hosts:
+      // compose the text once. Bulk-skipped host lists only grow, so equal counts mean
+      // equal lists.
+      LastReason& last = last_reason[&cands];
+      if (!last.text || last.why_not != placement.why_not || last.refused != placement.refused) {
+        auto all = cands.excluded;
+        for (const auto& [why, list] : placement.skipped) all[why].insert(all[why].end(), list->begin(), list->end());
+        for (const auto& [why, h] : placement.refused) all[why].push_back(h);
+        auto composed = host_reasons(ctx, all);
+        last.text = ctx.intern(composed.text.empty() ? std::string(reason::kResReq) : composed.text);
+        last.hosts = std::make_shared<const HostReasons>(std::move(composed.hosts));
+        last.why_not = placement.why_not;
+        last.refused = placement.refused;
       }
-      text = last_text;
+      text = last.text;
+      hosts = last.hosts;
     }
     for (auto& m : modules) {
       if (!m->reserve(ctx, job, cands)) continue;
@@ -189,7 +203,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
     outcome.blocked = true;
     outcome.reason = text;
-    ctx.pend(job, std::move(text));
+    outcome.hosts = hosts;
+    ctx.pend(job, std::move(text), std::move(hosts));
   }
 
   for (auto& m : modules) m->finish(ctx);

@@ -38,11 +38,19 @@ struct Resume {
   JobKey job;
 };
 
+// One host-level reason with the hosts it applies to (bjobs -l names them).
+struct HostReason {
+  std::string reason;
+  std::vector<std::string> hosts;
+};
+using HostReasons = std::vector<HostReason>;
+
 struct PendingReason {
   JobKey job;
   // Without LSF's leading space and trailing ';'. Shared: 100,000 jobs pending for the
   // same reason hold one string.
   std::shared_ptr<const std::string> text;
+  std::shared_ptr<const HostReasons> hosts;  // null when the reason is the job's own
 };
 
 struct PassStats {

@@ -100,14 +100,19 @@ std::shared_ptr<const std::string> PassContext::intern(const std::string& text) 
   return it->second;
 }
 
-std::string host_reasons(const std::map<std::string, int>& counts) {
-  std::vector<std::pair<std::string, int>> items(counts.begin(), counts.end());
-  std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  for (const auto& [text, n] : items) {
-    if (n <= 0) continue;
-    if (!out.empty()) out += "; ";
-    out += text + ": " + std::to_string(n) + (n == 1 ? " host" : " hosts");
+ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string, std::vector<int>>& hosts) {
+  std::vector<const std::pair<const std::string, std::vector<int>>*> items;
+  for (const auto& item : hosts)
+    if (!item.second.empty()) items.push_back(&item);
+  std::stable_sort(items.begin(), items.end(), [](auto* a, auto* b) { return a->second.size() > b->second.size(); });
+  ComposedReasons out;
+  for (const auto* item : items) {
+    size_t n = item->second.size();
+    if (!out.text.empty()) out.text += "; ";
+    out.text += item->first + ": " + std::to_string(n) + (n == 1 ? " host" : " hosts");
+    HostReason r{item->first, {}};
+    for (int h : item->second) r.hosts.push_back(ctx.view.hosts[h].name);
+    out.hosts.push_back(std::move(r));
   }
   return out;
 }

@@ -31,9 +31,16 @@ struct HostState {
 
 struct Placement {
   std::vector<std::pair<int, int>> hosts;  // host index, slots
-  // When nothing could be placed: why, per host (reason -> hosts) or for the job.
-  std::map<std::string, int> why_not;
+  // When nothing could be placed, why: for the job as a whole (`reason`), or per host.
+  // Reasons are the constants of pending_reason.h, so pointers identify them.
   std::string reason;
+  std::map<const char*, int> why_not;                                    // hosts per reason
+  std::vector<std::pair<const char*, int>> refused;                      // each host looked at and refused
+  std::vector<std::pair<const char*, const std::vector<int>*>> skipped;  // hosts passed over in bulk
+  void refuse(const char* why, int host) {
+    ++why_not[why];
+    refused.emplace_back(why, host);
+  }
   int slots() const {
     int n = 0;
     for (const auto& [h, s] : hosts) n += s;
@@ -41,10 +48,10 @@ struct Placement {
   }
 };
 
-// Hosts that may take a job, best first, and how many were left out for which reason.
+// Hosts that may take a job, best first, and which were left out for which reason.
 struct Candidates {
   std::vector<int> hosts;
-  std::map<std::string, int> excluded;
+  std::map<std::string, std::vector<int>> excluded;
 };
 
 // How much of each rusage[] resource a job holds, per slot or (shared) per job.
@@ -82,8 +89,9 @@ class PassContext {
   // Slots the job may take on a host now: the least any module allows (0: `why`).
   int room(const JobView& job, int host, const char** why) const;
 
-  void pend(const JobView& job, std::shared_ptr<const std::string> text) {
-    result.reasons.push_back({job.key, std::move(text)});
+  void pend(const JobView& job, std::shared_ptr<const std::string> text,
+            std::shared_ptr<const HostReasons> on_hosts = nullptr) {
+    result.reasons.push_back({job.key, std::move(text), std::move(on_hosts)});
   }
   void pend(const JobView& job, const std::string& text) { pend(job, intern(text)); }
   std::shared_ptr<const std::string> intern(const std::string& text);
@@ -103,7 +111,12 @@ class PassContext {
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of
-// saying why no host could take a job, the most common reason first.
-std::string host_reasons(const std::map<std::string, int>& counts);
+// saying why no host could take a job, the most common reason first; and the same
+// with the hosts' names (bjobs -l).
+struct ComposedReasons {
+  std::string text;
+  HostReasons hosts;
+};
+ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string, std::vector<int>>& hosts);
 
 }  // namespace lsf::sched

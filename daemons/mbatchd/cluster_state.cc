@@ -106,9 +106,12 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
   return out;
 }
 
-void ClusterState::set_pending_reason(const sched::JobKey& key, const std::string& reason) {
+void ClusterState::set_pending_reason(const sched::JobKey& key, const std::string& reason,
+                                      std::shared_ptr<const sched::HostReasons> hosts) {
   auto* j = find_job(key);
-  if (j && j->pending_reason != reason) j->pending_reason = reason;
+  if (!j) return;
+  if (j->pending_reason != reason) j->pending_reason = reason;
+  j->pending_hosts = std::move(hosts);
 }
 
 std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {

@@ -75,7 +75,8 @@ class ClusterState {
   void reset_finished_since_snapshot() { finished_since_snapshot_ = 0; }
 
   // The pending reason of a job is the scheduler's opinion, not persistent state.
-  void set_pending_reason(const sched::JobKey& key, const std::string& reason);
+  void set_pending_reason(const sched::JobKey& key, const std::string& reason,
+                          std::shared_ptr<const sched::HostReasons> hosts = nullptr);
 
  private:
   void track(const Job& job, int sign);

@@ -18,7 +18,8 @@ struct ReadOutcome {
 
 // Calls `on_record` with each payload in order. A missing file reads as empty.
 // When on_record returns a non-empty string, reading stops with that error.
-ReadOutcome read_event_file(const std::filesystem::path& path,
-                            const std::function<std::string(std::string_view payload, std::uint64_t offset)>& on_record);
+ReadOutcome read_event_file(
+    const std::filesystem::path& path,
+    const std::function<std::string(std::string_view payload, std::uint64_t offset)>& on_record);
 
 }  // namespace lsf::mbd

@@ -10,6 +10,7 @@
 #include "libconfig/resreq.h"
 #include "libsched/dependency.h"
 #include "libsched/model/cluster_view.h"
+#include "libsched/pass.h"
 #include "lsf.pb.h"
 
 namespace lsf::mbd {
@@ -37,8 +38,9 @@ struct Job {
   double cpu_time = 0;
   std::int64_t max_rss_kb = 0;
   std::int32_t pid = 0;
-  std::string reason;          // exit reason (TERM_*) or suspend reason
-  std::string pending_reason;  // from the last scheduling pass; not persisted
+  std::string reason;                                       // exit reason (TERM_*) or suspend reason
+  std::string pending_reason;                               // from the last scheduling pass; not persisted
+  std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
   std::string exec_cwd, exec_home;
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
   std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here

@@ -38,8 +38,7 @@ Mbatchd::~Mbatchd() {
 }
 
 std::int64_t Mbatchd::now() const {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string Mbatchd::recover() {
@@ -72,8 +71,9 @@ std::string Mbatchd::recover() {
   if (!events.error.empty()) return events.error;
   valid_log_bytes_ = events.good_bytes;
   if (events.torn_tail) {
-    log_->warn("{}: dropped a partial record after offset {} (torn write at a crash); recovered to the last whole record",
-               (dir / "lsb.events").string(), events.good_bytes);
+    log_->warn(
+        "{}: dropped a partial record after offset {} (torn write at a crash); recovered to the last whole record",
+        (dir / "lsb.events").string(), events.good_bytes);
   }
   state_.sync_config(*config_);
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
@@ -84,9 +84,8 @@ std::string Mbatchd::recover() {
 
 std::string Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
-  event_log_ = std::make_unique<EventLogWriter>(dir, valid_log_bytes_, [this](std::function<void()> f) {
-    net::asio::post(io_, std::move(f));
-  });
+  event_log_ = std::make_unique<EventLogWriter>(
+      dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
   if (!event_log_->open_error().empty()) return event_log_->open_error();
 
   wire::EventRecord start;

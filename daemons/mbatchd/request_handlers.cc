@@ -257,7 +257,16 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_exit_status(job.exit_status);
   info.set_cpu_time(job.cpu_time);
   info.set_max_rss_kb(job.max_rss_kb);
-  if (job.pending()) info.set_pending_reason(job.pending_reason);
+  if (job.pending()) {
+    info.set_pending_reason(job.pending_reason);
+    if (job.pending_hosts) {
+      for (const auto& r : *job.pending_hosts) {
+        auto* out = info.add_pending_hosts();
+        out->set_reason(r.reason);
+        for (const auto& h : r.hosts) out->add_hosts(h);
+      }
+    }
+  }
   if (auto r = reservations_.find(job.key); r != reservations_.end() && job.pending()) {
     for (const auto& h : r->second.hosts) info.add_reserved_hosts(h);
     info.set_estimated_start(r->second.estimated_start);

@@ -329,7 +329,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     bool load_action = cause == sched::SuspendCause::kLoad || cause == sched::SuspendCause::kUser;
     if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
   }
-  for (const auto& r : result.reasons) state_.set_pending_reason(r.job, *r.text);
+  for (const auto& r : result.reasons) state_.set_pending_reason(r.job, *r.text, r.hosts);
   last_pass_cost_ +=
       took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
   last_stats_ = result.stats;

@@ -103,7 +103,7 @@ class DefaultModule final : public Module {
       else if (select && !select->matches(ctx.lookup(h)))
         no = reason::kHostSelect;
       if (no)
-        ++cands.excluded[no];
+        cands.excluded[no].push_back(h);
       else
         kept.push_back(h);
     }

@@ -30,7 +30,7 @@ class ParallelModule final : public Module {
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (r <= 0) {
-        ++out.why_not[why ? why : reason::kHostFull];
+        out.refuse(why ? why : reason::kHostFull, h);
         continue;
       }
       if (span && span->ptile) r = std::min(r, *span->ptile);
@@ -61,7 +61,7 @@ class ParallelModule final : public Module {
         return Allocation::kPlaced;
       }
     }
-    if (!rooms.empty()) out.why_not[reason::kHostNotSame] += static_cast<int>(rooms.size());
+    for (const auto& [h, r] : rooms) out.refuse(reason::kHostNotSame, h);
     return Allocation::kNoRoom;
   }
 
@@ -70,21 +70,27 @@ class ParallelModule final : public Module {
   // skipped for every later job of the class: room only shrinks within a pass.
   struct Cursor {
     size_t pos = 0;
-    int full = 0;       // hosts skipped for having no free slot
-    int exclusive = 0;  // hosts skipped for running an exclusive job
+    std::vector<int> full;       // hosts skipped for having no free slot
+    std::vector<int> exclusive;  // hosts skipped for running an exclusive job
   };
 
   static void advance(const PassContext& ctx, const Candidates& cands, Cursor& cursor) {
     while (cursor.pos < cands.hosts.size()) {
       const HostState& hs = ctx.hosts[cands.hosts[cursor.pos]];
       if (hs.free() > 0 && !hs.exclusive) break;
-      ++(hs.exclusive ? cursor.exclusive : cursor.full);
+      (hs.exclusive ? cursor.exclusive : cursor.full).push_back(cands.hosts[cursor.pos]);
       ++cursor.pos;
     }
   }
   static void count_skipped(const Cursor& cursor, Placement& out) {
-    if (cursor.full) out.why_not[reason::kHostFull] += cursor.full;
-    if (cursor.exclusive) out.why_not[reason::kHostExclusive] += cursor.exclusive;
+    if (!cursor.full.empty()) {
+      out.why_not[reason::kHostFull] += static_cast<int>(cursor.full.size());
+      out.skipped.emplace_back(reason::kHostFull, &cursor.full);
+    }
+    if (!cursor.exclusive.empty()) {
+      out.why_not[reason::kHostExclusive] += static_cast<int>(cursor.exclusive.size());
+      out.skipped.emplace_back(reason::kHostExclusive, &cursor.exclusive);
+    }
   }
 
   Allocation sequential(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
@@ -97,7 +103,7 @@ class ParallelModule final : public Module {
         out.hosts.emplace_back(h, 1);
         return Allocation::kPlaced;
       }
-      ++out.why_not[why ? why : reason::kHostFull];
+      out.refuse(why ? why : reason::kHostFull, h);
     }
     count_skipped(cursor, out);
     return Allocation::kNoRoom;

@@ -105,6 +105,8 @@ check "bhosts shows its host closed_Excl" wait_for 5 bash -c "bhosts hostA | awk
 y=$(submit -m hostA -o /dev/null sleep 60)
 check "no other job goes to that host" wait_for 10 bash -c \
   "reason_of $y | grep -qF ' Running an exclusive job: 1 host;'"
+check "bjobs -l names the hosts behind each reason" bash -c \
+  "bjobs -l $y | grep -qx ' Running an exclusive job: hostA;' && bjobs -l $y | grep -qx ' Not specified in job submission: hostB, hostC;'"
 clean
 
 # --- backfill around a slot reservation

@@ -24,6 +24,7 @@
 //       expect:
 //         dispatch: {1: "hostA hostA", 2: "*"}   (exactly these jobs start)
 //         pending: {3: "reason text"}           (these jobs pend for exactly this)
+//         pending_hosts: {3: "reason: hostA hostB; reason: hostC"}  (bjobs -l's detail)
 //         reserve: {4: {hosts: "hostB", start: 600}}  (exactly these reserve)
 //         suspend: {5: "reason"}                (exactly these are suspended)
 //         resume: [6]                           (exactly these are resumed)
@@ -319,6 +320,16 @@ class Scenario {
     EXPECT_EQ(reserved, want_reserve) << all;
     EXPECT_EQ(suspended, want_suspend) << all;
     EXPECT_EQ(resumed, want_resume) << all;
+    // Host-level reasons with the hosts' names, as bjobs -l shows them.
+    for (const auto& kv : expect["pending_hosts"]) {
+      auto k = kv.first.as<std::string>();
+      std::string got;
+      for (const auto& d : r.reasons) {
+        if (key_text(d.job) != k || !d.hosts) continue;
+        for (const auto& hr : *d.hosts) got += (got.empty() ? "" : "; ") + hr.reason + ": " + join(hr.hosts);
+      }
+      EXPECT_EQ(got, kv.second.as<std::string>()) << "job " << k << "\n" << all;
+    }
     for (const auto& kv : expect["pending"]) {
       auto k = kv.first.as<std::string>();
       EXPECT_EQ(reasons[k], kv.second.as<std::string>()) << "job " << k << "\n" << all;
