@@ -171,6 +171,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       track(*job, -1);
       job->state = wire::JOB_RUN;
       job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
+      job->forced = e.forced();
       job->start_time = r.time();
       job->pending_reason.clear();
       job->reason.clear();
@@ -286,6 +287,7 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     r->set_exec_cwd(job.exec_cwd);
     r->set_exec_home(job.exec_home);
     r->set_position(job.position);
+    r->set_forced(job.forced);
     for (const auto& h : job.excluded_hosts) r->add_excluded_hosts(h);
   }
   for (const auto& [name, q] : queues_) {
@@ -340,6 +342,7 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.exec_cwd = r.exec_cwd();
     job.exec_home = r.exec_home();
     job.position = r.position() != 0 ? r.position() : r.job_id();
+    job.forced = r.forced();
     job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
     if (job.pending()) job.pending_reason = "New job is waiting for scheduling";
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());

@@ -42,6 +42,7 @@ struct Job {
   std::string pending_reason;                               // from the last scheduling pass; not persisted
   std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
   std::string exec_cwd, exec_home;
+  bool forced = false;  // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
   std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
 

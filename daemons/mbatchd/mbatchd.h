@@ -91,6 +91,7 @@ class Mbatchd {
   void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_perfmon(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
   wire::JobInfo job_info(const Job& job) const;
   std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
                                std::vector<std::int32_t>& indices) const;

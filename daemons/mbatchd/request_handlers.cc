@@ -111,6 +111,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_perfmon(request, respond);
     case R::kJobMove:
       return on_job_move(request, respond);
+    case R::kForceRun:
+      return on_force_run(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:
@@ -723,6 +725,65 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   auto reply = ok_reply();
   reply.mutable_job_move()->set_message(label + " has been moved to position " + std::to_string(n) + " from " +
                                         (q.top() ? "top." : "bottom."));
+  reply_when_durable(respond, std::move(reply));
+}
+
+// brun: start a pending job now on the named hosts, past every scheduling policy.
+// Administrators only. Slots go as `host#n` says, else all on the first host.
+void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.force_run();
+  const auto& caller = request.caller();
+  sched::JobKey key{q.job().job_id(), q.job().index()};
+  const std::string label = "Job <" + job_label(key) + ">";
+  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
+                                              caller.user_name()) != config_->cluster_admins.end();
+  if (!admin) return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
+  Job* job = state_.find_job(key);
+  if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
+  if (job->state != wire::JOB_PEND)
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + (job->finished() ? ": Job has already finished"
+                                                                                       : ": Job has already started")));
+  std::vector<std::string> hosts;
+  for (const auto& item : q.hosts()) {
+    auto hash = item.find('#');
+    std::string name = item.substr(0, hash);
+    int n = 0;
+    if (hash != std::string::npos) {
+      try {
+        n = std::stoi(item.substr(hash + 1));
+      } catch (...) {
+        n = 0;
+      }
+      if (n < 1) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, item + ": Bad number of processors"));
+    }
+    if (!config_->find_host(name))
+      return respond(
+          net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Bad host name, host group name or cluster name"));
+    auto status = host_status(name);
+    if (status == "unavail" || status == "unreach")
+      return respond(net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Host is not available"));
+    for (int i = 0; i < n; ++i) hosts.push_back(name);
+  }
+  if (q.hosts().empty()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "brun: -m host is required"));
+  int slots = job->slots();
+  if (hosts.empty()) hosts.assign(slots, q.hosts(0).substr(0, q.hosts(0).find('#')));
+  if (static_cast<int>(hosts.size()) < slots)
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Too few processors specified for the job"));
+  hosts.resize(slots);
+
+  wire::EventRecord ev;
+  auto* e = ev.mutable_job_start();
+  e->set_job_id(key.id);
+  e->set_index(key.index);
+  for (const auto& h : hosts) e->add_exec_hosts(h);
+  e->set_forced(q.force());
+  record(ev);
+  log_->info("job {} forced to run on {} by {}", job_label(key), hosts.front(), caller.user_name());
+  event_log_->when_durable([this, key](bool ok) {
+    if (ok) start_on_hosts({key});
+  });
+  auto reply = ok_reply();
+  reply.mutable_force_run()->set_message(label + " is being forced to run.");
   reply_when_durable(respond, std::move(reply));
 }
 

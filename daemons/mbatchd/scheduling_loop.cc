@@ -253,6 +253,7 @@ sched::ClusterView Mbatchd::build_view() const {
     rv.start_time = job.start_time;
     rv.run_limit_s = effective_run_limit(job);
     rv.exclusive = job.spec().exclusive();
+    rv.forced = job.forced;
     rv.res_req = requirement(job);
     view.running.push_back(std::move(rv));
   }

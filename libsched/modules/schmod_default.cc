@@ -219,7 +219,7 @@ class DefaultModule final : public Module {
     for (const auto& job : ctx.view.running) {
       const QueuePolicy& q = ctx.policy.queues[job.queue];
       bool open = q.run_window.is_open(ctx.view.week);
-      if (!open && job.state == RunState::kRun)
+      if (!open && job.state == RunState::kRun && !job.forced)
         ctx.result.suspends.push_back({job.key, SuspendCause::kWindow, reason::kSuspWindow});
       else if (open && job.state == RunState::kSsusp && job.cause == SuspendCause::kWindow)
         ctx.result.resumes.push_back({job.key});

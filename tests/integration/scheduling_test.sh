@@ -152,6 +152,13 @@ check "... saying which index" bash -c \
   "bjobs_l_flat $l2 | grep -qF 'Host load exceeded threshold: 1-minute CPU run queue length (r1m)'"
 sleep 3
 check "one job at a time: the other keeps running a moment" bash -c "[ \"\$(job_state $l1)\" = RUN ] || [ \"\$(job_state $l1)\" = SSUSP ]"
+f=$(submit -q closedwin -o /dev/null sleep 600)
+check "brun -f answers as LSF does" bash -c "brun -f -m hostC $f | grep -qx 'Job <$f> is being forced to run.'"
+check "the forced job runs on hostC, past the closed window and the load" wait_for 10 bash -c \
+  "[ \"\$(bjobs -u all $f | awk 'NR==2 {print \$3, \$6}')\" = 'RUN hostC' ]"
+sleep 3
+check "... and is not suspended for load" state_is "$f" RUN
+check "brun of a running job is refused" bash -c "brun -m hostA $f 2>&1 | grep -qx 'Job <$f>: Job has already started'"
 printf 'r1m = 0.1\nit = 0\n' >"$TEST_DIR/load.hostC"
 check "load under loadSched resumes the jobs" wait_for 20 bash -c "[ \"\$(job_state $l1)\$(job_state $l2)\" = RUNRUN ]"
 clean
