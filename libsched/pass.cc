@@ -53,8 +53,8 @@ struct ReqKeyHash {
   }
 };
 
+// A requirement class that could not be placed: later jobs of it pend for the same.
 struct ReqClass {
-  bool blocked = false;
   std::shared_ptr<const std::string> reason;
   std::shared_ptr<const HostReasons> hosts;
 };
@@ -103,6 +103,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
   std::unordered_map<MatchKey, Candidates, MatchKeyHash> matches;
   std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
+  outcomes.reserve(jobs.size());
   std::unordered_map<const Candidates*, LastReason> last_reason;
 
   for (const JobView* jp : jobs) {
@@ -128,10 +129,12 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       for (auto& m : modules) m->hosts(ctx, job, cands);
       ++ctx.result.stats.classes;
     }
-    ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, job.run_limit_s};
-    ReqClass& outcome = outcomes[rk];
-    if (outcome.blocked) {
-      ctx.pend(job, outcome.reason, outcome.hosts);
+    // The run limit matters only for backfill into slots reservations hold: before
+    // any job holds slots in this pass it cannot change a job's outcome.
+    std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
+    ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, backfill_key};
+    if (auto known = outcomes.find(rk); known != outcomes.end()) {
+      ctx.pend(job, known->second.reason, known->second.hosts);
       continue;
     }
 
@@ -201,14 +204,26 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       for (auto& other : modules) other->hold(ctx, job, held);
       break;
     }
-    outcome.blocked = true;
-    outcome.reason = text;
-    outcome.hosts = hosts;
+    outcomes.emplace(rk, ReqClass{text, hosts});
     ctx.pend(job, std::move(text), std::move(hosts));
   }
 
   for (auto& m : modules) m->finish(ctx);
   return std::move(ctx.result);
+}
+
+RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::int64_t now) {
+  RunningJobView r;
+  r.key = job.key;
+  r.queue = job.queue;
+  r.user = job.user;
+  r.project = job.project;
+  r.hosts = std::move(hosts);
+  r.start_time = now;
+  r.run_limit_s = job.run_limit_s;
+  r.exclusive = job.exclusive;
+  r.res_req = job.res_req;
+  return r;
 }
 
 }  // namespace lsf::sched

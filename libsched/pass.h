@@ -74,4 +74,8 @@ struct PassResult {
 
 PassResult schedule(const ClusterView& view, std::int64_t now);
 
+// A pending job as it runs once dispatched to `hosts` at `now`: what callers that keep
+// their own view between passes (the simulator, tests, benchmarks) put in `running`.
+RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::int64_t now);
+
 }  // namespace lsf::sched

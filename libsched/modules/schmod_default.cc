@@ -76,12 +76,22 @@ class DefaultModule final : public Module {
     return std::nullopt;
   }
 
+  // Hosts are taken in rank order (-m preference, then order[]), so the candidates come
+  // out ranked. What does not depend on the job (status, windows, thresholds, queue
+  // membership, select[] per expression, ranking per order[] and -m) is worked out once
+  // per pass and shared by every requirement class.
   void hosts(PassContext& ctx, const JobView& job, Candidates& cands) override {
     const QueuePolicy& q = ctx.queue_of(job);
     const config::SelectExpr* select = job.res_req && !job.res_req->select.empty() ? &job.res_req->select : nullptr;
+    const std::vector<char>& in_queue = queue_hosts(ctx, job.queue);
+    std::vector<signed char>* matches = nullptr;
+    if (select) {
+      matches = &select_[select];
+      if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
+    }
     std::vector<int> kept;
-    kept.reserve(cands.hosts.size());
-    for (int h : cands.hosts) {
+    kept.reserve(ctx.view.hosts.size());
+    for (int h : ranked(ctx, job)) {
       const HostView& host = ctx.view.hosts[h];
       const char* no = nullptr;
       if (host.status == "unreach")
@@ -90,24 +100,25 @@ class DefaultModule final : public Module {
         no = reason::kHostUnavail;
       else if (host.status == "closed_Adm")
         no = reason::kHostClosedAdm;
-      else if (!q.hosts.empty() && !q.hosts.count(host.name))
+      else if (!q.hosts.empty() && !in_queue[h])
         no = reason::kHostNotInQueue;
       else if (job.asked_hosts && !job.asked_hosts->contains(host.name))
         no = reason::kHostNotAsked;
-      else if (std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
+      else if (!job.excluded_hosts.empty() &&
+               std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
         no = reason::kHostExcluded;
-      else if (!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week))
+      else if (window_shut(ctx, h))
         no = reason::kHostWindow;
       else if (host_busy(ctx, h) || queue_busy(ctx, job.queue, h))
         no = reason::kHostLoad;
-      else if (select && !select->matches(ctx.lookup(h)))
+      else if (matches && !select_matches(ctx, *select, *matches, h))
         no = reason::kHostSelect;
       if (no)
         cands.excluded[no].push_back(h);
       else
         kept.push_back(h);
     }
-    rank(ctx, job, kept);
+    for (auto& [why, list] : cands.excluded) std::sort(list.begin(), list.end());
     cands.hosts = std::move(kept);
   }
 
@@ -143,6 +154,44 @@ class DefaultModule final : public Module {
   }
 
  private:
+  const std::vector<char>& queue_hosts(const PassContext& ctx, int queue) {
+    auto& row = in_queue_[queue];
+    const QueuePolicy& q = ctx.policy.queues[queue];
+    if (row.empty() && !q.hosts.empty()) {
+      row.assign(ctx.view.hosts.size(), 0);
+      for (size_t h = 0; h < ctx.view.hosts.size(); ++h) row[h] = q.hosts.count(ctx.view.hosts[h].name) > 0;
+    }
+    return row;
+  }
+
+  bool window_shut(const PassContext& ctx, int h) {
+    if (shut_.empty()) {
+      shut_.reserve(ctx.view.hosts.size());
+      for (const auto& host : ctx.view.hosts)
+        shut_.push_back(!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week));
+    }
+    return shut_[h];
+  }
+
+  static bool select_matches(const PassContext& ctx, const config::SelectExpr& select, std::vector<signed char>& memo,
+                             int h) {
+    if (memo[h] < 0) memo[h] = select.matches(ctx.lookup(h));
+    return memo[h];
+  }
+
+  // Every host, best first for this job's -m preferences and order[]; one sort per
+  // distinct (order[], -m) in a pass.
+  const std::vector<int>& ranked(const PassContext& ctx, const JobView& job) {
+    const void* order_key = job.res_req && !job.res_req->order.empty() ? job.res_req.get() : nullptr;
+    auto [it, fresh] = ranked_.try_emplace({order_key, job.asked_hosts.get()});
+    if (fresh) {
+      it->second.resize(ctx.view.hosts.size());
+      for (size_t h = 0; h < ctx.view.hosts.size(); ++h) it->second[h] = static_cast<int>(h);
+      rank(ctx, job, it->second);
+    }
+    return it->second;
+  }
+
   // A queue's loadSched thresholds on a host, worked out once per pass.
   bool queue_busy(const PassContext& ctx, int queue, int h) {
     if (ctx.policy.queues[queue].thresholds.empty()) return false;
@@ -298,6 +347,10 @@ class DefaultModule final : public Module {
   std::vector<signed char> busy_;
   std::map<int, std::vector<signed char>> queue_busy_;
   std::vector<char> closed_;  // per queue: a run or dispatch window is closed
+  std::vector<char> shut_;    // per host: its dispatch window is closed
+  std::map<int, std::vector<char>> in_queue_;
+  std::map<const config::SelectExpr*, std::vector<signed char>> select_;
+  std::map<std::pair<const void*, const void*>, std::vector<int>> ranked_;
 };
 
 }  // namespace

@@ -152,16 +152,7 @@ int main(int argc, char** argv) {
   // mbatchd runs on every change.
   for (const auto& d : result.dispatches) {
     auto it = std::find_if(view.pending.begin(), view.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-    RunningJobView r;
-    r.key = it->key;
-    r.queue = it->queue;
-    r.user = it->user;
-    r.project = it->project;
-    r.hosts = d.hosts;
-    r.start_time = 1000;
-    r.run_limit_s = it->run_limit_s;
-    r.res_req = it->res_req;
-    view.running.push_back(std::move(r));
+    view.running.push_back(started(*it, d.hosts, 1000));
     view.pending.erase(it);
   }
   view.running.erase(view.running.begin() + 5);

@@ -345,17 +345,7 @@ class Scenario {
   void advance(const PassResult& r, std::int64_t now) {
     for (const auto& d : r.dispatches) {
       auto it = std::find_if(view_.pending.begin(), view_.pending.end(), [&](auto& j) { return j.key == d.job; });
-      RunningJobView run;
-      run.key = it->key;
-      run.queue = it->queue;
-      run.user = it->user;
-      run.project = it->project;
-      run.hosts = d.hosts;
-      run.start_time = now;
-      run.run_limit_s = it->run_limit_s;
-      run.exclusive = it->exclusive;
-      run.res_req = it->res_req;
-      view_.running.push_back(run);
+      view_.running.push_back(started(*it, d.hosts, now));
       for (const auto& h : d.hosts) host(h).last_dispatch = now;
       view_.pending.erase(it);
     }
