@@ -195,6 +195,9 @@ sched::ClusterView Mbatchd::build_view() const {
       merged = std::make_shared<const config::ResourceRequirement>(config::merge_with_queue(*own, *q->res_req));
     else if (own || (q && q->res_req))
       merged = std::make_shared<const config::ResourceRequirement>(own ? *own : *q->res_req);
+    // Distinct -R strings are few in practice; a flood of unique ones must not grow
+    // the cache without bound (dropping it only costs re-merging).
+    if (merged_requirements_.size() > 100000) merged_requirements_.clear();
     merged_requirements_.emplace(key, merged);
     return merged;
   };
