@@ -1,0 +1,167 @@
+// The scheduler modules one at a time, through their hooks, on hand-built views: what
+// the scenario tests see only as whole-pass decisions.
+#include <gtest/gtest.h>
+
+#include "libsched/modules/modules.h"
+#include "libsched/pending_reason.h"
+
+using namespace lsf;
+using namespace lsf::sched;
+
+namespace {
+
+// Three hosts of `mxj` slots, one queue, a policy with nothing else.
+ClusterView small_view(int mxj) {
+  auto policy = std::make_shared<SchedPolicy>();
+  policy->default_host.mxj = mxj;
+  QueuePolicy q;
+  q.name = "normal";
+  q.priority = 30;
+  policy->queues.push_back(q);
+  ClusterView v;
+  v.policy = policy;
+  v.queues.resize(1);
+  for (const char* name : {"hostA", "hostB", "hostC"}) {
+    HostView h;
+    h.name = name;
+    h.resources["r15s"] = 0.0;
+    h.resources["pg"] = 0.0;
+    v.hosts.push_back(h);
+  }
+  return v;
+}
+
+JobView job(std::int64_t id, const std::string& user = "alice", int slots = 1) {
+  JobView j;
+  j.key = {id, 0};
+  j.order = id;
+  j.user = user;
+  j.min_slots = j.max_slots = slots;
+  return j;
+}
+
+}  // namespace
+
+TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
+  std::vector<std::string> unknown;
+  auto p = make_pipeline({"schmod_limit", "schmod_advrsv", "schmod_fcfs", "schmod_limit"}, &unknown);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0]->name(), "schmod_default");
+  EXPECT_EQ(p[1]->name(), "schmod_fcfs");
+  EXPECT_EQ(p[2]->name(), "schmod_limit");
+  EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
+}
+
+TEST(Modules, FcfsOrdersByQueuePriorityThenPosition) {
+  ClusterView v = small_view(1);
+  auto policy = std::make_shared<SchedPolicy>(*v.policy);
+  QueuePolicy high;
+  high.name = "high";
+  high.priority = 50;
+  policy->queues.push_back(high);
+  v.policy = policy;
+  v.queues.resize(2);
+  std::vector<JobView> jobs = {job(1), job(2), job(3), job(4)};
+  jobs[2].queue = 1;
+  jobs[3].order = 0;  // btop
+  std::vector<std::unique_ptr<Module>> none;
+  PassContext ctx(v, 0, none);
+  std::vector<const JobView*> order;
+  for (const auto& j : jobs) order.push_back(&j);
+  make_schmod_fcfs()->order(ctx, order);
+  std::vector<std::int64_t> ids;
+  for (auto* j : order) ids.push_back(j->key.id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{3, 4, 1, 2}));
+}
+
+TEST(Modules, DefaultRanksByPreferenceThenLoadAndCountsSlots) {
+  ClusterView v = small_view(2);
+  v.hosts[0].resources["r15s"] = 0.9;
+  v.hosts[1].resources["r15s"] = 0.1;
+  v.hosts[2].resources["r15s"] = 0.5;
+  RunningJobView running;
+  running.key = {9, 0};
+  running.user = "bob";
+  running.hosts = {"hostB", "hostB"};
+  v.running.push_back(running);
+  auto modules = make_pipeline({});
+  PassContext ctx(v, 0, modules);
+  auto def = make_schmod_default();
+  def->prepare(ctx);
+  JobView j = job(1);
+  auto asked = std::make_shared<AskedHosts>();
+  asked->preference = {{"hostA", 1}, {"hostB", 0}, {"hostC", 0}};
+  j.asked_hosts = asked;
+  Candidates c;
+  c.hosts = {0, 1, 2};
+  def->hosts(ctx, j, c);
+  EXPECT_EQ(c.hosts, (std::vector<int>{0, 1, 2}));  // hostA preferred, then least r15s
+  const char* why = nullptr;
+  EXPECT_EQ(def->room(ctx, j, 1, &why), 0);  // hostB holds bob's two slots
+  EXPECT_STREQ(why, reason::kHostFull);
+  EXPECT_EQ(def->room(ctx, j, 2, &why), 2);
+}
+
+TEST(Modules, LimitCountsRunningAndPlacedSlots) {
+  ClusterView v = small_view(8);
+  auto policy = std::make_shared<SchedPolicy>(*v.policy);
+  policy->user_limits["alice"] = UserSlotLimit{3, std::nullopt};
+  policy->queues[0].hjob_limit = 2;
+  v.policy = policy;
+  RunningJobView running;
+  running.key = {9, 0};
+  running.user = "alice";
+  running.hosts = {"hostA"};
+  running.state = RunState::kUsusp;  // suspended jobs count
+  v.running.push_back(running);
+  std::vector<std::unique_ptr<Module>> none;
+  PassContext ctx(v, 0, none);
+  auto limit = make_schmod_limit();
+  limit->prepare(ctx);
+  EXPECT_FALSE(limit->admit(ctx, job(1, "alice", 2)));
+  EXPECT_EQ(*limit->admit(ctx, job(2, "alice", 3)), "The user has reached his/her job slot limit (1 of 3 in use)");
+  const char* why = nullptr;
+  EXPECT_EQ(limit->room(ctx, job(3, "bob"), 0, &why), 1);  // HJOB_LIMIT 2, one used on hostA
+  Placement p;
+  p.hosts = {{0, 1}};
+  limit->commit(ctx, job(3, "bob"), p);
+  EXPECT_EQ(limit->room(ctx, job(4, "bob"), 0, &why), 0);
+  EXPECT_STREQ(why, reason::kHostQueuePerHost);
+}
+
+TEST(Modules, ParallelHonoursPtileAndHostsOne) {
+  ClusterView v = small_view(4);
+  auto modules = make_pipeline({"schmod_parallel"});
+  PassContext ctx(v, 0, modules);
+  for (auto& m : modules) m->prepare(ctx);
+  Candidates c;
+  c.hosts = {0, 1, 2};
+  JobView j = job(1, "alice", 5);
+  auto ptile = std::make_shared<config::ResourceRequirement>(*config::ResourceRequirement::parse("span[ptile=2]"));
+  j.res_req = ptile;
+  Placement p;
+  EXPECT_EQ(modules.back()->allocate(ctx, j, c, p), Allocation::kPlaced);
+  EXPECT_EQ(p.hosts, (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {2, 1}}));
+  JobView one = job(2, "alice", 5);
+  one.res_req = std::make_shared<config::ResourceRequirement>(*config::ResourceRequirement::parse("span[hosts=1]"));
+  Placement q;
+  EXPECT_EQ(modules.back()->allocate(ctx, one, c, q), Allocation::kNoRoom);
+  EXPECT_EQ(q.reason, reason::kSpan);
+}
+
+TEST(Modules, ReserveHoldsRusageWithDecay) {
+  ClusterView v = small_view(8);
+  for (auto& h : v.hosts) h.resources["mem"] = 4000.0;
+  RunningJobView running;
+  running.key = {9, 0};
+  running.hosts = {"hostA"};
+  running.start_time = 0;
+  running.res_req = std::make_shared<config::ResourceRequirement>(
+      *config::ResourceRequirement::parse("rusage[mem=2000:duration=10:decay=1]"));
+  v.running.push_back(running);
+  std::vector<std::unique_ptr<Module>> none;
+  PassContext ctx(v, 150, none);  // a quarter of the ten minutes
+  make_schmod_reserve()->prepare(ctx);
+  EXPECT_DOUBLE_EQ(ctx.numeric(0, "mem"), 4000.0 - 1500.0);
+  EXPECT_DOUBLE_EQ(ctx.numeric(1, "mem"), 4000.0);
+}
