@@ -2,14 +2,13 @@
 //
 // Requirement classes keep the pass proportional to classes x hosts rather than
 // jobs x hosts: jobs with the same queue, resource requirement, -m list and
-// exclusivity share one host match (a MatchClass); jobs that also share user, project,
-// slot count and run limit share the outcome of a failed placement (a ReqClass).
-// Within a pass free room only shrinks, so once a class cannot be placed every later
-// job of the class cannot either, and costs one lookup.
+// exclusivity share one host match (their Candidates); jobs that also share user,
+// project, slot counts and (once some job holds a reservation) run limit share the
+// outcome of a failed placement (a ReqClass). Within a pass free room only shrinks, so
+// once a class cannot be placed no later job of it can, and each costs one lookup.
 #include "libsched/pass.h"
 
 #include <map>
-#include <tuple>
 #include <unordered_map>
 
 #include "libsched/module.h"

@@ -123,18 +123,12 @@ class DefaultModule final : public Module {
   }
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
-    const HostState& hs = ctx.hosts[h];
-    if (hs.exclusive) return *why = reason::kHostExclusive, 0;
-    if (job.exclusive && hs.jobs > 0) return *why = reason::kExclusive, 0;
-    int interval = ctx.queue_of(job).job_accept_interval.value_or(ctx.policy.job_accept_interval);
-    if (interval > 0) {
-      std::int64_t last = ctx.view.hosts[h].last_dispatch;
-      if (hs.accepted || (last > 0 && ctx.now < last + std::int64_t{interval} * ctx.policy.mbd_sleep_time))
-        return *why = reason::kHostJustStarted, 0;
+    const char* no = refusal(ctx, job, h);
+    if (no) {
+      *why = no;
+      return 0;
     }
-    int free = hs.free();
-    if (free <= 0) return *why = reason::kHostFull, 0;
-    return free;
+    return ctx.hosts[h].free();
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
@@ -154,6 +148,21 @@ class DefaultModule final : public Module {
   }
 
  private:
+  // Why a host can take no slot of the job now, or nullptr.
+  static const char* refusal(const PassContext& ctx, const JobView& job, int h) {
+    const HostState& hs = ctx.hosts[h];
+    if (hs.exclusive) return reason::kHostExclusive;
+    if (job.exclusive && hs.jobs > 0) return reason::kExclusive;
+    int interval = ctx.queue_of(job).job_accept_interval.value_or(ctx.policy.job_accept_interval);
+    if (interval > 0) {
+      std::int64_t last = ctx.view.hosts[h].last_dispatch;
+      if (hs.accepted || (last > 0 && ctx.now < last + std::int64_t{interval} * ctx.policy.mbd_sleep_time))
+        return reason::kHostJustStarted;
+    }
+    if (hs.free() <= 0) return reason::kHostFull;
+    return nullptr;
+  }
+
   const std::vector<char>& queue_hosts(const PassContext& ctx, int queue) {
     auto& row = in_queue_[queue];
     const QueuePolicy& q = ctx.policy.queues[queue];
