@@ -89,36 +89,30 @@ class DefaultModule final : public Module {
       matches = &select_[select];
       if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
     }
+    // Refusals in host order (bjobs -l lists hosts that way), candidates in rank order.
+    std::vector<const char*> refused(ctx.view.hosts.size(), nullptr);
+    for (size_t i = 0; i < ctx.view.hosts.size(); ++i) {
+      int h = static_cast<int>(i);
+      const HostView& host = ctx.view.hosts[h];
+      // The first condition that fails names the reason, in LSF's order.
+      const char* no = status_refusal(ctx, h);
+      if (!no && !q.hosts.empty() && !in_queue[h]) no = reason::kHostNotInQueue;
+      if (!no && job.asked_hosts && !job.asked_hosts->contains(host.name)) no = reason::kHostNotAsked;
+      if (!no && !job.excluded_hosts.empty() &&
+          std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
+        no = reason::kHostExcluded;
+      if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
+      if (!no && (host_busy(ctx, h) || queue_busy(ctx, job.queue, h))) no = reason::kHostLoad;
+      if (!no && matches && !select_matches(ctx, *select, *matches, h)) no = reason::kHostSelect;
+      if (no) {
+        refused[h] = no;
+        cands.excluded[no].push_back(h);
+      }
+    }
     std::vector<int> kept;
     kept.reserve(ctx.view.hosts.size());
-    for (int h : ranked(ctx, job)) {
-      const HostView& host = ctx.view.hosts[h];
-      const char* no = nullptr;
-      if (host.status == "unreach")
-        no = reason::kHostUnreach;
-      else if (host.status == "unavail")
-        no = reason::kHostUnavail;
-      else if (host.status == "closed_Adm")
-        no = reason::kHostClosedAdm;
-      else if (!q.hosts.empty() && !in_queue[h])
-        no = reason::kHostNotInQueue;
-      else if (job.asked_hosts && !job.asked_hosts->contains(host.name))
-        no = reason::kHostNotAsked;
-      else if (!job.excluded_hosts.empty() &&
-               std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
-        no = reason::kHostExcluded;
-      else if (window_shut(ctx, h))
-        no = reason::kHostWindow;
-      else if (host_busy(ctx, h) || queue_busy(ctx, job.queue, h))
-        no = reason::kHostLoad;
-      else if (matches && !select_matches(ctx, *select, *matches, h))
-        no = reason::kHostSelect;
-      if (no)
-        cands.excluded[no].push_back(h);
-      else
-        kept.push_back(h);
-    }
-    for (auto& [why, list] : cands.excluded) std::sort(list.begin(), list.end());
+    for (int h : ranked(ctx, job))
+      if (!refused[h]) kept.push_back(h);
     cands.hosts = std::move(kept);
   }
 
@@ -171,6 +165,24 @@ class DefaultModule final : public Module {
       for (size_t h = 0; h < ctx.view.hosts.size(); ++h) row[h] = q.hosts.count(ctx.view.hosts[h].name) > 0;
     }
     return row;
+  }
+
+  // The daemon's view of the host: unreach, unavail and closed_Adm keep jobs off it.
+  const char* status_refusal(const PassContext& ctx, int h) {
+    if (status_.empty()) {
+      status_.reserve(ctx.view.hosts.size());
+      for (const auto& host : ctx.view.hosts) {
+        const char* no = nullptr;
+        if (host.status == "unreach")
+          no = reason::kHostUnreach;
+        else if (host.status == "unavail")
+          no = reason::kHostUnavail;
+        else if (host.status == "closed_Adm")
+          no = reason::kHostClosedAdm;
+        status_.push_back(no);
+      }
+    }
+    return status_[h];
   }
 
   bool window_shut(const PassContext& ctx, int h) {
@@ -355,8 +367,9 @@ class DefaultModule final : public Module {
   std::map<std::int64_t, int> array_running_;
   std::vector<signed char> busy_;
   std::map<int, std::vector<signed char>> queue_busy_;
-  std::vector<char> closed_;  // per queue: a run or dispatch window is closed
-  std::vector<char> shut_;    // per host: its dispatch window is closed
+  std::vector<char> closed_;         // per queue: a run or dispatch window is closed
+  std::vector<char> shut_;           // per host: its dispatch window is closed
+  std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr
   std::map<int, std::vector<char>> in_queue_;
   std::map<const config::SelectExpr*, std::vector<signed char>> select_;
   std::map<std::pair<const void*, const void*>, std::vector<int>> ranked_;

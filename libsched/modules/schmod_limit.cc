@@ -73,7 +73,7 @@ class LimitModule final : public Module {
     if (q.qjob_limit && queue_slots_[job.queue] + need > *q.qjob_limit)
       return with(reason::kQueueSlotLimit, queue_slots_[job.queue], *q.qjob_limit);
     if (q.ujob_limit) {
-      int used = get(user(ctx, job.user).queue_slots, job.queue);
+      int used = get(user_queue_slots_, pair_key(user(ctx, job.user).id, job.queue));
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
     }
     UserInfo& u = user(ctx, job.user);
@@ -110,7 +110,7 @@ class LimitModule final : public Module {
     const HostPolicy& hp = ctx.policy.host(host.name);
     if (hp.jl_u || users_.count(job.user)) {
       const UserInfo* u = find_user(job.user);
-      int mine = u ? get(u->host_slots, h) : 0;
+      int mine = u ? get(user_host_slots_, pair_key(u->id, h)) : 0;
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
       if (u && u->limit.jl_p)
         cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
@@ -185,12 +185,13 @@ class LimitModule final : public Module {
     int slots = 0;
     UserSlotLimit limit;
     std::vector<std::string> groups;
-    std::unordered_map<int, int> host_slots, queue_slots;
+    std::int64_t id = 0;  // keys the user's per-host and per-queue counts
   };
 
   UserInfo& user(const PassContext& ctx, const std::string& name) {
     auto [it, fresh] = users_.try_emplace(name);
     if (fresh) {
+      it->second.id = static_cast<std::int64_t>(users_.size());
       it->second.limit = ctx.policy.user_limit(name);
       it->second.groups = ctx.policy.groups_of(name);
     }
@@ -206,6 +207,7 @@ class LimitModule final : public Module {
     return it == m.end() ? 0 : it->second;
   }
   static std::int64_t host_queue(int h, int queue) { return (std::int64_t{h} << 20) | queue; }
+  static std::int64_t pair_key(std::int64_t a, int b) { return (a << 24) | b; }
   static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
     auto it = m.find(k);
     return it == m.end() ? 0 : it->second;
@@ -265,11 +267,11 @@ class LimitModule final : public Module {
              const sched::Usage& use, int slots, bool runs = true) {
     UserInfo& u = this->user(ctx, user);
     u.slots += slots;
-    u.queue_slots[queue] += slots;
+    user_queue_slots_[pair_key(u.id, queue)] += slots;
     queue_slots_[queue] += slots;
     for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
-      u.host_slots[h] += n;
+      user_host_slots_[pair_key(u.id, h)] += n;
       for (const auto& g : u.groups) group_host_slots_[g][h] += n;
       host_queue_slots_[host_queue(h, queue)] += n;
     }
@@ -306,6 +308,7 @@ class LimitModule final : public Module {
   std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
   std::map<int, int> queue_slots_;
   std::unordered_map<std::int64_t, int> host_queue_slots_;
+  std::unordered_map<std::int64_t, int> user_host_slots_, user_queue_slots_;
   std::unordered_map<LimitKey, Usage, LimitKeyHash> usage_;
 };
 
