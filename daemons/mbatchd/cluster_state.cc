@@ -1,11 +1,22 @@
 #include "daemons/mbatchd/cluster_state.h"
 
+#include "libsched/pending_reason.h"
+
 #include <algorithm>
 #include <limits>
 
 #include <fnmatch.h>
 
 namespace lsf::mbd {
+namespace {
+
+// Every new job shares this text until the first pass gives it its own reason.
+std::shared_ptr<const std::string> new_job_reason() {
+  static const auto text = std::make_shared<const std::string>(sched::reason::kNewJob);
+  return text;
+}
+
+}  // namespace
 
 std::string prepare_submission(Submission& s) {
   if (!s.spec.res_req().empty()) {
@@ -21,7 +32,7 @@ std::string prepare_submission(Submission& s) {
   return {};
 }
 
-void ClusterState::track(const Job& job, int sign) {
+void ClusterState::track(Job& job, int sign) {
   int slots = job.slots() * sign;
   auto q = queues_.find(job.queue);
   JobCounts* qc = q == queues_.end() ? nullptr : &q->second.counts;
@@ -61,13 +72,13 @@ void ClusterState::track(const Job& job, int sign) {
   }
   if (job.pending()) {
     if (sign > 0)
-      pending_.insert(job.key);
+      pending_.emplace(job.key, &job);
     else
       pending_.erase(job.key);
   }
   if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP || job.state == wire::JOB_USUSP) {
     if (sign > 0)
-      started_.insert(job.key);
+      started_.emplace(job.key, &job);
     else
       started_.erase(job.key);
   }
@@ -106,11 +117,24 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
   return out;
 }
 
-void ClusterState::set_pending_reason(const sched::JobKey& key, const std::string& reason,
+void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reasons) {
+  std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  auto it = pending_.begin();
+  for (auto& r : reasons) {
+    while (it != pending_.end() && it->first < r.job) ++it;
+    if (it == pending_.end()) break;
+    if (it->first != r.job) continue;  // started or killed since the pass began
+    it->second->pending_reason = std::move(r.text);
+    it->second->pending_hosts = std::move(r.hosts);
+  }
+}
+
+void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
                                       std::shared_ptr<const sched::HostReasons> hosts) {
-  auto* j = find_job(key);
-  if (!j) return;
-  if (j->pending_reason != reason) j->pending_reason = reason;
+  auto it = pending_.find(key);
+  if (it == pending_.end()) return;
+  Job* j = it->second;
+  j->pending_reason = std::move(reason);
   j->pending_hosts = std::move(hosts);
 }
 
@@ -153,7 +177,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
         job.queue = e.queue();
         job.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
         job.position = e.job_id();
-        job.pending_reason = "New job is waiting for scheduling";
+        job.pending_reason = new_job_reason();
         add_job(std::move(job));
       };
       if (sub->indices.empty())
@@ -173,7 +197,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
       job->forced = e.forced();
       job->start_time = r.time();
-      job->pending_reason.clear();
+      job->pending_reason.reset();
       job->reason.clear();
       track(*job, +1);
       return {};
@@ -198,7 +222,8 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       job->exec_hosts.clear();
       job->start_time = 0;
       job->pid = 0;
-      job->pending_reason = e.reason().empty() ? "Requeued job is waiting for rescheduling" : e.reason();
+      job->pending_reason =
+          std::make_shared<const std::string>(e.reason().empty() ? sched::reason::kRequeued : e.reason());
       for (const auto& h : e.exclude_hosts())
         if (std::find(job->excluded_hosts.begin(), job->excluded_hosts.end(), h) == job->excluded_hosts.end())
           job->excluded_hosts.push_back(h);
@@ -344,7 +369,7 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.position = r.position() != 0 ? r.position() : r.job_id();
     job.forced = r.forced();
     job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
-    if (job.pending()) job.pending_reason = "New job is waiting for scheduling";
+    if (job.pending()) job.pending_reason = new_job_reason();
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());
     add_job(std::move(job));
   }

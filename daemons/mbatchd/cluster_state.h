@@ -59,8 +59,10 @@ class ClusterState {
   const Job* find_job(const sched::JobKey& key) const;
   // Every element of a job (one entry for a plain job); empty when unknown.
   std::vector<const Job*> elements(std::int64_t job_id) const;
-  const std::set<sched::JobKey>& pending() const { return pending_; }
-  const std::set<sched::JobKey>& started() const { return started_; }
+  // Indexes by state, in job order; the pointers stay valid while the job is known
+  // (jobs live in a node-based map).
+  const std::map<sched::JobKey, Job*>& pending() const { return pending_; }
+  const std::map<sched::JobKey, Job*>& started() const { return started_; }
   // Jobs by -J name (latest first), for dependencies by name.
   std::vector<std::int64_t> jobs_named(const std::string& pattern) const;
 
@@ -75,17 +77,20 @@ class ClusterState {
   void reset_finished_since_snapshot() { finished_since_snapshot_ = 0; }
 
   // The pending reason of a job is the scheduler's opinion, not persistent state.
-  void set_pending_reason(const sched::JobKey& key, const std::string& reason,
+  void set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
                           std::shared_ptr<const sched::HostReasons> hosts = nullptr);
+  // A whole pass's reasons at once: sorted, then matched with the pending index in one
+  // walk instead of one lookup each.
+  void set_pending_reasons(std::vector<sched::PendingReason>& reasons);
 
  private:
-  void track(const Job& job, int sign);
+  void track(Job& job, int sign);
   Job& add_job(Job job);
   std::string apply_status(const wire::JobStatusEvent& e, std::int64_t time);
 
   std::map<sched::JobKey, Job> jobs_;
-  std::set<sched::JobKey> pending_;
-  std::set<sched::JobKey> started_;  // RUN, USUSP, SSUSP
+  std::map<sched::JobKey, Job*> pending_;
+  std::map<sched::JobKey, Job*> started_;  // RUN, USUSP, SSUSP
   std::multimap<std::string, std::int64_t> by_name_;
   std::map<std::string, QueueState> queues_;
   std::map<std::string, HostState> hosts_;

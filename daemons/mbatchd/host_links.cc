@@ -36,9 +36,8 @@ int Mbatchd::host_max_slots(const std::string& host) const {
 // (bsub -r, RERUNNABLE queues) go back to PEND ahead of every waiting job.
 void Mbatchd::requeue_lost_jobs(const std::string& host) {
   std::vector<sched::JobKey> lost;
-  for (const auto& key : state_.started()) {
-    const Job* job = state_.find_job(key);
-    if (!job || std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
+  for (const auto& [key, job] : state_.started()) {
+    if (std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
     const config::Queue* queue = config_->find_queue(job->queue);
     if (job->spec().rerunnable() || (queue && queue->rerunnable)) lost.push_back(key);
   }
@@ -174,9 +173,8 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   std::set<sched::JobKey> reported;
   for (const auto& rj : r.jobs()) reported.insert({rj.job_id(), rj.index()});
   std::vector<sched::JobKey> resend, lost;
-  for (const auto& key : state_.started()) {
-    const Job* job = state_.find_job(key);
-    if (!job || job->exec_hosts.empty() || job->exec_hosts.front() != r.host_name() || reported.count(key)) continue;
+  for (const auto& [key, job] : state_.started()) {
+    if (job->exec_hosts.empty() || job->exec_hosts.front() != r.host_name() || reported.count(key)) continue;
     (job->pid == 0 ? resend : lost).push_back(key);
   }
   for (const auto& key : lost) {

@@ -24,6 +24,14 @@ struct Submission {
   std::shared_ptr<const config::ResourceRequirement> res_req;  // null: none given
   std::shared_ptr<const sched::DependencyExpr> dependency;     // null: none
   std::vector<std::int32_t> indices;                           // array elements
+  // The requirement merged with its queue's, as the last scheduling view built it
+  // (for one configuration generation and queue): saves a lookup per job per pass.
+  struct Merged {
+    std::uint64_t generation = 0;
+    int queue = -1;
+    std::shared_ptr<const config::ResourceRequirement> requirement;
+  };
+  mutable Merged merged;
 };
 
 struct Job {
@@ -38,11 +46,12 @@ struct Job {
   double cpu_time = 0;
   std::int64_t max_rss_kb = 0;
   std::int32_t pid = 0;
-  std::string reason;                                       // exit reason (TERM_*) or suspend reason
-  std::string pending_reason;                               // from the last scheduling pass; not persisted
+  std::string reason;  // exit reason (TERM_*) or suspend reason
+  // From the last scheduling pass (shared: many jobs pend for the same); not persisted.
+  std::shared_ptr<const std::string> pending_reason;
   std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
   std::string exec_cwd, exec_home;
-  bool forced = false;  // started by brun -f
+  bool forced = false;                      // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
   std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
 

@@ -156,7 +156,9 @@ class Mbatchd {
   // requirement share one object, which is what makes them one requirement class.
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const config::ResourceRequirement>>
       merged_requirements_;
+  std::uint64_t config_generation_ = 1;  // bumped by every applied reconfig
   std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
+  std::chrono::microseconds last_view_took_{0};  // building the view on the state thread
   std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run

@@ -260,7 +260,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_cpu_time(job.cpu_time);
   info.set_max_rss_kb(job.max_rss_kb);
   if (job.pending()) {
-    info.set_pending_reason(job.pending_reason);
+    if (job.pending_reason) info.set_pending_reason(*job.pending_reason);
     if (job.pending_hosts) {
       for (const auto& r : *job.pending_hosts) {
         auto* out = info.add_pending_hosts();
@@ -640,6 +640,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   config_ = result.config;
   config_index_ = index_config(*config_);
   merged_requirements_.clear();
+  ++config_generation_;
   state_.sync_config(*config_);
   out->set_applied(true);
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
@@ -693,10 +694,8 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
 
   // The queue's other pending jobs in their current order.
   std::vector<const Job*> others;
-  for (const auto& k : state_.pending()) {
-    const Job* j = state_.find_job(k);
-    if (j && j->queue == job->queue && j->key.id != job->key.id) others.push_back(j);
-  }
+  for (const auto& [k, j] : state_.pending())
+    if (j->queue == job->queue && j->key.id != job->key.id) others.push_back(j);
   std::sort(others.begin(), others.end(), [](const Job* a, const Job* b) {
     return a->position != b->position ? a->position < b->position : a->key < b->key;
   });

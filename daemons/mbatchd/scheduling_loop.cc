@@ -5,6 +5,7 @@
 // moment they come back, since jobs may have been killed in between.
 #include <chrono>
 #include <csignal>
+#include <unordered_map>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
@@ -184,33 +185,65 @@ sched::ClusterView Mbatchd::build_view() const {
     view.hosts.push_back(std::move(hv));
   }
   const auto& policy = *config_index_.policy;
-  auto requirement = [&](const Job& job) -> std::shared_ptr<const config::ResourceRequirement> {
+  // Per queue, once per view: its index in the policy and its default run limit.
+  struct QueueFacts {
+    int index = -1;
+    std::int64_t run_limit_s = 0;
+    const config::Queue* queue = nullptr;
+  };
+  std::unordered_map<std::string, QueueFacts> queues;
+  for (const auto& q : config_->queues) {
+    QueueFacts f{policy.queue_index(q.name), 0, &q};
+    if (q.run_limit) {
+      const auto& rl = q.run_limit->default_value ? *q.run_limit->default_value : q.run_limit->maximum;
+      f.run_limit_s = std::int64_t{rl.minutes} * 60;
+    }
+    queues.emplace(q.name, f);
+  }
+  // Consecutive jobs mostly share a queue: the last one found is tried first.
+  const std::string* last_name = nullptr;
+  const QueueFacts* last_facts = nullptr;
+  auto facts = [&](const Job& job) -> const QueueFacts* {
+    if (last_name && *last_name == job.queue) return last_facts;
+    auto it = queues.find(job.queue);
+    last_name = &job.queue;
+    last_facts = it == queues.end() ? nullptr : &it->second;
+    return last_facts;
+  };
+  auto run_limit = [](const Job& job, const QueueFacts& q) {
+    return job.spec().run_limit_s() > 0 ? job.spec().run_limit_s() : q.run_limit_s;
+  };
+  auto requirement = [&](const Job& job, const QueueFacts& qf) -> std::shared_ptr<const config::ResourceRequirement> {
+    auto& cached = job.submission->merged;
+    if (cached.generation == config_generation_ && cached.queue == qf.index) return cached.requirement;
     auto key = std::make_pair(job.spec().res_req(), job.queue);
     auto it = merged_requirements_.find(key);
-    if (it != merged_requirements_.end()) return it->second;
-    const config::Queue* q = config_->find_queue(job.queue);
-    const config::ResourceRequirement* own = job.submission->res_req.get();
-    std::shared_ptr<const config::ResourceRequirement> merged;
-    if (own && q && q->res_req)
-      merged = std::make_shared<const config::ResourceRequirement>(config::merge_with_queue(*own, *q->res_req));
-    else if (own || (q && q->res_req))
-      merged = std::make_shared<const config::ResourceRequirement>(own ? *own : *q->res_req);
-    // Distinct -R strings are few in practice; a flood of unique ones must not grow
-    // the cache without bound (dropping it only costs re-merging).
-    if (merged_requirements_.size() > 100000) merged_requirements_.clear();
-    merged_requirements_.emplace(key, merged);
-    return merged;
+    if (it == merged_requirements_.end()) {
+      const config::ResourceRequirement* own = job.submission->res_req.get();
+      const config::Queue* q = qf.queue;
+      std::shared_ptr<const config::ResourceRequirement> merged;
+      if (own && q->res_req)
+        merged = std::make_shared<const config::ResourceRequirement>(config::merge_with_queue(*own, *q->res_req));
+      else if (own || q->res_req)
+        merged = std::make_shared<const config::ResourceRequirement>(own ? *own : *q->res_req);
+      // Distinct -R strings are few in practice; a flood of unique ones must not grow
+      // the cache without bound (dropping it only costs re-merging).
+      if (merged_requirements_.size() > 100000) merged_requirements_.clear();
+      it = merged_requirements_.emplace(key, merged).first;
+    }
+    cached = {config_generation_, qf.index, it->second};
+    return it->second;
   };
   // Array elements share their submission, so each -m list is resolved once per pass.
   std::map<const Submission*, std::shared_ptr<const sched::AskedHosts>> asked;
   view.pending.reserve(state_.pending().size());
-  for (const auto& key : state_.pending()) {
-    const Job& job = *state_.find_job(key);
-    int qi = policy.queue_index(job.queue);
-    if (qi < 0) continue;  // queue removed by reconfig: stays pending
+  for (const auto& [key, job_ptr] : state_.pending()) {
+    const Job& job = *job_ptr;
+    const QueueFacts* qf = facts(job);
+    if (!qf || qf->index < 0) continue;  // queue removed by reconfig: stays pending
     sched::JobView jv;
     jv.key = key;
-    jv.queue = qi;
+    jv.queue = qf->index;
     jv.order = job.position;
     jv.excluded_hosts = job.excluded_hosts;
     jv.user = job.user();
@@ -223,8 +256,8 @@ sched::ClusterView Mbatchd::build_view() const {
       jv.asked_hosts = it->second;
     }
     jv.exclusive = job.spec().exclusive();
-    jv.res_req = requirement(job);
-    jv.run_limit_s = effective_run_limit(job);
+    jv.res_req = requirement(job, *qf);
+    jv.run_limit_s = run_limit(job, *qf);
     jv.begin_time = job.spec().begin_time();
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
@@ -239,13 +272,13 @@ sched::ClusterView Mbatchd::build_view() const {
     view.pending.push_back(std::move(jv));
   }
   view.running.reserve(state_.started().size());
-  for (const auto& key : state_.started()) {
-    const Job& job = *state_.find_job(key);
-    int qi = policy.queue_index(job.queue);
-    if (qi < 0) continue;
+  for (const auto& [key, job_ptr] : state_.started()) {
+    const Job& job = *job_ptr;
+    const QueueFacts* qf = facts(job);
+    if (!qf || qf->index < 0) continue;
     sched::RunningJobView rv;
     rv.key = key;
-    rv.queue = qi;
+    rv.queue = qf->index;
     rv.user = job.user();
     if (!job.spec().project().empty()) rv.project = job.spec().project();
     rv.hosts = job.exec_hosts;
@@ -254,10 +287,10 @@ sched::ClusterView Mbatchd::build_view() const {
                                               : sched::RunState::kUsusp;
     rv.cause = cause_of(job);
     rv.start_time = job.start_time;
-    rv.run_limit_s = effective_run_limit(job);
+    rv.run_limit_s = run_limit(job, *qf);
     rv.exclusive = job.spec().exclusive();
     rv.forced = job.forced;
-    rv.res_req = requirement(job);
+    rv.res_req = requirement(job, *qf);
     view.running.push_back(std::move(rv));
   }
   return view;
@@ -269,6 +302,7 @@ void Mbatchd::run_pass() {
   auto built = std::chrono::steady_clock::now();
   auto view = std::make_shared<sched::ClusterView>(build_view());
   last_pass_cost_ = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - built);
+  last_view_took_ = last_pass_cost_;
   std::int64_t t = now();
   net::asio::post(sched_thread_, [this, view, t] {
     auto started = std::chrono::steady_clock::now();
@@ -333,7 +367,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     bool load_action = cause == sched::SuspendCause::kLoad || cause == sched::SuspendCause::kUser;
     if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
   }
-  for (const auto& r : result.reasons) state_.set_pending_reason(r.job, *r.text, r.hosts);
+  state_.set_pending_reasons(result.reasons);
   last_pass_cost_ +=
       took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
   last_stats_ = result.stats;
@@ -352,10 +386,10 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   const auto& st = result.stats;
   if (st.jobs_considered > 0 || st.dispatched > 0 || !result.suspends.empty() || !result.resumes.empty())
     log_->info(
-        "pass {}: {} us, {} pending, {} considered, {} dispatched, {} reserved, {} preempted, {} classes, "
-        "{} running",
-        passes_, took.count(), st.jobs_pending, st.jobs_considered, st.dispatched, st.reserved, st.preempted,
-        st.classes, view.running.size());
+        "pass {}: {} us (view {} us), {} pending, {} considered, {} dispatched, {} reserved, {} preempted, "
+        "{} classes, {} running",
+        passes_, took.count(), last_view_took_.count(), st.jobs_pending, st.jobs_considered, st.dispatched, st.reserved,
+        st.preempted, st.classes, view.running.size());
   if (pass_again_) request_pass();
 }
 
