@@ -150,8 +150,7 @@ check "load past loadStop suspends the later job" wait_for 15 state_is "$l2" SSU
 check "bhosts shows hostC closed_Busy" bash -c "bhosts hostC | awk 'NR==2 {print \$2}' | grep -qx closed_Busy"
 check "... saying which index" bash -c \
   "bjobs_l_flat $l2 | grep -qF 'Host load exceeded threshold: 1-minute CPU run queue length (r1m)'"
-sleep 3
-check "one job at a time: the other keeps running a moment" bash -c "[ \"\$(job_state $l1)\" = RUN ] || [ \"\$(job_state $l1)\" = SSUSP ]"
+check "the earlier job follows one SBD_SLEEP_TIME later" wait_for 15 state_is "$l1" SSUSP
 f=$(submit -q closedwin -o /dev/null sleep 600)
 check "brun -f answers as LSF does" bash -c "brun -f -m hostC $f | grep -qx 'Job <$f> is being forced to run.'"
 check "the forced job runs on hostC, past the closed window and the load" wait_for 10 bash -c \
