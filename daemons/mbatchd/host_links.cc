@@ -15,21 +15,32 @@ std::chrono::milliseconds Mbatchd::report_interval() const {
   return std::chrono::seconds(std::max(1, config_->params.sbd_sleep_time));
 }
 
+// MXJ as the scheduling policy resolved it (host row, else model or type, else default).
 int Mbatchd::host_max_slots(const std::string& host) const {
-  const config::BatchHost* chosen = nullptr;
-  for (const auto& b : config_->batch_hosts) {
-    if (b.name == host) {
-      chosen = &b;
-      break;
-    }
-    if (b.name == "default" && !chosen) chosen = &b;
-  }
-  if (!chosen) return -1;
-  if (chosen->mxj_is_ncpus) {
+  const sched::HostPolicy& policy = config_index_.policy->host(host);
+  if (policy.mxj_is_ncpus) {
     auto it = links_.find(host);
     return it != links_.end() && it->second.load.ncpus() > 0 ? it->second.load.ncpus() : 1;
   }
-  return chosen->mxj.value_or(-1);
+  return policy.mxj;
+}
+
+double load_value(const wire::LoadIndices& l, std::string_view index) {
+  if (index == "r15s") return l.r15s();
+  if (index == "r1m") return l.r1m();
+  if (index == "r15m") return l.r15m();
+  if (index == "ut") return l.ut();
+  if (index == "pg") return l.pg();
+  if (index == "ls") return l.ls();
+  if (index == "it") return l.it();
+  if (index == "tmp") return l.tmp_mb();
+  if (index == "swp") return l.swp_mb();
+  if (index == "mem") return l.mem_mb();
+  if (index == "ncpus") return static_cast<double>(l.ncpus());
+  if (index == "maxmem") return l.maxmem_mb();
+  if (index == "maxswp") return l.maxswp_mb();
+  if (index == "maxtmp") return l.maxtmp_mb();
+  return std::nan("");
 }
 
 // A host that stopped answering for good takes its jobs with it; rerunnable jobs
@@ -87,19 +98,7 @@ std::string Mbatchd::host_status(const std::string& host) const {
   const sched::HostPolicy& policy = config_index_.policy->host(host);
   if (!policy.dispatch_window.is_open(config::local_week_instant())) return "closed_Wind";
   const auto& l = link->second.load;
-  auto value = [&l](std::string_view index) -> double {
-    if (index == "r15s") return l.r15s();
-    if (index == "r1m") return l.r1m();
-    if (index == "r15m") return l.r15m();
-    if (index == "ut") return l.ut();
-    if (index == "pg") return l.pg();
-    if (index == "ls") return l.ls();
-    if (index == "it") return l.it();
-    if (index == "tmp") return l.tmp_mb();
-    if (index == "swp") return l.swp_mb();
-    if (index == "mem") return l.mem_mb();
-    return std::nan("");
-  };
+  auto value = [&l](std::string_view index) { return load_value(l, index); };
   if (!sched::first_past(policy.thresholds, value, false).empty()) return "closed_Busy";
   if (st.exclusive_jobs > 0) return "closed_Excl";
   int mxj = host_max_slots(host);

@@ -56,6 +56,14 @@ struct ConfigIndex {
 };
 ConfigIndex index_config(const config::ClusterConfig& config);
 
+// Load indices and host sizes an sbatchd reports, by the names select[], order[] and
+// thresholds use; NaN for a name it does not report.
+inline constexpr std::string_view kReportedLoad[] = {"r15s", "r1m", "r15m", "ut",    "pg",     "ls",     "it",
+                                                     "tmp",  "swp", "mem",  "ncpus", "maxmem", "maxswp", "maxtmp"};
+double load_value(const wire::LoadIndices& load, std::string_view index);
+// A queue's RUNLIMIT as jobs without -W get it (its default, else its maximum); 0: none.
+std::int64_t default_run_limit_s(const config::Queue& queue);
+
 class Mbatchd {
  public:
   explicit Mbatchd(MbatchdOptions options);
@@ -122,6 +130,7 @@ class Mbatchd {
   sched::DependencyState dependency_state(const Job& job) const;
   std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
   std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
+  bool is_admin(const wire::Identity& caller) const;       // root or a ClusterAdmin
   void suspend_by_system(Job& job, const sched::Suspend& decision);
   void resume_by_system(Job& job);
 

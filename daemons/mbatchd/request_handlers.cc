@@ -332,11 +332,15 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
   respond(reply);
 }
 
+bool Mbatchd::is_admin(const wire::Identity& caller) const {
+  const auto& admins = config_->cluster_admins;
+  return caller.uid() == 0 || std::find(admins.begin(), admins.end(), caller.user_name()) != admins.end();
+}
+
 void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.signal_jobs();
   const auto& caller = request.caller();
-  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
-                                              caller.user_name()) != config_->cluster_admins.end();
+  bool admin = is_admin(caller);
   int sig = 0;
   if (q.action() == wire::JOB_ACTION_SIGNAL) {
     sig = signal_number(q.signal_name());
@@ -686,8 +690,7 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   }
   const std::string label = "Job <" + job_label(key) + ">";
   if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
-  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
-                                              caller.user_name()) != config_->cluster_admins.end();
+  bool admin = is_admin(caller);
   if (!admin && job->user() != caller.user_name())
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
@@ -734,8 +737,7 @@ void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Resp
   const auto& caller = request.caller();
   sched::JobKey key{q.job().job_id(), q.job().index()};
   const std::string label = "Job <" + job_label(key) + ">";
-  bool admin = caller.uid() == 0 || std::find(config_->cluster_admins.begin(), config_->cluster_admins.end(),
-                                              caller.user_name()) != config_->cluster_admins.end();
+  bool admin = is_admin(caller);
   if (!admin) return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   Job* job = state_.find_job(key);
   if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));

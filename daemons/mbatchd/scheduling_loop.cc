@@ -127,12 +127,16 @@ std::shared_ptr<const sched::AskedHosts> Mbatchd::resolve_asked_hosts(const wire
   return out;
 }
 
+std::int64_t default_run_limit_s(const config::Queue& queue) {
+  if (!queue.run_limit) return 0;
+  const auto& rl = queue.run_limit->default_value ? *queue.run_limit->default_value : queue.run_limit->maximum;
+  return std::int64_t{rl.minutes} * 60;
+}
+
 std::int64_t Mbatchd::effective_run_limit(const Job& job) const {
   if (job.spec().run_limit_s() > 0) return job.spec().run_limit_s();
   const config::Queue* queue = config_->find_queue(job.queue);
-  if (!queue || !queue->run_limit) return 0;
-  const auto& rl = queue->run_limit->default_value ? *queue->run_limit->default_value : queue->run_limit->maximum;
-  return std::int64_t{rl.minutes} * 60;
+  return queue ? default_run_limit_s(*queue) : 0;
 }
 
 namespace {
@@ -167,20 +171,7 @@ sched::ClusterView Mbatchd::build_view() const {
     if (auto link = links_.find(h.name); link != links_.end() && link->second.registered) {
       const auto& l = link->second.load;
       hv.ncpus = std::max(1, static_cast<int>(l.ncpus()));
-      hv.resources["r15s"] = l.r15s();
-      hv.resources["r1m"] = l.r1m();
-      hv.resources["r15m"] = l.r15m();
-      hv.resources["ut"] = l.ut();
-      hv.resources["pg"] = l.pg();
-      hv.resources["ls"] = l.ls();
-      hv.resources["it"] = l.it();
-      hv.resources["tmp"] = l.tmp_mb();
-      hv.resources["swp"] = l.swp_mb();
-      hv.resources["mem"] = l.mem_mb();
-      hv.resources["ncpus"] = static_cast<double>(l.ncpus());
-      hv.resources["maxmem"] = l.maxmem_mb();
-      hv.resources["maxswp"] = l.maxswp_mb();
-      hv.resources["maxtmp"] = l.maxtmp_mb();
+      for (auto index : kReportedLoad) hv.resources[std::string(index)] = load_value(l, index);
     }
     view.hosts.push_back(std::move(hv));
   }
@@ -193,11 +184,7 @@ sched::ClusterView Mbatchd::build_view() const {
   };
   std::unordered_map<std::string, QueueFacts> queues;
   for (const auto& q : config_->queues) {
-    QueueFacts f{policy.queue_index(q.name), 0, &q};
-    if (q.run_limit) {
-      const auto& rl = q.run_limit->default_value ? *q.run_limit->default_value : q.run_limit->maximum;
-      f.run_limit_s = std::int64_t{rl.minutes} * 60;
-    }
+    QueueFacts f{policy.queue_index(q.name), default_run_limit_s(q), &q};
     queues.emplace(q.name, f);
   }
   // Consecutive jobs mostly share a queue: the last one found is tried first.
