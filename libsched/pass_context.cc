@@ -80,6 +80,19 @@ Usage PassContext::usage(const config::ResourceRequirement* req, std::int64_t st
   return out;
 }
 
+const Usage& PassContext::demand(const config::ResourceRequirement* req) const {
+  auto [it, fresh] = demands_.try_emplace(req);
+  if (fresh) it->second = usage(req, now);
+  return it->second;
+}
+
+std::string format_amount(double value) {
+  if (value == std::floor(value)) return std::to_string(static_cast<long long>(value));
+  std::string s = std::to_string(value);
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  return s;
+}
+
 int PassContext::room(const JobView& job, int host, const char** why) const {
   int least = kUnlimited;
   for (const auto& m : modules_) {

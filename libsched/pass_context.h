@@ -85,6 +85,9 @@ class PassContext {
   // A job's rusage[] (first alternative) held at `now` by a job started at `started`
   // (`now` for a job about to start).
   Usage usage(const config::ResourceRequirement* req, std::int64_t started) const;
+  // The same for a job about to start, worked out once per requirement per pass: room()
+  // asks it for every host it looks at.
+  const Usage& demand(const config::ResourceRequirement* req) const;
 
   // Slots the job may take on a host now: the least any module allows (0: `why`).
   int room(const JobView& job, int host, const char** why) const;
@@ -100,6 +103,7 @@ class PassContext {
   const std::vector<std::unique_ptr<Module>>& modules_;
   std::unordered_map<std::string, int> index_;
   std::map<std::string, double, std::less<>> shared_used_;
+  mutable std::unordered_map<const config::ResourceRequirement*, Usage> demands_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
   // Each numeric resource read so far, for every host (NaN where a host lacks it):
   // classes x hosts lookups in a pass read a vector, not a map of names.
@@ -118,5 +122,8 @@ struct ComposedReasons {
   HostReasons hosts;
 };
 ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string, std::vector<int>>& hosts);
+
+// An amount as reasons print it: `3`, `2.5`.
+std::string format_amount(double value);
 
 }  // namespace lsf::sched

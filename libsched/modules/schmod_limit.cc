@@ -22,17 +22,11 @@ namespace lsf::sched {
 namespace {
 
 std::string numbers(double used, double limit) {
-  auto fmt = [](double v) {
-    if (v == std::floor(v)) return std::to_string(static_cast<long long>(v));
-    std::string s = std::to_string(v);
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    return s;
-  };
-  return fmt(used) + " of " + fmt(limit) + " in use";
+  return format_amount(used) + " of " + format_amount(limit) + " in use";
 }
 
 // What a Limit section has counted for one combination of its consumers.
-struct Usage {
+struct Counted {
   int slots = 0;
   int jobs = 0;
   std::map<std::string, double, std::less<>> resources;
@@ -86,7 +80,7 @@ class LimitModule final : public Module {
       if (used + need > *it->second.max_jobs)
         return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
     }
-    Usage want = demand(ctx, job, need);
+    Counted want = demand(ctx, job, need);
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (l.hosts.given || l.slots_per_processor || !applies(ctx, l, job.user, job.queue, job.project)) continue;
@@ -136,8 +130,8 @@ class LimitModule final : public Module {
       if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
       LimitKey key = key_of(l, i, job.user, q.name, job.project, per_host ? host.name : "");
       auto it = usage_.find(key);
-      Usage none;
-      const Usage& used = it == usage_.end() ? none : it->second;
+      Counted none;
+      const Counted& used = it == usage_.end() ? none : it->second;
       if (l.jobs && used.jobs + 1 > *l.jobs) cap(0, reason::kHostSlotLimit);
       if (l.slots) cap(*l.slots - used.slots, reason::kHostSlotLimit);
       if (l.slots_per_processor)
@@ -164,14 +158,14 @@ class LimitModule final : public Module {
         if (l.hosts.matches(ctx.view.hosts[h].name)) slots += n;
       if (slots == 0) continue;
       LimitKey key = key_of(l, i, job.user, q.name, job.project, "");
-      Usage want = demand(ctx, job, slots);
+      Counted want = demand(ctx, job, slots);
       if (auto no = exceeds(l, usage_[key], want, key)) return no;
     }
     return std::nullopt;
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), ctx.now), p.slots());
+    count(ctx, job.user, job.queue, job.project, p, ctx.demand(job.res_req.get()), p.slots());
   }
 
   // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
@@ -229,22 +223,22 @@ class LimitModule final : public Module {
   }
 
   static double per_slot_demand(const PassContext& ctx, const JobView& job, std::string_view res) {
-    for (const auto& [name, amount] : ctx.usage(job.res_req.get(), ctx.now).per_slot)
+    for (const auto& [name, amount] : ctx.demand(job.res_req.get()).per_slot)
       if (name == res) return amount;
     return 0;
   }
 
-  static Usage demand(const PassContext& ctx, const JobView& job, int slots) {
-    Usage u;
+  static Counted demand(const PassContext& ctx, const JobView& job, int slots) {
+    Counted u;
     u.slots = slots;
     u.jobs = 1;
-    auto use = ctx.usage(job.res_req.get(), ctx.now);
+    const auto& use = ctx.demand(job.res_req.get());
     for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
     for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
     return u;
   }
 
-  static std::optional<std::string> exceeds(const LimitPolicy& l, const Usage& used, const Usage& want,
+  static std::optional<std::string> exceeds(const LimitPolicy& l, const Counted& used, const Counted& want,
                                             const LimitKey& key) {
     std::string whose;
     for (const auto* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key), &std::get<4>(key)})
@@ -295,7 +289,7 @@ class LimitModule final : public Module {
     }
   }
 
-  static void add(Usage& u, int slots, const sched::Usage& use, bool counts_job) {
+  static void add(Counted& u, int slots, const sched::Usage& use, bool counts_job) {
     u.slots += slots;
     if (counts_job) ++u.jobs;
     for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
@@ -309,7 +303,7 @@ class LimitModule final : public Module {
   std::map<int, int> queue_slots_;
   std::unordered_map<std::int64_t, int> host_queue_slots_;
   std::unordered_map<std::int64_t, int> user_host_slots_, user_queue_slots_;
-  std::unordered_map<LimitKey, Usage, LimitKeyHash> usage_;
+  std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
 };
 
 }  // namespace

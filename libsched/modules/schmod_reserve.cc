@@ -51,18 +51,18 @@ class ReserveModule final : public Module {
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
-    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), ctx.now).per_job) {
+    for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_job) {
       double left = ctx.shared_left(res);
       if (!std::isnan(left) && left + 1e-9 < amount)
-        return std::string(reason::kHostRusage) + " (" + res + ": " + fmt(std::max(0.0, left)) + " available, " +
-               fmt(amount) + " requested)";
+        return std::string(reason::kHostRusage) + " (" + res + ": " + format_amount(std::max(0.0, left)) +
+               " available, " + format_amount(amount) + " requested)";
     }
     return std::nullopt;
   }
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
     int least = kUnlimited;
-    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), ctx.now).per_slot) {
+    for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_slot) {
       if (amount <= 0) continue;
       double avail = ctx.numeric(h, res);
       int n = std::isnan(avail) ? 0 : static_cast<int>(std::floor(avail / amount + 1e-9));
@@ -93,7 +93,7 @@ class ReserveModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    Usage use = ctx.usage(job.res_req.get(), ctx.now);
+    const Usage& use = ctx.demand(job.res_req.get());
     std::int64_t end = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
@@ -155,11 +155,6 @@ class ReserveModule final : public Module {
     int host;
     int slots;
   };
-
-  static std::string fmt(double v) {
-    if (v == std::floor(v)) return std::to_string(static_cast<long long>(v));
-    return std::to_string(v);
-  }
 
   // When enough slots will be free on the job's hosts: the run limits of what runs
   // there say when each slot comes free. kNever when that depends on a job without one.
