@@ -24,14 +24,17 @@ struct Submission {
   std::shared_ptr<const config::ResourceRequirement> res_req;  // null: none given
   std::shared_ptr<const sched::DependencyExpr> dependency;     // null: none
   std::vector<std::int32_t> indices;                           // array elements
-  // The requirement merged with its queue's, as the last scheduling view built it
-  // (for one configuration generation and queue): saves a lookup per job per pass.
-  struct Merged {
+  // What scheduling views derive from the submission under one configuration
+  // generation: the requirement merged with its queue's, and -m resolved to hosts.
+  // Saves the work per job per pass.
+  struct Derived {
     std::uint64_t generation = 0;
     int queue = -1;
     std::shared_ptr<const config::ResourceRequirement> requirement;
+    std::uint64_t asked_generation = 0;
+    std::shared_ptr<const sched::AskedHosts> asked_hosts;
   };
-  mutable Merged merged;
+  mutable Derived derived;
 };
 
 struct Job {

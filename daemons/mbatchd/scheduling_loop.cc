@@ -201,7 +201,7 @@ sched::ClusterView Mbatchd::build_view() const {
     return job.spec().run_limit_s() > 0 ? job.spec().run_limit_s() : q.run_limit_s;
   };
   auto requirement = [&](const Job& job, const QueueFacts& qf) -> std::shared_ptr<const config::ResourceRequirement> {
-    auto& cached = job.submission->merged;
+    auto& cached = job.submission->derived;
     if (cached.generation == config_generation_ && cached.queue == qf.index) return cached.requirement;
     auto key = std::make_pair(job.spec().res_req(), job.queue);
     auto it = merged_requirements_.find(key);
@@ -218,11 +218,11 @@ sched::ClusterView Mbatchd::build_view() const {
       if (merged_requirements_.size() > 100000) merged_requirements_.clear();
       it = merged_requirements_.emplace(key, merged).first;
     }
-    cached = {config_generation_, qf.index, it->second};
+    cached.generation = config_generation_;
+    cached.queue = qf.index;
+    cached.requirement = it->second;
     return it->second;
   };
-  // Array elements share their submission, so each -m list is resolved once per pass.
-  std::map<const Submission*, std::shared_ptr<const sched::AskedHosts>> asked;
   view.pending.reserve(state_.pending().size());
   for (const auto& [key, job_ptr] : state_.pending()) {
     const Job& job = *job_ptr;
@@ -238,9 +238,13 @@ sched::ClusterView Mbatchd::build_view() const {
     jv.min_slots = std::max(1, job.spec().min_processors());
     jv.max_slots = std::max(jv.min_slots, job.spec().max_processors());
     if (job.spec().asked_hosts_size() > 0) {
-      auto it = asked.find(job.submission.get());
-      if (it == asked.end()) it = asked.emplace(job.submission.get(), resolve_asked_hosts(job.spec())).first;
-      jv.asked_hosts = it->second;
+      // Resolved once per submission and configuration; array elements share it.
+      auto& cached = job.submission->derived;
+      if (cached.asked_generation != config_generation_) {
+        cached.asked_hosts = resolve_asked_hosts(job.spec());
+        cached.asked_generation = config_generation_;
+      }
+      jv.asked_hosts = cached.asked_hosts;
     }
     jv.exclusive = job.spec().exclusive();
     jv.res_req = requirement(job, *qf);
