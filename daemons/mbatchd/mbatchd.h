@@ -50,7 +50,6 @@ struct HostLink {
 // What the scheduling view and submission checks need from a configuration, worked
 // out once per configuration (start and reconfig) instead of on every pass or request.
 struct ConfigIndex {
-  std::map<std::string, std::vector<std::string>> queue_hosts;  // resolved HOSTS; absent: all hosts
   std::map<std::string, std::map<std::string, config::ResourceValue, std::less<>>> host_static;
   std::shared_ptr<const sched::SchedPolicy> policy;
 };

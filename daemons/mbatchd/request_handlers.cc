@@ -180,11 +180,10 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     if (mxj < 0) unlimited = true;
     total += std::max(0, mxj);
   };
-  if (auto qh = config_index_.queue_hosts.find(queue->name); qh != config_index_.queue_hosts.end()) {
-    for (const auto& h : qh->second) count(h);
-  } else {
-    for (const auto& h : cfg.hosts) count(h.name);
-  }
+  const auto& policy = *config_index_.policy;
+  const auto& queue_hosts = policy.queues[policy.queue_index(queue->name)].hosts;  // empty: every host
+  for (const auto& h : cfg.hosts)
+    if (queue_hosts.empty() || queue_hosts.count(h.name)) count(h.name);
   if (!unlimited && spec.min_processors() > total) return "Too many processors requested";
 
   indices.clear();

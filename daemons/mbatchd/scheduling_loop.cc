@@ -81,13 +81,6 @@ sched::DependencyState Mbatchd::dependency_state(const Job& job) const {
 
 ConfigIndex index_config(const config::ClusterConfig& cfg) {
   ConfigIndex index;
-  for (const auto& q : cfg.queues) {
-    if (q.hosts.empty()) continue;
-    auto hosts = config::resolve_host_list(cfg, q.hosts);
-    auto& out = index.queue_hosts[q.name];
-    out.assign(hosts.begin(), hosts.end());
-    if (out.empty()) out.push_back("-");  // matches no host
-  }
   for (const auto& h : cfg.hosts) {
     auto& res = index.host_static[h.name];
     for (const char* name : {"hname", "type", "model", "cpuf", "server", "ndisks"}) {
