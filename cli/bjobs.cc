@@ -1,222 +1,64 @@
 // bjobs: list jobs, in LSF's formats.
 //
-//   bjobs [-a | -d | -p | -r | -s] [-l | -w] [-noheader] [-u user|all] [-q queue]
-//         [-m host] [-J name] [jobid | "jobid[index]"] ...
-#include <sys/wait.h>
-
-#include <cstdio>
+//   bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum]
+//         [-X] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [-P project]
+//         [jobid | "jobid[index]"] ...
+#include <ctime>
 #include <iostream>
-#include <map>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
+#include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
-#include "libconfig/text.h"
+#include "cli/job_fields.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
 
 namespace {
 
-std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
+const char* kUsage =
+    "Usage: bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] [-noheader]\n"
+    "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [jobid | \"jobid[index]\" ...]\n";
 
-// Each host with its slot count, in order: "4*hostA" or "hostA".
-std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : j.exec_hosts()) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
-  std::vector<std::string> out;
-  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
-  return out;
+[[noreturn]] void usage_error(const std::string& what) {
+  std::cerr << "bjobs: " << what << "\n" << kUsage;
+  std::exit(255);
 }
 
-void print_default(const std::vector<wire::JobInfo>& jobs, bool wide, bool header) {
-  if (header) std::cout << "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME\n";
-  for (const auto& j : jobs) {
-    char line[1024];
-    if (wide) {
-      std::string hosts;
-      for (const auto& h : j.exec_hosts()) hosts += (hosts.empty() ? "" : ":") + h;
-      std::snprintf(line, sizeof line, "%-7lld %-7s %-5s %-10s %-11s %-11s %-10s %s",
-                    static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
-                    j.spec().from_host().c_str(), hosts.c_str(), name_of(j).c_str(),
-                    cli::short_time(j.submit_time()).c_str());
-      std::cout << line << "\n";
-      continue;
-    }
-    auto hosts = condensed_hosts(j);
-    std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-11.11s %-10s %s",
-                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
-                  j.spec().from_host().c_str(), hosts.empty() ? "" : hosts[0].c_str(),
-                  cli::tail_truncate(name_of(j), 10).c_str(), cli::short_time(j.submit_time()).c_str());
-    std::cout << line << "\n";
-    for (size_t i = 1; i < hosts.size(); ++i) std::cout << std::string(45, ' ') << hosts[i] << "\n";
-  }
-}
-
-void print_reasons(const std::string& reasons) {
-  for (const auto& r : config::split(reasons, ';')) {
-    auto t = config::trim(r);
-    if (!t.empty()) std::cout << " " << t << ";\n";
-  }
-}
-
-void print_pending(const std::vector<wire::JobInfo>& jobs, bool header) {
-  if (header) std::cout << "JOBID   USER    STAT  QUEUE      FROM_HOST   JOB_NAME   SUBMIT_TIME\n";
-  for (const auto& j : jobs) {
-    char line[1024];
-    std::snprintf(line, sizeof line, "%-7lld %-7.7s %-5.5s %-10.10s %-11.11s %-10s %s",
-                  static_cast<long long>(j.job_id()), j.user().c_str(), cli::state_name(j.state()), j.queue().c_str(),
-                  j.spec().from_host().c_str(), cli::tail_truncate(name_of(j), 10).c_str(),
-                  cli::short_time(j.submit_time()).c_str());
-    std::cout << line << "\n";
-    print_reasons(j.pending_reason());
-  }
-}
-
-// LSF wraps -l output at 80 columns in the middle of words, continuing with an indent.
-void wrapped(const std::string& text, size_t indent) {
-  const size_t width = 79;
-  std::string rest = text;
-  bool first = true;
-  while (!rest.empty()) {
-    size_t room = first ? width : width - indent;
-    std::string part = rest.substr(0, room);
-    rest = rest.size() > room ? rest.substr(room) : "";
-    std::cout << (first ? "" : std::string(indent, ' ')) << part << "\n";
-    first = false;
-  }
-}
-
-// LSF's explanation after a TERM_* exit reason.
-std::string exit_reason_text(const std::string& reason) {
-  static const std::map<std::string, std::string> texts = {
-      {"TERM_OWNER", "job killed by owner"},
-      {"TERM_ADMIN", "job killed by root or LSF administrator"},
-      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
-      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
-      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
-      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
-  auto it = texts.find(reason);
-  return it == texts.end() ? "" : ": " + it->second;
-}
-
-std::string exit_code_text(int status) {
-  if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return std::to_string(128 + WTERMSIG(status));
-  return std::to_string(status);
-}
-
-void print_long(const std::vector<wire::JobInfo>& jobs) {
-  bool first = true;
-  for (const auto& j : jobs) {
-    if (!first) std::cout << std::string(78, '-') << "\n";
-    first = false;
-    std::cout << "\n";
-    std::string id = std::to_string(j.job_id()) + (j.index() > 0 ? "[" + std::to_string(j.index()) + "]" : "");
-    std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
-                       j.spec().project() + ">, Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() +
-                       ">, Job Priority <" + std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
-    wrapped(head, 22);
-    std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
-                      j.spec().cwd() + ">";
-    if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";
-    if (!j.spec().err_file().empty()) sub += ", Error File <" + j.spec().err_file() + ">";
-    if (!j.spec().res_req().empty()) sub += ", Requested Resources <" + j.spec().res_req() + ">";
-    if (j.spec().min_processors() > 1) sub += ", " + std::to_string(j.spec().min_processors()) + " Task(s)";
-    if (j.spec().asked_hosts_size() > 0) {
-      sub += ", Specified Hosts ";
-      for (int i = 0; i < j.spec().asked_hosts_size(); ++i) sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
-    }
-    if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
-    wrapped(sub + ";", 21);
-    if (j.spec().run_limit_s() > 0) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(j.spec().run_limit_s()) / 60.0);
-      std::cout << "\n RUNLIMIT\n" << buf << "\n\n";
-    }
-    if (j.start_time() > 0) {
-      std::string hosts;
-      for (const auto& h : condensed_hosts(j)) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
-      std::string started = cli::long_time(j.start_time()) + ": Started " +
-                            (j.exec_hosts_size() > 1 ? std::to_string(j.exec_hosts_size()) + " Task(s) on Host(s) "
-                                                     : std::string("on ")) +
-                            hosts;
-      if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
-      if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
-      wrapped(started + ";", 21);
-    }
-    if (j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT) {
-      char cpu[64];
-      std::snprintf(cpu, sizeof cpu, "%.1f", j.cpu_time());
-      std::string fin =
-          cli::long_time(j.end_time()) + ": " +
-          (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
-                                       : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
-          " The CPU time used is " + cpu + " seconds.";
-      wrapped(fin, 21);
-      std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
-      if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
-        completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());
-      std::cout << std::string(21, ' ') << completed << ".\n";
-    }
-    if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
-      std::cout << "\n PENDING REASONS:\n";
-      if (j.state() == wire::JOB_PEND && j.pending_hosts_size() > 0) {
-        // With -l, LSF names the hosts behind each host-level reason.
-        for (const auto& r : j.pending_hosts()) {
-          std::string hosts;
-          for (const auto& h : r.hosts()) hosts += (hosts.empty() ? "" : ", ") + h;
-          std::cout << " " << r.reason() << ": " << hosts << ";\n";
-        }
-      } else {
-        print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
-                                                   : j.pending_reason());
-      }
-      if (j.reserved_hosts_size() > 0) {
-        // Slot reservation: what is held, grouped by host as LSF prints hosts (2*hostA).
-        std::vector<std::pair<std::string, int>> held;
-        for (const auto& h : j.reserved_hosts()) {
-          if (held.empty() || held.back().first != h)
-            held.emplace_back(h, 1);
-          else
-            ++held.back().second;
-        }
-        std::string line = " Reserved <" + std::to_string(j.reserved_hosts_size()) + "> job slot(s) on host(s)";
-        for (const auto& [h, n] : held) line += " <" + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";
-        std::cout << "\n" << line << ";\n";
-        if (j.estimated_start() > 0)
-          std::cout << " Estimated job start time: " << cli::long_time(j.estimated_start()) << ";\n";
-        else
-          std::cout << " Estimated job start time: unknown (running jobs without run limits);\n";
-      }
-    }
-    if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
-      std::cout << "\n SUSPENDING REASONS:\n";
-      print_reasons(j.suspend_reason());
-    }
-    std::cout << "\n";
-  }
+// -o, else LSB_BJOBS_FORMAT from the environment, else from lsf.conf.
+std::optional<std::string> custom_format(const po::variables_map& vm, const config::LsfConf& conf) {
+  if (vm.count("o")) return vm["o"].as<std::string>();
+  if (const char* env = std::getenv("LSB_BJOBS_FORMAT"); env && *env) return std::string(env);
+  if (auto v = conf.get("LSB_BJOBS_FORMAT"); v && !v->empty()) return *v;
+  return std::nullopt;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("noheader", "")(
-      "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
-      "J", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("W", "")("X", "")("A", "")(
+      "sum", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
+      "q", po::value<std::string>(), "")("m", po::value<std::string>(), "")("J", po::value<std::string>(), "")(
+      "P", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  auto vm = cli::parse_options(
-      "bjobs", argc, argv, opts, pos,
-      "Usage: bjobs [-a|-d|-p|-r|-s] [-l|-w] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [jobid ...]\n");
+  auto vm = cli::parse_options("bjobs", argc, argv, opts, pos, kUsage);
+  int layouts = static_cast<int>(vm.count("l") + vm.count("o") + vm.count("A") + vm.count("sum"));
+  if (layouts > 1) usage_error("-l, -o, -A and -sum cannot be used together");
+  if (vm.count("json") && vm.count("noheader")) usage_error("-json and -noheader cannot be used together");
+
   cli::Session session("bjobs");
+  std::optional<cli::OutputFormat> format;
+  bool fixed_layout = vm.count("l") || vm.count("w") || vm.count("W") || vm.count("A") || vm.count("sum");
+  if (auto spec = custom_format(vm, session.lsf_conf()); spec && (vm.count("o") || !fixed_layout)) {
+    std::string error;
+    format = cli::parse_output_format(*spec, cli::job_fields(), &error);
+    if (!format) usage_error(error);
+  }
+  if (vm.count("json") && !format) usage_error("-json must be used with -o or LSB_BJOBS_FORMAT");
+
   wire::RequestEnvelope req;
   auto* q = req.mutable_jobs();
   if (vm.count("jobs")) {
@@ -238,12 +80,29 @@ int main(int argc, char** argv) {
   if (vm.count("q")) q->set_queue(vm["q"].as<std::string>());
   if (vm.count("m")) q->set_host(vm["m"].as<std::string>());
   if (vm.count("J")) q->set_job_name(vm["J"].as<std::string>());
+  if (vm.count("P")) q->set_project(vm["P"].as<std::string>());
   const auto reply = cli::require_ok("bjobs", session.call(req));
   for (const auto& e : reply.jobs().errors()) std::cerr << e << "\n";
   std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
+  if (vm.count("A")) {
+    std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
+  }
+
+  if (format && vm.count("json")) {
+    std::vector<cli::Row> rows;
+    auto now = static_cast<std::int64_t>(std::time(nullptr));
+    for (const auto& j : jobs) {
+      cli::Row row;
+      for (const auto& c : format->columns) row.push_back(cli::job_field_value(j, c, now));
+      rows.push_back(std::move(row));
+    }
+    cli::print_json(std::cout, *format, cli::job_fields(), rows, "bjobs", "JOBS");
+    return reply.jobs().errors_size() > 0 && jobs.empty() ? 255 : 0;
+  }
   if (jobs.empty()) {
     if (reply.jobs().errors_size() > 0) return 255;
-    const char* what = vm.count("p")                    ? "No pending job found"
+    const char* what = vm.count("A")                    ? "No job array found"
+                       : vm.count("p")                  ? "No pending job found"
                        : vm.count("r")                  ? "No running job found"
                        : vm.count("s")                  ? "No suspended job found"
                        : vm.count("a") || vm.count("d") ? "No job found"
@@ -251,12 +110,33 @@ int main(int argc, char** argv) {
     std::cerr << what << "\n";
     return 0;
   }
-  bool header = !vm.count("noheader");
-  if (vm.count("l"))
-    print_long(jobs);
-  else if (vm.count("p"))
-    print_pending(jobs, header);
-  else
-    print_default(jobs, vm.count("w") > 0, header);
+  cli::TableOptions table;
+  table.header = !vm.count("noheader");
+  table.wide = vm.count("w") > 0;
+  table.times = vm.count("W") > 0;
+  table.uncondensed = vm.count("X") > 0;
+  const char* short_list = std::getenv("LSB_SHORT_HOSTLIST");
+  auto conf_short = session.lsf_conf().get("LSB_SHORT_HOSTLIST");
+  table.short_hosts = short_list ? std::string(short_list) == "1" : conf_short && *conf_short == "1";
+  if (vm.count("l")) {
+    cli::print_long(jobs);
+  } else if (vm.count("A")) {
+    cli::print_arrays(jobs, table.header);
+  } else if (vm.count("sum")) {
+    cli::print_summary(jobs);
+  } else if (format) {
+    std::vector<cli::Row> rows;
+    auto now = static_cast<std::int64_t>(std::time(nullptr));
+    for (const auto& j : jobs) {
+      cli::Row row;
+      for (const auto& c : format->columns) row.push_back(cli::job_field_value(j, c, now));
+      rows.push_back(std::move(row));
+    }
+    cli::print_text(std::cout, *format, cli::job_fields(), rows, table.header);
+  } else if (vm.count("p")) {
+    cli::print_pending(jobs, table);
+  } else {
+    cli::print_default(jobs, table);
+  }
   return 0;
 }

@@ -41,21 +41,21 @@ int main(int argc, char** argv) {
   const auto reply = cli::require_ok("bqueues", session.call(req));
   if (vm.count("l")) {
     for (const auto& q : reply.queues().queues()) {
-      std::cout << "\nQUEUE: " << q.name() << "\n  -- " << (q.description().empty() ? "No description provided."
-                                                                                       : q.description())
+      std::cout << "\nQUEUE: " << q.name() << "\n  -- "
+                << (q.description().empty() ? "No description provided." : q.description())
                 << (q.is_default() ? "  This is the default queue." : "") << "\n\nPARAMETERS/STATISTICS\n";
       std::printf("PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n");
-      std::printf("%4d %4d  %-14s%4s %4s %4s %4s %5d %5d %5d %5d %5d %4d\n", q.priority(), q.nice(),
-                  status(q).c_str(), limit(q.max_slots()).c_str(), limit(q.user_slots()).c_str(),
-                  limit(q.proc_slots()).c_str(), limit(q.host_slots()).c_str(), q.njobs(), q.pend(), q.run(),
-                  q.ssusp(), q.ususp(), q.rsv());
+      std::printf("%4d %4d  %-14s%4s %4s %4s %4s %5d %5d %5d %5d %5d %4d\n", q.priority(), q.nice(), status(q).c_str(),
+                  limit(q.max_slots()).c_str(), limit(q.user_slots()).c_str(), limit(q.proc_slots()).c_str(),
+                  limit(q.host_slots()).c_str(), q.njobs(), q.pend(), q.run(), q.ssusp(), q.ususp(), q.rsv());
       std::fflush(stdout);
       if (q.run_limit_s() > 0) std::printf("\n RUNLIMIT\n %.1f min\n", static_cast<double>(q.run_limit_s()) / 60.0);
       if (!q.run_window().empty()) std::printf("\nRUN_WINDOW:  %s\n", q.run_window().c_str());
       if (!q.dispatch_window().empty()) std::printf("\nDISPATCH_WINDOW:  %s\n", q.dispatch_window().c_str());
       std::string hosts;
       for (const auto& h : q.hosts()) hosts += h + " ";
-      std::printf("\nUSERS: all users\nHOSTS:  %s\n", hosts.empty() ? "all hosts used by the batch system" : hosts.c_str());
+      std::printf("\nUSERS: all users\nHOSTS:  %s\n",
+                  hosts.empty() ? "all hosts used by the batch system" : hosts.c_str());
       std::fflush(stdout);
     }
     return 0;

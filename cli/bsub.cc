@@ -36,8 +36,8 @@ namespace {
 }
 
 // Options that take a value; everything else starting with '-' is a flag.
-const std::set<std::string> kWithValue = {"q", "n", "R", "m", "W", "c", "M", "o", "oo", "e", "eo", "i",
-                                          "J", "b", "E", "Ep", "w", "P", "cwd", "G", "u", "L", "g", "sp"};
+const std::set<std::string> kWithValue = {"q", "n", "R", "m",  "W", "c", "M",   "o", "oo", "e", "eo", "i",
+                                          "J", "b", "E", "Ep", "w", "P", "cwd", "G", "u",  "L", "g",  "sp"};
 const std::set<std::string> kFlags = {"x", "r", "H", "K", "B", "N", "rn", "h", "V"};
 
 // Splits argv into options and the command: the first word that is not an option or
@@ -79,9 +79,15 @@ std::int64_t parse_begin_time(const std::string& text) {
   tm.tm_isdst = -1;
   std::time_t t = std::mktime(&tm);
   if (t < now) {
-    if (v.size() == 2) t += 24 * 3600;
-    else if (v.size() == 3) { tm.tm_mon += 1; t = std::mktime(&tm); }
-    else { tm.tm_year += 1; t = std::mktime(&tm); }
+    if (v.size() == 2)
+      t += 24 * 3600;
+    else if (v.size() == 3) {
+      tm.tm_mon += 1;
+      t = std::mktime(&tm);
+    } else {
+      tm.tm_year += 1;
+      t = std::mktime(&tm);
+    }
   }
   return t;
 }

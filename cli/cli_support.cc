@@ -106,16 +106,26 @@ std::string long_time(std::int64_t t) { return format(t, "%a %b %e %H:%M:%S"); }
 
 const char* state_name(wire::JobState s) {
   switch (s) {
-    case wire::JOB_PEND: return "PEND";
-    case wire::JOB_PSUSP: return "PSUSP";
-    case wire::JOB_RUN: return "RUN";
-    case wire::JOB_USUSP: return "USUSP";
-    case wire::JOB_SSUSP: return "SSUSP";
-    case wire::JOB_DONE: return "DONE";
-    case wire::JOB_EXIT: return "EXIT";
-    case wire::JOB_UNKWN: return "UNKWN";
-    case wire::JOB_ZOMBI: return "ZOMBI";
-    default: return "UNKWN";
+    case wire::JOB_PEND:
+      return "PEND";
+    case wire::JOB_PSUSP:
+      return "PSUSP";
+    case wire::JOB_RUN:
+      return "RUN";
+    case wire::JOB_USUSP:
+      return "USUSP";
+    case wire::JOB_SSUSP:
+      return "SSUSP";
+    case wire::JOB_DONE:
+      return "DONE";
+    case wire::JOB_EXIT:
+      return "EXIT";
+    case wire::JOB_UNKWN:
+      return "UNKWN";
+    case wire::JOB_ZOMBI:
+      return "ZOMBI";
+    default:
+      return "UNKWN";
   }
 }
 

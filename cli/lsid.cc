@@ -9,8 +9,7 @@ using namespace lsf;
 
 int main(int argc, char** argv) {
   if (argc > 1 && (std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "-V") == 0)) {
-    std::cout << (std::strcmp(argv[1], "-h") == 0 ? "Usage: lsid [-h] [-V]\n"
-                                                   : "lsfsched " LSFSCHED_VERSION "\n");
+    std::cout << (std::strcmp(argv[1], "-h") == 0 ? "Usage: lsid [-h] [-V]\n" : "lsfsched " LSFSCHED_VERSION "\n");
     return 0;
   }
   cli::Session session("lsid");

@@ -20,6 +20,8 @@ DEPENDENCIES=(
   "libgtest-dev:/usr/include/gtest/gtest.h"
   "libgmock-dev:/usr/include/gmock/gmock.h"
   "libbenchmark-dev:/usr/include/benchmark/benchmark.h"
+  "jq:/usr/bin/jq"
+  "util-linux:/usr/bin/unshare"
 )
 
 install_missing() {

@@ -301,6 +301,9 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
     if (!q.queue().empty() && job.queue != q.queue()) return false;
     if (!q.host().empty() && std::find(job.exec_hosts.begin(), job.exec_hosts.end(), q.host()) == job.exec_hosts.end())
       return false;
+    if (!q.project().empty() && job.spec().project() != q.project() &&
+        !(q.project() == "default" && job.spec().project().empty()))
+      return false;
     if (!q.job_name().empty()) {
       std::string name = job.spec().job_name().empty() ? job.spec().command() : job.spec().job_name();
       if (fnmatch(q.job_name().c_str(), name.c_str(), 0) != 0 &&

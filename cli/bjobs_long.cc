@@ -1,0 +1,165 @@
+// bjobs -l: LSF's long format, wrapped at 80 columns in mid-word as LSF wraps it.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "cli/bjobs_views.h"
+#include "cli/cli_support.h"
+#include "libconfig/text.h"
+
+namespace lsf::cli {
+namespace {
+
+std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
+
+// Each host with its slot count, in order: "4*hostA" or "hostA".
+std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& h : j.exec_hosts()) {
+    if (counts.empty() || counts.back().first != h)
+      counts.emplace_back(h, 1);
+    else
+      ++counts.back().second;
+  }
+  std::vector<std::string> out;
+  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
+  return out;
+}
+
+void print_reasons(const std::string& reasons) {
+  for (const auto& r : config::split(reasons, ';')) {
+    auto t = config::trim(r);
+    if (!t.empty()) std::cout << " " << t << ";\n";
+  }
+}
+
+// LSF wraps -l output at 80 columns in the middle of words, continuing with an indent.
+void wrapped(const std::string& text, size_t indent) {
+  const size_t width = 79;
+  std::string rest = text;
+  bool first = true;
+  while (!rest.empty()) {
+    size_t room = first ? width : width - indent;
+    std::string part = rest.substr(0, room);
+    rest = rest.size() > room ? rest.substr(room) : "";
+    std::cout << (first ? "" : std::string(indent, ' ')) << part << "\n";
+    first = false;
+  }
+}
+
+// LSF's explanation after a TERM_* exit reason.
+std::string exit_reason_text(const std::string& reason) {
+  static const std::map<std::string, std::string> texts = {
+      {"TERM_OWNER", "job killed by owner"},
+      {"TERM_ADMIN", "job killed by root or LSF administrator"},
+      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
+      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
+      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
+      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
+  auto it = texts.find(reason);
+  return it == texts.end() ? "" : ": " + it->second;
+}
+
+std::string exit_code_text(int status) {
+  if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return std::to_string(128 + WTERMSIG(status));
+  return std::to_string(status);
+}
+
+}  // namespace
+
+void print_long(const std::vector<wire::JobInfo>& jobs) {
+  bool first = true;
+  for (const auto& j : jobs) {
+    if (!first) std::cout << std::string(78, '-') << "\n";
+    first = false;
+    std::cout << "\n";
+    std::string id = std::to_string(j.job_id()) + (j.index() > 0 ? "[" + std::to_string(j.index()) + "]" : "");
+    std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
+                       j.spec().project() + ">, Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() +
+                       ">, Job Priority <" + std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
+    wrapped(head, 22);
+    std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
+                      j.spec().cwd() + ">";
+    if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";
+    if (!j.spec().err_file().empty()) sub += ", Error File <" + j.spec().err_file() + ">";
+    if (!j.spec().res_req().empty()) sub += ", Requested Resources <" + j.spec().res_req() + ">";
+    if (j.spec().min_processors() > 1) sub += ", " + std::to_string(j.spec().min_processors()) + " Task(s)";
+    if (j.spec().asked_hosts_size() > 0) {
+      sub += ", Specified Hosts ";
+      for (int i = 0; i < j.spec().asked_hosts_size(); ++i) sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
+    }
+    if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
+    wrapped(sub + ";", 21);
+    if (j.spec().run_limit_s() > 0) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(j.spec().run_limit_s()) / 60.0);
+      std::cout << "\n RUNLIMIT\n" << buf << "\n\n";
+    }
+    if (j.start_time() > 0) {
+      std::string hosts;
+      for (const auto& h : condensed_hosts(j)) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
+      std::string started = cli::long_time(j.start_time()) + ": Started " +
+                            (j.exec_hosts_size() > 1 ? std::to_string(j.exec_hosts_size()) + " Task(s) on Host(s) "
+                                                     : std::string("on ")) +
+                            hosts;
+      if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
+      if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
+      wrapped(started + ";", 21);
+    }
+    if (j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT) {
+      char cpu[64];
+      std::snprintf(cpu, sizeof cpu, "%.1f", j.cpu_time());
+      std::string fin =
+          cli::long_time(j.end_time()) + ": " +
+          (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
+                                       : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
+          " The CPU time used is " + cpu + " seconds.";
+      wrapped(fin, 21);
+      std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
+      if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
+        completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());
+      std::cout << std::string(21, ' ') << completed << ".\n";
+    }
+    if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
+      std::cout << "\n PENDING REASONS:\n";
+      if (j.state() == wire::JOB_PEND && j.pending_hosts_size() > 0) {
+        // With -l, LSF names the hosts behind each host-level reason.
+        for (const auto& r : j.pending_hosts()) {
+          std::string hosts;
+          for (const auto& h : r.hosts()) hosts += (hosts.empty() ? "" : ", ") + h;
+          std::cout << " " << r.reason() << ": " << hosts << ";\n";
+        }
+      } else {
+        print_reasons(j.state() == wire::JOB_PSUSP ? "The job was suspended by the user while pending"
+                                                   : j.pending_reason());
+      }
+      if (j.reserved_hosts_size() > 0) {
+        // Slot reservation: what is held, grouped by host as LSF prints hosts (2*hostA).
+        std::vector<std::pair<std::string, int>> held;
+        for (const auto& h : j.reserved_hosts()) {
+          if (held.empty() || held.back().first != h)
+            held.emplace_back(h, 1);
+          else
+            ++held.back().second;
+        }
+        std::string line = " Reserved <" + std::to_string(j.reserved_hosts_size()) + "> job slot(s) on host(s)";
+        for (const auto& [h, n] : held) line += " <" + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";
+        std::cout << "\n" << line << ";\n";
+        if (j.estimated_start() > 0)
+          std::cout << " Estimated job start time: " << cli::long_time(j.estimated_start()) << ";\n";
+        else
+          std::cout << " Estimated job start time: unknown (running jobs without run limits);\n";
+      }
+    }
+    if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
+      std::cout << "\n SUSPENDING REASONS:\n";
+      print_reasons(j.suspend_reason());
+    }
+    std::cout << "\n";
+  }
+}
+
+}  // namespace lsf::cli

@@ -1,0 +1,26 @@
+// bjobs' fixed layouts (the default table, -w, -W, -p, -l, -A, -sum); -o layouts are in
+// output_format.h and job_fields.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lsf.pb.h"
+
+namespace lsf::cli {
+
+struct TableOptions {
+  bool wide = false;         // -w: nothing truncated, hosts ':'-joined
+  bool times = false;        // -W: the extra columns, MM/DD-HH:MM:SS times
+  bool header = true;        // not -noheader
+  bool short_hosts = false;  // LSB_SHORT_HOSTLIST=1: 4*hostA instead of one line per slot
+  bool uncondensed = false;  // -X
+};
+
+void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
+void print_pending(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
+void print_long(const std::vector<wire::JobInfo>& jobs);
+void print_arrays(const std::vector<wire::JobInfo>& jobs, bool header);
+void print_summary(const std::vector<wire::JobInfo>& jobs);
+
+}  // namespace lsf::cli

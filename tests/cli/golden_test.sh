@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Golden outputs: the commands users script against, run against real daemons, compared
+# with tests/golden/<case>.txt. What differs between runs is masked (times, pids,
+# the temporary directory); the submitting host is named `submithost` by running the
+# test in its own UTS namespace, so column widths are checked as printed.
+#   golden_test.sh BIN ROOT        UPDATE_GOLDEN=1 rewrites the files instead
+if [ "${GOLDEN_NAMESPACE:-}" != 1 ]; then
+  export GOLDEN_NAMESPACE=1
+  if unshare --uts true 2>/dev/null; then exec unshare --uts bash "$0" "$@"; fi
+  exec unshare --user --map-root-user --uts bash "$0" "$@"
+fi
+hostname submithost || exit 1
+source "$(dirname "$0")/../integration/harness.sh"
+harness_init "$1" "$2"
+GOLDEN="$2/tests/golden"
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+
+mask() {
+  perl -pe '
+    s/\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d/Www Mmm dd hh:mm:ss/g;
+    s/\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d/Mmm dd hh:mm/g;
+    s/\b\d\d\/\d\d-\d\d:\d\d:\d\d\b/MM\/DD-hh:mm:ss/g;
+    s/\Q$ENV{TEST_DIR}\E/<dir>/g;
+  '
+}
+export TEST_DIR
+
+# golden CASE COMMAND: runs COMMAND with bash, stdout and stderr together, and compares.
+golden() {
+  local name="$1" cmd="$2" out rc
+  # From a directory every machine has, so that CWDs in -l lines are the same everywhere.
+  out=$(cd /tmp && bash -c "$cmd" 2>&1)
+  rc=$?
+  out=$({ echo "\$ $cmd"; printf '%s\n' "$out"; [ $rc = 0 ] || echo "[exit $rc]"; } | mask)
+  if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+    printf '%s\n' "$out" >"$GOLDEN/$name.txt"
+    echo "wrote $name"
+  elif [ ! -f "$GOLDEN/$name.txt" ]; then
+    echo "FAIL - $name: no golden file (run with UPDATE_GOLDEN=1)"
+    FAILURES=$((FAILURES + 1))
+  elif diff -u "$GOLDEN/$name.txt" <(printf '%s\n' "$out") >"$TEST_DIR/diff"; then
+    echo "ok   - $name"
+  else
+    echo "FAIL - $name"
+    cat "$TEST_DIR/diff"
+    FAILURES=$((FAILURES + 1))
+  fi
+}
+
+# --- the jobs every case below looks at
+golden bsub_default_queue 'bsub -J golden1 -P projA -m hostA -o /dev/null true'
+golden bsub_named_queue 'bsub -q short -m hostA -o /dev/null "exit 3"'
+golden bsub_hold 'bsub -H -J held -q short sleep 100'
+golden bsub_parallel 'bsub -J runner -n 2 -m hostB -W 30 sleep 300'
+golden bsub_array 'bsub -J "arr[1-4]" -m hostA -o /dev/null true'
+golden bsub_too_many_processors 'bsub -n 64 sleep 1'
+golden bsub_bad_option 'bsub -Z sleep 1'
+check "jobs settle" wait_for 20 bash -c '[ "$(bjobs -u all -o stat -noheader | sort | tr "\n" " ")" = "PSUSP RUN " ] && [ "$(bjobs -d -o stat -noheader | wc -l)" = 6 ]'
+badmin qinact short >/dev/null
+golden bsub_to_inactive_queue 'bsub -J waiting -q short -m hostC sleep 1'
+check "pending reason set" wait_for 20 bash -c 'bjobs -p 6 | grep -q inactivated'
+
+# --- bjobs layouts
+golden bjobs_default 'bjobs'
+golden bjobs_all 'bjobs -a'
+golden bjobs_wide 'bjobs -w -a'
+golden bjobs_times 'bjobs -W 3 6'
+golden bjobs_uncondensed 'bjobs -X -r'
+golden bjobs_short_hostlist 'LSB_SHORT_HOSTLIST=1 bjobs -r'
+golden bjobs_pending 'bjobs -p'
+golden bjobs_noheader 'bjobs -noheader'
+golden bjobs_arrays 'bjobs -A -a'
+golden bjobs_summary 'bjobs -sum'
+golden bjobs_project 'bjobs -d -P projA'
+golden bjobs_queue 'bjobs -a -q short'
+golden bjobs_name 'bjobs -a -J "arr*"'
+golden bjobs_long_done 'bjobs -l 1'
+golden bjobs_long_exit 'bjobs -l 2'
+golden bjobs_long_pending 'bjobs -l 6'
+golden bjobs_long_running 'bjobs -l 4'
+golden bjobs_long_held 'bjobs -l 3'
+golden bjobs_o 'bjobs -a -o "jobid stat user queue job_name exec_host proj_name exit_code nreq_slot runtimelimit"'
+golden bjobs_o_widths 'bjobs -a -o "jobid:5 name:-8 stat: exec_host:6 queue:3"'
+golden bjobs_o_delimiter "bjobs -a -o \"jobid stat exec_host pend_reason delimiter=','\""
+golden bjobs_o_noheader 'bjobs -a -o "id name" -noheader'
+golden bjobs_o_env 'LSB_BJOBS_FORMAT="jobid stat queue" bjobs'
+golden bjobs_json 'bjobs -a -o "jobid stat user queue job_name exec_host proj_name exit_code pend_reason" -json'
+golden bjobs_json_empty 'bjobs -o "jobid stat" -json -q night'
+golden bjobs_o_bad_field 'bjobs -o "jobid nosuchfield"'
+golden bjobs_json_without_o 'bjobs -json'
+golden bjobs_not_found 'bjobs 999'
+golden bjobs_no_jobs 'bjobs -q night'
+
+# --- round trips: -json and -o give back what -l says, for every job
+FIELDS="jobid stat user queue job_name proj_name from_host exec_host"
+for id in 1 2 3 4 6; do
+  json=$(bjobs -o "$FIELDS" -json "$id")
+  text=$(bjobs -o "$FIELDS delimiter='|'" -noheader "$id")
+  long=$(cd /tmp && bjobs_l_flat "$id")
+  from_json=$(jq -r '.RECORDS[0] | [.JOBID,.STAT,.USER,.QUEUE,.JOB_NAME,.PROJ_NAME,.FROM_HOST,.EXEC_HOST] | join("|")' <<<"$json")
+  # -l names each host once with its slot count (<2*hostB>); -o lists one per slot.
+  hosts=$(sed -n 's/.*Started .*on\( Host(s)\)\? \(<[^;]*>\)[,;].*/\2/p' <<<"$long" | cut -d, -f1 | tr -d '<>' |
+    awk -F'*' '{ if (NF == 2) { s = $2; for (i = 1; i < $1; i++) s = s ":" $2; print s } else print $1 }')
+  from_long=$(sed -n 's/^Job <\([0-9]*\)>, Job Name <\([^>]*\)>, User <\([^>]*\)>, Project <\([^>]*\)>, Status <\([A-Z]*\)>, Queue <\([^>]*\)>.*/\1|\5|\3|\6|\2|\4/p' <<<"$long")
+  from_long="$from_long|$(sed -n 's/.*Submitted from host <\([^>]*\)>.*/\1/p' <<<"$long")|$hosts"
+  check "job $id: -json matches -l ($from_long)" [ "$from_json" = "$from_long" ]
+  check "job $id: -o matches -json" [ "$(sed 's/|-|/||/g; s/|-$/|/' <<<"$text")" = "$from_json" ]
+done
+
+# --- job control messages
+golden bkill_finished 'bkill 1'
+golden bkill_not_found 'bkill 999'
+golden bstop_running 'bstop 4'
+golden bresume_running 'bresume 4'
+golden bkill_running 'bkill 4'
+
+# --- cluster and queue views
+golden lsid 'lsid'
+golden bhosts_default 'bhosts'
+golden bqueues_default 'bqueues short normal'
+harness_done
