@@ -20,6 +20,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/job_spec_options.h"
 #include "libconfig/limits.h"
 #include "libconfig/text.h"
 
@@ -55,48 +56,6 @@ void split_args(const std::vector<std::string>& args, std::vector<std::string>& 
     command.assign(args.begin() + static_cast<long>(i), args.end());
     return;
   }
-}
-
-// -b [[month:]day:]hour:minute -> the next such time.
-std::int64_t parse_begin_time(const std::string& text) {
-  auto parts = config::split(text, ':');
-  if (parts.size() < 2 || parts.size() > 4) not_submitted("Bad time specification");
-  std::vector<int> v;
-  for (const auto& p : parts) {
-    auto n = config::parse_int(p);
-    if (!n) not_submitted("Bad time specification");
-    v.push_back(static_cast<int>(*n));
-  }
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  tm.tm_sec = 0;
-  tm.tm_min = v.back();
-  tm.tm_hour = v[v.size() - 2];
-  if (v.size() >= 3) tm.tm_mday = v[v.size() - 3];
-  if (v.size() == 4) tm.tm_mon = v[0] - 1;
-  if (tm.tm_min > 59 || tm.tm_hour > 23) not_submitted("Bad time specification");
-  tm.tm_isdst = -1;
-  std::time_t t = std::mktime(&tm);
-  if (t < now) {
-    if (v.size() == 2)
-      t += 24 * 3600;
-    else if (v.size() == 3) {
-      tm.tm_mon += 1;
-      t = std::mktime(&tm);
-    } else {
-      tm.tm_year += 1;
-      t = std::mktime(&tm);
-    }
-  }
-  return t;
-}
-
-// [hours:]minutes[/host_spec] -> seconds, read as lsb.queues limits are.
-std::int64_t parse_minutes(const std::string& text, const char* what) {
-  auto limit = config::TimeLimit::parse(text);
-  if (!limit) not_submitted(std::string("Bad ") + what + " specification");
-  return std::int64_t{limit->minutes} * 60;
 }
 
 int wait_for_job(cli::Session& session, std::int64_t id) {
@@ -158,17 +117,11 @@ int main(int argc, char** argv) {
   }
 
   po::options_description opts;
+  cli::add_spec_options(opts);
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
-      "n", po::value<std::string>(), "min[,max] slots")("R", po::value<std::vector<std::string>>(), "res req")(
-      "m", po::value<std::vector<std::string>>(), "hosts")("W", po::value<std::string>(), "run limit")(
-      "c", po::value<std::string>(), "cpu limit")("M", po::value<std::string>(), "memory limit")(
-      "o", po::value<std::string>(), "")("oo", po::value<std::string>(), "")("e", po::value<std::string>(), "")(
-      "eo", po::value<std::string>(), "")("i", po::value<std::string>(), "")("J", po::value<std::string>(), "")(
-      "b", po::value<std::string>(), "")("E", po::value<std::string>(), "")("Ep", po::value<std::string>(), "")(
-      "w", po::value<std::string>(), "")("P", po::value<std::string>(), "")("cwd", po::value<std::string>(), "")(
-      "G", po::value<std::string>(), "")("u", po::value<std::string>(), "")("L", po::value<std::string>(), "")(
-      "g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")("x", "")("r", "")("rn", "")("H", "")(
-      "K", "")("B", "")("N", "")("h", "")("V", "");
+      "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
+      "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
+      "rn", "")("H", "")("K", "")("B", "")("N", "")("h", "")("V", "");
   po::variables_map vm;
   try {
     const int style = cli::option_style();
@@ -207,68 +160,11 @@ int main(int argc, char** argv) {
       for (const auto& w : config::split_words(q)) spec->add_queues(w);
   if (spec->queues_size() == 0)
     if (const char* dq = std::getenv("LSB_DEFAULTQUEUE"); dq && *dq) spec->add_queues(dq);
-  if (vm.count("n")) {
-    auto text = vm["n"].as<std::string>();
-    auto comma = text.find(',');
-    auto min = config::parse_int(text.substr(0, comma));
-    auto max = comma == std::string::npos ? min : config::parse_int(text.substr(comma + 1));
-    if (!min || !max || *min < 1 || *max < *min) not_submitted("Bad argument for option -n");
-    spec->set_min_processors(static_cast<int>(*min));
-    spec->set_max_processors(static_cast<int>(*max));
-  }
-  if (vm.count("R")) {
-    std::string rr;
-    for (const auto& r : vm["R"].as<std::vector<std::string>>()) rr += (rr.empty() ? "" : " ") + r;
-    spec->set_res_req(rr);
-  }
-  if (vm.count("m"))
-    for (const auto& m : vm["m"].as<std::vector<std::string>>())
-      for (const auto& w : config::split_words(m)) spec->add_asked_hosts(w);
-  if (vm.count("W")) spec->set_run_limit_s(parse_minutes(vm["W"].as<std::string>(), "runtime"));
-  if (vm.count("c")) spec->set_cpu_limit_s(parse_minutes(vm["c"].as<std::string>(), "CPU time"));
-  if (vm.count("M")) {
-    auto mem = config::parse_memory(vm["M"].as<std::string>(), session.lsf_conf().unit_for_limits);
-    if (!mem) not_submitted("Bad memory limit specification");
-    spec->set_mem_limit_kb(*mem);
-  }
-  if (vm.count("o")) spec->set_out_file(vm["o"].as<std::string>());
-  if (vm.count("oo")) {
-    spec->set_out_file(vm["oo"].as<std::string>());
-    spec->set_out_overwrite(true);
-  }
-  if (vm.count("e")) spec->set_err_file(vm["e"].as<std::string>());
-  if (vm.count("eo")) {
-    spec->set_err_file(vm["eo"].as<std::string>());
-    spec->set_err_overwrite(true);
-  }
-  if (vm.count("i")) spec->set_in_file(vm["i"].as<std::string>());
-  if (vm.count("J")) {
-    std::string name = vm["J"].as<std::string>();
-    auto b = name.find('[');
-    if (b != std::string::npos) {
-      auto e = name.find(']', b);
-      if (e == std::string::npos) not_submitted("Bad job array index list");
-      spec->set_array_spec(name.substr(b + 1, e - b - 1));
-      std::string rest = name.substr(e + 1);
-      if (!rest.empty()) {
-        auto lim = rest[0] == '%' ? config::parse_int(rest.substr(1)) : std::nullopt;
-        if (!lim || *lim < 1) not_submitted("Bad job array index list");
-        spec->set_array_limit(static_cast<int>(*lim));
-      }
-      name = name.substr(0, b);
-    }
-    spec->set_job_name(name);
-  } else {
-    spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
-  }
-  if (vm.count("x")) spec->set_exclusive(true);
-  if (vm.count("r")) spec->set_rerunnable(true);
+  std::vector<std::string> set;
+  cli::read_spec_options(vm, session.lsf_conf(), *spec, set, [](const std::string& why) { not_submitted(why); });
+  // Without -J, the job is named after its command (the first line of a script).
+  if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
-  if (vm.count("b")) spec->set_begin_time(parse_begin_time(vm["b"].as<std::string>()));
-  if (vm.count("E")) spec->set_pre_exec(vm["E"].as<std::string>());
-  if (vm.count("Ep")) spec->set_post_exec(vm["Ep"].as<std::string>());
-  if (vm.count("w")) spec->set_dependency(vm["w"].as<std::string>());
-  if (vm.count("P")) spec->set_project(vm["P"].as<std::string>());
   if (vm.count("cwd")) {
     spec->set_cwd(vm["cwd"].as<std::string>());
   } else {

@@ -59,6 +59,32 @@ std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   return ref;
 }
 
+std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids) {
+  std::vector<wire::JobRef> out;
+  for (const auto& s : ids) {
+    auto ref = parse_job_ref(s);
+    if (!ref) {
+      std::cerr << s << ": Illegal job ID.\n";
+      std::exit(255);
+    }
+    out.push_back(*ref);
+  }
+  return out;
+}
+
+int print_results(const wire::SignalJobsReply& reply) {
+  int rc = 0;
+  for (const auto& r : reply.results()) {
+    if (r.ok()) {
+      std::cout << r.message() << "\n";
+    } else {
+      std::cerr << r.message() << "\n";
+      rc = 255;
+    }
+  }
+  return rc;
+}
+
 boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,
                                                     boost::program_options::options_description opts,
                                                     const boost::program_options::positional_options_description& pos,

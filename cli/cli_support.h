@@ -40,6 +40,12 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
 
+// Job ids as users write them; prints "<id>: Illegal job ID." and exits 255 on a bad one.
+std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids);
+
+// One line per job: successes on stdout, refusals on stderr. 0 when all succeeded, else 255.
+int print_results(const wire::SignalJobsReply& reply);
+
 // Parses a command line in LSF's option style. Adds -h (prints `usage`) and -V (prints
 // the version); both exit 0. A bad option prints the error and the usage and exits 255.
 boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,

@@ -41,23 +41,6 @@ int main(int argc, char** argv) {
   std::vector<std::string> ids;
   if (vm.count("jobs")) ids = vm["jobs"].as<std::vector<std::string>>();
   if (ids.empty()) ids.push_back("0");  // -u alone: every job of that user
-  for (const auto& s : ids) {
-    auto ref = cli::parse_job_ref(s);
-    if (!ref) {
-      std::cerr << s << ": Illegal job ID.\n";
-      return 255;
-    }
-    *q->add_jobs() = *ref;
-  }
-  const auto reply = cli::require_ok(command, session.call(req));
-  int rc = 0;
-  for (const auto& r : reply.signal_jobs().results()) {
-    if (r.ok()) {
-      std::cout << r.message() << "\n";
-    } else {
-      std::cerr << r.message() << "\n";
-      rc = 255;
-    }
-  }
-  return rc;
+  for (const auto& ref : cli::job_refs(ids)) *q->add_jobs() = ref;
+  return cli::print_results(cli::require_ok(command, session.call(req)).signal_jobs());
 }

@@ -1,11 +1,13 @@
 #include "daemons/mbatchd/cluster_state.h"
 
-#include "libsched/pending_reason.h"
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <limits>
 
-#include <fnmatch.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
 namespace {
@@ -218,9 +220,14 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       Job* job = find_job({e.job_id(), e.index()});
       if (!job) return "JOB_REQUEUE for unknown job " + job_label({e.job_id(), e.index()});
       track(*job, -1);
-      job->state = wire::JOB_PEND;
+      job->state = e.hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
       job->exec_hosts.clear();
       job->start_time = 0;
+      job->end_time = 0;
+      job->exit_status = 0;
+      job->cpu_time = 0;
+      job->max_rss_kb = 0;
+      job->reason.clear();
       job->pid = 0;
       job->pending_reason =
           std::make_shared<const std::string>(e.reason().empty() ? sched::reason::kRequeued : e.reason());
@@ -229,6 +236,30 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
           job->excluded_hosts.push_back(h);
       // A rerun goes ahead of every job waiting in its queue, earlier reruns first.
       if (e.to_top()) job->position = std::numeric_limits<std::int64_t>::min() / 2 + r.seq();
+      if (e.to_bottom()) job->position = next_job_id_;
+      track(*job, +1);
+      return {};
+    }
+    case wire::EventRecord::kJobSwitch: {
+      const auto& e = r.job_switch();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_SWITCH for unknown job " + job_label({e.job_id(), e.index()});
+      track(*job, -1);
+      job->queue = e.queue();
+      track(*job, +1);
+      return {};
+    }
+    case wire::EventRecord::kJobModify: {
+      const auto& e = r.job_modify();
+      Job* job = find_job({e.job_id(), e.index()});
+      if (!job) return "JOB_MODIFY for unknown job " + job_label({e.job_id(), e.index()});
+      // The element gets a submission of its own; its array siblings keep theirs.
+      auto sub = std::make_shared<Submission>(*job->submission);
+      sub->spec = e.spec();
+      sub->derived = {};
+      if (auto err = prepare_submission(*sub); !err.empty()) return err;
+      track(*job, -1);
+      job->submission = std::move(sub);
       track(*job, +1);
       return {};
     }
@@ -341,7 +372,8 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
   std::shared_ptr<const Submission> last;
   std::int64_t last_id = -1;
   for (const auto& r : s.jobs()) {
-    if (!last || r.job_id() != last_id) {
+    // An element bmod changed has a submission of its own.
+    if (!last || r.job_id() != last_id || !google::protobuf::util::MessageDifferencer::Equals(r.spec(), last->spec)) {
       auto sub = std::make_shared<Submission>();
       sub->spec = r.spec();
       sub->user = r.user();

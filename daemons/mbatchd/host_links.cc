@@ -252,6 +252,18 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
       std::string reason = r.exit_reason();
       if (reason.empty() && !job->reason.empty() && job->reason.rfind("TERM_", 0) == 0) reason = job->reason;
+      if (auto rq = requeue_after_kill_.find(job->key); rq != requeue_after_kill_.end()) {
+        wire::EventRecord ev;
+        auto* e = ev.mutable_job_requeue();
+        e->set_job_id(job->key.id);
+        e->set_index(job->key.index);
+        e->set_hold(rq->second);
+        e->set_to_bottom(true);
+        requeue_after_kill_.erase(rq);
+        record(ev);
+        request_pass();
+        break;
+      }
       if (!ok && reason.empty() && WIFEXITED(status) && requeue_on_exit(*job, WEXITSTATUS(status))) break;
       finish_job(*job, ok ? wire::JOB_DONE : wire::JOB_EXIT, status, r.cpu_time(), r.max_rss_kb(), reason);
       log_->debug("job {} {} on {}", job_label(job->key), ok ? "done" : "exited", r.host_name());

@@ -100,6 +100,15 @@ class Mbatchd {
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
   wire::JobInfo job_info(const Job& job) const;
+  // --- brequeue, bswitch, bmod (job_changes.cc)
+  void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // The jobs a control request names: each reference's job or elements; job id 0:
+  // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
+  // failed result in `out`.
+  std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
+                               const std::string& user_for_zero, wire::SignalJobsReply* out);
   std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
                                std::vector<std::int32_t>& indices) const;
 
@@ -158,6 +167,9 @@ class Mbatchd {
   // reserving job's reservation began and its estimated start, when each host last
   // got a job and last had a load-based suspend or resume.
   std::map<sched::JobKey, sched::Reservation> reservations_;
+  // Jobs brequeue killed, requeued when their end is reported (value: -H). In memory
+  // only: after a restart such a job ends as killed.
+  std::map<sched::JobKey, bool> requeue_after_kill_;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;
   // Job RES_REQ merged with its queue's, by (job string, queue): jobs with the same

@@ -113,6 +113,12 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_job_move(request, respond);
     case R::kForceRun:
       return on_force_run(request, respond);
+    case R::kRequeue:
+      return on_requeue(request, respond);
+    case R::kSwitchQueue:
+      return on_switch(request, respond);
+    case R::kModify:
+      return on_modify(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

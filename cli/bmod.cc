@@ -1,0 +1,76 @@
+// bmod: change a pending job's submission options.
+//
+//   bmod [bsub options] [-Jn -Rn -mn -Wn -cn -Mn -on -en -in -bn -wn -En -Epn -rn]
+//        jobid | "jobid[index]"
+//
+// The options are bsub's; each `-Xn` form removes what -X set. The job must still be
+// one its queue accepts; otherwise nothing changes.
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli_support.h"
+#include "cli/job_spec_options.h"
+
+namespace po = boost::program_options;
+using namespace lsf;
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) {
+  std::cerr << why << ". Job not modified.\n";
+  std::exit(255);
+}
+
+// -Xn: the JobSpec fields it clears.
+const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
+    {"Jn", {"job_name"}},
+    {"Rn", {"res_req"}},
+    {"mn", {"asked_hosts"}},
+    {"Wn", {"run_limit_s"}},
+    {"cn", {"cpu_limit_s"}},
+    {"Mn", {"mem_limit_kb"}},
+    {"on", {"out_file", "out_overwrite"}},
+    {"en", {"err_file", "err_overwrite"}},
+    {"in", {"in_file"}},
+    {"bn", {"begin_time"}},
+    {"wn", {"dependency"}},
+    {"En", {"pre_exec"}},
+    {"Epn", {"post_exec"}},
+    {"rn", {"rerunnable"}},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts;
+  cli::add_spec_options(opts);
+  for (const auto& [opt, fields] : kResets) opts.add_options()(opt, "");
+  opts.add_options()("jobs", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description pos;
+  pos.add("jobs", -1);
+  const std::string usage =
+      "Usage: bmod [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm] [-M mem] [-o|-oo out]\n"
+      "            [-e|-eo err] [-i in] [-J name] [-x] [-r] [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd]\n"
+      "            [-w dependency] [-P project] [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn]\n"
+      "            jobid | \"jobid[index]\"\n";
+  auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);
+  if (!vm.count("jobs")) {
+    std::cerr << usage;
+    return 255;
+  }
+  cli::Session session("bmod");
+  wire::RequestEnvelope req;
+  auto* q = req.mutable_modify();
+  std::vector<std::string> set;
+  cli::read_spec_options(vm, session.lsf_conf(), *q->mutable_changes(), set, refuse);
+  for (const auto& s : set) q->add_set(s);
+  for (const auto& [opt, fields] : kResets)
+    if (vm.count(opt))
+      for (const char* f : fields) q->add_reset(f);
+  if (q->set_size() == 0 && q->reset_size() == 0) refuse("No options to modify");
+  for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
+  auto result = session.call(req);
+  if (result.reply && result.reply->status() != wire::STATUS_OK) refuse(result.reply->message());
+  return cli::print_results(cli::require_ok("bmod", result).signal_jobs());
+}

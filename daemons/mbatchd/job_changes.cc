@@ -1,0 +1,237 @@
+// Requests that change a job after submission: brequeue, bswitch, bmod. Each names its
+// jobs as bkill does, answers one LSF line per job, and changes nothing for a job it
+// refuses.
+#include <csignal>
+#include <set>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/reflection.h>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libsched/pending_reason.h"
+
+namespace lsf::mbd {
+namespace {
+
+void add_result(wire::SignalJobsReply* out, const sched::JobKey& key, bool ok, const std::string& message) {
+  auto* r = out->add_results();
+  r->mutable_job()->set_job_id(key.id);
+  r->mutable_job()->set_index(key.index);
+  r->set_ok(ok);
+  r->set_message(message);
+}
+
+wire::ReplyEnvelope ok_reply() {
+  wire::ReplyEnvelope r;
+  r.set_status(wire::STATUS_OK);
+  return r;
+}
+
+std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + ">"; }
+
+}  // namespace
+
+std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
+                                      const std::string& user_for_zero, wire::SignalJobsReply* out) {
+  std::vector<Job*> targets;
+  for (const auto& ref : refs) {
+    if (ref.job_id() == 0) {
+      for (auto& [key, job] : state_.jobs())
+        if (!job.finished() && (user_for_zero == "all" || job.user() == user_for_zero))
+          targets.push_back(state_.find_job(key));
+      continue;
+    }
+    std::vector<const Job*> found;
+    if (ref.index() > 0) {
+      if (const auto* j = state_.find_job({ref.job_id(), ref.index()})) found.push_back(j);
+    } else {
+      found = state_.elements(ref.job_id());
+    }
+    if (found.empty())
+      add_result(out, {ref.job_id(), ref.index()}, false,
+                 label({ref.job_id(), ref.index()}) + ": No matching job found");
+    for (const auto* j : found) targets.push_back(state_.find_job(j->key));
+  }
+  return targets;
+}
+
+void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.requeue();
+  const auto& caller = request.caller();
+  bool admin = is_admin(caller);
+  auto reply = ok_reply();
+  auto* out = reply.mutable_signal_jobs();
+  std::set<int> states(q.states().begin(), q.states().end());
+  if (states.empty()) states = {wire::JOB_RUN, wire::JOB_SSUSP, wire::JOB_USUSP};
+  bool changed = false;
+  for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
+    if (!admin && job->user() != caller.user_name()) {
+      add_result(out, job->key, false, label(job->key) + ": User permission denied");
+      continue;
+    }
+    if (!states.count(job->state) || requeue_after_kill_.count(job->key)) {
+      const char* why = job->finished()  ? "Job has already finished"
+                        : job->pending() ? "Job has not started yet"
+                                         : "Job is not in a state brequeue was asked to requeue";
+      add_result(out, job->key, false, label(job->key) + ": " + why);
+      continue;
+    }
+    if (job->pending() || job->finished()) {
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_requeue();
+      e->set_job_id(job->key.id);
+      e->set_index(job->key.index);
+      e->set_hold(q.hold());
+      e->set_to_bottom(true);
+      record(ev);
+      changed = true;
+    } else {
+      // Killed first; the requeue is recorded when sbatchd reports the job ended.
+      requeue_after_kill_[job->key] = q.hold();
+      signal_on_host(*job, SIGKILL,
+                     admin && job->user() != caller.user_name() ? "TERM_REQUEUE_ADMIN" : "TERM_REQUEUE_OWNER");
+    }
+    log_->info("job {} requeued by {}", job_label(job->key), caller.user_name());
+    add_result(out, job->key, true, label(job->key) + " is being requeued");
+  }
+  if (changed) request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.switch_queue();
+  const auto& caller = request.caller();
+  bool admin = is_admin(caller);
+  auto reply = ok_reply();
+  auto* out = reply.mutable_signal_jobs();
+  bool changed = false;
+  for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
+    if (!admin && job->user() != caller.user_name()) {
+      add_result(out, job->key, false, label(job->key) + ": User permission denied");
+      continue;
+    }
+    if (job->finished()) {
+      add_result(out, job->key, false, label(job->key) + ": Job has already finished");
+      continue;
+    }
+    // The new queue must take the job as it would at submission.
+    wire::JobSpec spec = job->spec();
+    spec.clear_queues();
+    spec.add_queues(q.queue());
+    std::string queue;
+    bool default_queue = false;
+    std::vector<std::int32_t> indices;
+    if (auto why = check_submission(spec, queue, default_queue, indices); !why.empty()) {
+      add_result(out, job->key, false, label(job->key) + ": " + why);
+      continue;
+    }
+    if (queue != job->queue) {
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_switch();
+      e->set_job_id(job->key.id);
+      e->set_index(job->key.index);
+      e->set_queue(queue);
+      record(ev);
+      changed = true;
+      log_->info("job {} switched to queue {} by {}", job_label(job->key), queue, caller.user_name());
+    }
+    add_result(out, job->key, true, label(job->key) + " is switched to queue <" + queue + ">");
+  }
+  if (changed) request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.modify();
+  const auto& caller = request.caller();
+  bool admin = is_admin(caller);
+  const auto* desc = wire::JobSpec::descriptor();
+  const auto* refl = wire::JobSpec::GetReflection();
+  // Fields a submission fixes for good: the array, where it came from, who sent it.
+  static const std::set<std::string> kFixed = {"array_spec", "array_limit", "queues", "from_host",
+                                               "env",        "umask",       "cwd"};
+  for (const auto* names : {&q.set(), &q.reset()}) {
+    for (const auto& name : *names) {
+      if (!desc->FindFieldByName(name) || kFixed.count(name))
+        return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "bmod cannot change " + name));
+    }
+  }
+  auto reply = ok_reply();
+  auto* out = reply.mutable_signal_jobs();
+  bool changed = false;
+  for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
+    if (!admin && job->user() != caller.user_name()) {
+      add_result(out, job->key, false, label(job->key) + ": User permission denied");
+      continue;
+    }
+    if (job->finished()) {
+      add_result(out, job->key, false, label(job->key) + ": Job has already finished");
+      continue;
+    }
+    if (!job->pending()) {
+      add_result(out, job->key, false, label(job->key) + ": Job has already started");
+      continue;
+    }
+    wire::JobSpec spec = job->spec();
+    for (const auto& name : q.reset()) refl->ClearField(&spec, desc->FindFieldByName(name));
+    for (const auto& name : q.set()) {
+      const auto* f = desc->FindFieldByName(name);
+      refl->ClearField(&spec, f);
+      if (f->is_repeated()) {
+        for (int i = 0; i < refl->FieldSize(q.changes(), f); ++i) {
+          if (f->type() == google::protobuf::FieldDescriptor::TYPE_STRING)
+            refl->AddString(&spec, f, refl->GetRepeatedString(q.changes(), f, i));
+        }
+        continue;
+      }
+      switch (f->cpp_type()) {
+        case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+          refl->SetString(&spec, f, refl->GetString(q.changes(), f));
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+          refl->SetInt32(&spec, f, refl->GetInt32(q.changes(), f));
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
+          refl->SetInt64(&spec, f, refl->GetInt64(q.changes(), f));
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+          refl->SetBool(&spec, f, refl->GetBool(q.changes(), f));
+          break;
+        default:
+          break;
+      }
+    }
+    if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
+    // The job must still be one its queue takes, with requirements that parse.
+    wire::JobSpec check = spec;
+    check.clear_queues();
+    check.add_queues(job->queue);
+    check.clear_array_spec();
+    std::string queue;
+    bool default_queue = false;
+    std::vector<std::int32_t> indices;
+    std::string why = check_submission(check, queue, default_queue, indices);
+    if (why.empty()) {
+      Submission trial;
+      trial.spec = spec;
+      why = prepare_submission(trial);
+    }
+    if (!why.empty()) {
+      add_result(out, job->key, false, label(job->key) + ": " + why);
+      continue;
+    }
+    wire::EventRecord ev;
+    auto* e = ev.mutable_job_modify();
+    e->set_job_id(job->key.id);
+    e->set_index(job->key.index);
+    *e->mutable_spec() = spec;
+    record(ev);
+    changed = true;
+    log_->info("job {} modified by {}", job_label(job->key), caller.user_name());
+    add_result(out, job->key, true, "Parameters of job <" + job_label(job->key) + "> are being changed");
+  }
+  if (changed) request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+}  // namespace lsf::mbd

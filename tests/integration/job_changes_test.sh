@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# brequeue, bswitch and bmod against real daemons: what each changes, what each refuses
+# (with nothing changed), and that the changes survive an mbatchd restart.
+#   job_changes_test.sh BIN ROOT
+source "$(dirname "$0")/harness.sh"
+harness_init "$1" "$2"
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+field() { bjobs -a -o "$2" -noheader "$1"; }
+restart_mbatchd() {
+  kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+  sleep 0.2
+  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+  echo $! >"$TEST_DIR/mbatchd.pid"
+  wait_for 10 lsid
+}
+
+# --- brequeue
+run=$(submit -m hostB -o /dev/null sleep 300)
+check "job runs" wait_for 10 state_is "$run" RUN
+check "brequeue -H says so" bash -c "[ \"\$(brequeue -H $run)\" = 'Job <$run> is being requeued' ]"
+check "killed and requeued held (PSUSP)" wait_for 10 state_is "$run" PSUSP
+check "requeued job has no execution host" [ "$(field "$run" exec_host)" = "-" ]
+done_job=$(submit -m hostA -o twice.out 'echo ran')
+check "job finishes" wait_for 10 state_is "$done_job" DONE
+check "brequeue without -d refuses a DONE job" bash -c "brequeue $done_job 2>&1 | grep -qx 'Job <$done_job>: Job has already finished'"
+check "refused: still DONE" state_is "$done_job" DONE
+brequeue -d "$done_job" >/dev/null
+check "brequeue -d runs it again" wait_for 10 bash -c "[ \$(grep -c '^ran\$' twice.out) = 2 ]"
+check "and it is DONE again" wait_for 10 state_is "$done_job" DONE
+check "brequeue of a held job without -p is refused" bash -c "brequeue $run 2>&1 | grep -qx 'Job <$run>: Job has not started yet'"
+check "brequeue of an unknown job" bash -c "brequeue 9999 2>&1 | grep -qx 'Job <9999>: No matching job found'"
+
+# --- bswitch
+check "bswitch moves a held job" bash -c "[ \"\$(bswitch short $run)\" = 'Job <$run> is switched to queue <short>' ]"
+check "the job is in short" [ "$(field "$run" queue)" = short ]
+check "bswitch to an unknown queue is refused" bash -c "bswitch nosuch $run 2>&1 | grep -qx 'Job <$run>: nosuch: No such queue'"
+check "refused: still in short" [ "$(field "$run" queue)" = short ]
+check "bswitch of a finished job is refused" bash -c "bswitch short $done_job 2>&1 | grep -qx 'Job <$done_job>: Job has already finished'"
+
+# --- bmod
+check "bmod -W says so" bash -c "[ \"\$(bmod -W 10 $run)\" = 'Parameters of job <$run> are being changed' ]"
+check "run limit is 10 minutes" [ "$(field "$run" runtimelimit)" = 10.0 ]
+check "bmod -n beyond the cluster is refused" bash -c "bmod -n 99 $run 2>&1 | grep -qx 'Job <$run>: Too many processors requested'"
+check "refused: -n unchanged" [ "$(field "$run" nreq_slot)" = 1 ]
+check "bmod -R that does not parse is refused" bash -c "bmod -R 'select[' $run 2>&1 | grep -q '^Job <$run>: '"
+check "refused: no requirement" [ "$(field "$run" effective_resreq)" = "-" ]
+bmod -J renamed -P projB "$run" >/dev/null
+check "bmod -J and -P" [ "$(field "$run" "job_name proj_name")" = "renamed projB" ]
+running=$(submit -m hostC -o /dev/null sleep 300)
+check "second job runs" wait_for 10 state_is "$running" RUN
+check "bmod of a running job is refused" bash -c "bmod -W 5 $running 2>&1 | grep -qx 'Job <$running>: Job has already started'"
+check "bmod without options" bash -c "bmod $run 2>&1 | grep -qx 'No options to modify. Job not modified.'"
+
+# --- all of it survives a restart (the events replay)
+restart_mbatchd
+check "after restart: queue" [ "$(field "$run" queue)" = short ]
+check "after restart: run limit, name, project" [ "$(field "$run" "runtimelimit job_name proj_name")" = "10.0 renamed projB" ]
+check "after restart: held" state_is "$run" PSUSP
+bmod -Wn "$run" >/dev/null
+check "bmod -Wn removes the run limit" [ "$(field "$run" runtimelimit)" = "-" ]
+bresume "$run" >/dev/null
+check "released, it runs in its new queue" wait_for 10 state_is "$run" RUN
+bkill "$run" "$running" >/dev/null
+harness_done
