@@ -37,8 +37,9 @@ int main(int argc, char** argv) {
       const auto& l = h.load();
       std::printf("\n CURRENT LOAD USED FOR SCHEDULING:\n");
       std::printf("              r15s   r1m  r15m    ut    pg    io   ls    it   tmp   swp   mem\n");
-      std::printf(" Total        %4.1f  %4.1f  %4.1f  %3.0f%%  %4.1f %5d %4.0f %5.0f %4.0fM %4.0fM %4.0fM\n", l.r15s(),
-                  l.r1m(), l.r15m(), l.ut() * 100, l.pg(), 0, l.ls(), l.it(), l.tmp_mb(), l.swp_mb(), l.mem_mb());
+      std::printf(" Total        %4.1f  %4.1f  %4.1f  %3.0f%%  %4.1f %5s %4.0f %5.0f %5s %5s %5s\n", l.r15s(), l.r1m(),
+                  l.r15m(), l.ut() * 100, l.pg(), "-", l.ls(), l.it(), cli::megabytes(l.tmp_mb()).c_str(),
+                  cli::megabytes(l.swp_mb()).c_str(), cli::megabytes(l.mem_mb()).c_str());
       if (!h.admin_comment().empty()) std::printf("\n ADMIN ACTION COMMENT: \"%s\"\n", h.admin_comment().c_str());
       std::printf("\n");
     }

@@ -1,6 +1,7 @@
 #include "cli/cli_support.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -129,6 +130,17 @@ std::string format(std::int64_t t, const char* fmt) {
 std::string short_time(std::int64_t t) { return format(t, "%b %e %H:%M"); }
 std::string wide_time(std::int64_t t) { return format(t, "%m/%d-%H:%M:%S"); }
 std::string long_time(std::int64_t t) { return format(t, "%a %b %e %H:%M:%S"); }
+
+std::string megabytes(double mb) {
+  char buf[32];
+  if (mb < 1024)
+    std::snprintf(buf, sizeof buf, "%.0fM", mb);
+  else if (mb < 10 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1fG", mb / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%.0fG", mb / 1024);
+  return buf;
+}
 
 const char* state_name(wire::JobState s) {
   switch (s) {

@@ -64,6 +64,9 @@ std::string long_time(std::int64_t t);
 
 const char* state_name(wire::JobState s);
 
+// Megabytes as lshosts and lsload print them: "512M", "7.8G", "38G".
+std::string megabytes(double mb);
+
 // A field cut to `width`, keeping the tail with a leading `*` as bjobs does for names.
 std::string tail_truncate(const std::string& s, size_t width);
 std::string head_truncate(const std::string& s, size_t width);

@@ -100,6 +100,9 @@ class Mbatchd {
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
   wire::JobInfo job_info(const Job& job) const;
+  // --- configuration and usage queries (info_handlers.cc)
+  void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- brequeue, bswitch, bmod (job_changes.cc)
   void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);

@@ -119,6 +119,10 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_switch(request, respond);
     case R::kModify:
       return on_modify(request, respond);
+    case R::kConfigInfo:
+      return on_config_info(request, respond);
+    case R::kUsers:
+      return on_users(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

@@ -13,6 +13,10 @@ hostname submithost || exit 1
 source "$(dirname "$0")/../integration/harness.sh"
 harness_init "$1" "$2"
 GOLDEN="$2/tests/golden"
+# Load pinned, so lsload and lshosts print the same everywhere.
+for h in hostA hostB hostC; do
+  printf 'r15s = 0.5\nr1m = 0.7\nr15m = 1.2\nut = 0.25\npg = 1.5\nls = 2\nit = 12\ntmp = 20480\nswp = 4096\nmem = 15360\nncpus = 4\nmaxmem = 16384\nmaxswp = 8192\nmaxtmp = 102400\n' >"$TEST_DIR/load.$h"
+done
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -116,6 +120,22 @@ golden bkill_running 'bkill 4'
 
 # --- cluster and queue views
 golden lsid 'lsid'
+golden bparams 'bparams'
+golden bparams_long 'bparams -l'
+golden bparams_all 'bparams -a'
+golden busers 'busers'
+golden busers_all 'busers all'
+golden bmgroup 'bmgroup'
+golden bmgroup_unknown 'bmgroup nosuch'
+golden bugroup_long 'bugroup -l'
+golden lsinfo 'lsinfo'
+golden lsinfo_resource 'lsinfo mem bigmem'
+golden lshosts 'lshosts'
+golden lshosts_wide 'lshosts -w'
+golden lshosts_long 'lshosts -l hostC'
+golden lsload 'lsload'
+golden lsload_long 'lsload -l'
+golden bhosts_long 'bhosts -l hostA'
 golden bhosts_default 'bhosts'
 golden bqueues_default 'bqueues short normal'
 harness_done

@@ -1,0 +1,201 @@
+// Queries about the configuration in force and per-user usage: bparams, bmgroup,
+// bugroup, lsinfo (ConfigInfo) and busers (Users).
+#include <set>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/load_index.h"
+#include "libconfig/params_table.h"
+
+namespace lsf::mbd {
+namespace {
+
+struct Builtin {
+  const char* name;
+  const char* type;
+  const char* order;
+  const char* description;
+};
+
+// LSF's built-in resources as lsinfo lists them.
+constexpr Builtin kBuiltins[] = {
+    {"r15s", "Numeric", "Inc", "15-second CPU run queue length"},
+    {"r1m", "Numeric", "Inc", "1-minute CPU run queue length (alias: cpu)"},
+    {"r15m", "Numeric", "Inc", "15-minute CPU run queue length"},
+    {"ut", "Numeric", "Inc", "1-minute CPU utilization (0.0 to 1.0)"},
+    {"pg", "Numeric", "Inc", "Paging rate (pages/second)"},
+    {"io", "Numeric", "Inc", "Disk IO rate (Kbytes/second)"},
+    {"ls", "Numeric", "Inc", "Number of login sessions (alias: login)"},
+    {"it", "Numeric", "Dec", "Idle time (minutes) (alias: idle)"},
+    {"tmp", "Numeric", "Dec", "Disk space in /tmp (Mbytes)"},
+    {"swp", "Numeric", "Dec", "Available swap space (Mbytes) (alias: swap)"},
+    {"mem", "Numeric", "Dec", "Available memory (Mbytes)"},
+    {"ncpus", "Numeric", "Dec", "Number of CPUs"},
+    {"maxmem", "Numeric", "Dec", "Maximum memory (Mbytes)"},
+    {"maxswp", "Numeric", "Dec", "Maximum swap space (Mbytes)"},
+    {"maxtmp", "Numeric", "Dec", "Maximum /tmp space (Mbytes)"},
+    {"cpuf", "Numeric", "Dec", "CPU factor"},
+    {"type", "String", "N/A", "Host type"},
+    {"model", "String", "N/A", "Host model"},
+    {"status", "String", "N/A", "Host status"},
+    {"server", "Boolean", "N/A", "LSF server host"},
+    {"hname", "String", "N/A", "Host name"},
+};
+
+wire::ReplyEnvelope ok_reply() {
+  wire::ReplyEnvelope r;
+  r.set_status(wire::STATUS_OK);
+  return r;
+}
+
+const char* type_name(config::ResourceDef::Type t) {
+  switch (t) {
+    case config::ResourceDef::Type::kNumeric:
+      return "Numeric";
+    case config::ResourceDef::Type::kString:
+      return "String";
+    default:
+      return "Boolean";
+  }
+}
+
+}  // namespace
+
+void Mbatchd::on_config_info(const wire::RequestEnvelope&, const net::Responder& respond) {
+  const auto& cfg = *config_;
+  auto reply = ok_reply();
+  auto* out = reply.mutable_config_info();
+  for (const auto& [k, v] : config::param_values(cfg.params)) {
+    auto* p = out->add_params();
+    p->set_name(k);
+    p->set_value(v);
+  }
+  if (cfg.params.default_queues.empty() && !cfg.queues.empty()) out->add_default_queues(cfg.queues.front().name);
+  for (const auto& q : cfg.params.default_queues) out->add_default_queues(q);
+  for (const auto& g : cfg.user_groups) {
+    auto* gi = out->add_user_groups();
+    gi->set_name(g.name);
+    for (const auto& m : g.members)
+      gi->add_members(m.kind == config::UserListItem::Kind::kName && cfg.find_user_group(m.name) ? m.to_string() + "/"
+                                                                                                 : m.to_string());
+    for (const auto& a : g.admins) gi->add_admins(a);
+    std::string shares;
+    for (const auto& s : g.user_shares)
+      shares += (shares.empty() ? "" : " ") + ("[" + s.name + ", " + s.to_string() + "]");
+    gi->set_shares(shares);
+  }
+  for (const auto& g : cfg.host_groups) {
+    auto* gi = out->add_host_groups();
+    gi->set_name(g.name);
+    for (const auto& m : g.members)
+      gi->add_members(m.kind == config::HostListItem::Kind::kName && cfg.find_host_group(m.name) ? m.to_string() + "/"
+                                                                                                 : m.to_string());
+  }
+  std::set<std::string> seen;
+  for (const auto& b : kBuiltins) {
+    auto* r = out->add_resources();
+    r->set_name(b.name);
+    r->set_type(b.type);
+    r->set_order(b.order);
+    r->set_description(b.description);
+    r->set_builtin(true);
+    seen.insert(b.name);
+  }
+  for (const auto& d : cfg.resources) {
+    if (seen.count(d.name)) continue;
+    auto* r = out->add_resources();
+    r->set_name(d.name);
+    r->set_type(type_name(d.type));
+    r->set_order(d.type != config::ResourceDef::Type::kNumeric ? "N/A" : d.increasing ? "Inc" : "Dec");
+    r->set_description(d.description);
+    r->set_interval(d.interval.value_or(0));
+  }
+  for (const auto& t : cfg.host_types) out->add_host_types(t);
+  for (const auto& m : cfg.host_models) {
+    auto* mi = out->add_models();
+    mi->set_name(m.name);
+    mi->set_cpu_factor(m.cpu_factor);
+    for (const auto& a : m.architectures) mi->add_architectures(a);
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& policy = *config_index_.policy;
+  const auto& q = request.users();
+  struct Counts {
+    int pend = 0, run = 0, ssusp = 0, ususp = 0, rsv = 0;
+  };
+  std::map<std::string, Counts> by_user;
+  for (const auto& [key, job] : state_.jobs()) {
+    if (job.finished()) continue;
+    auto& c = by_user[job.user()];
+    int slots = job.started() ? static_cast<int>(job.exec_hosts.size()) : job.slots();
+    switch (job.state) {
+      case wire::JOB_PEND:
+      case wire::JOB_PSUSP:
+        c.pend += slots;
+        break;
+      case wire::JOB_RUN:
+        c.run += slots;
+        break;
+      case wire::JOB_SSUSP:
+        c.ssusp += slots;
+        break;
+      case wire::JOB_USUSP:
+        c.ususp += slots;
+        break;
+      default:
+        break;
+    }
+  }
+  for (const auto& [key, r] : reservations_)
+    if (const Job* job = state_.find_job(key)) by_user[job->user()].rsv += static_cast<int>(r.hosts.size());
+
+  std::vector<std::string> names(q.names().begin(), q.names().end());
+  if (names.empty()) names.push_back(request.caller().user_name());
+  if (names.size() == 1 && names[0] == "all") {
+    std::set<std::string> all;
+    for (const auto& [u, c] : by_user) all.insert(u);
+    for (const auto& [u, l] : policy.user_limits)
+      if (u != "default") all.insert(u);
+    names.assign(all.begin(), all.end());
+  }
+  auto reply = ok_reply();
+  auto* out = reply.mutable_users();
+  for (const auto& name : names) {
+    auto* u = out->add_users();
+    u->set_name(name);
+    const sched::UserSlotLimit* limit = nullptr;
+    Counts total;
+    auto add = [&](const Counts& c) {
+      total.pend += c.pend;
+      total.run += c.run;
+      total.ssusp += c.ssusp;
+      total.ususp += c.ususp;
+      total.rsv += c.rsv;
+    };
+    if (auto g = policy.group_members.find(name); g != policy.group_members.end()) {
+      u->set_group(true);
+      for (const auto& m : g->second)
+        if (auto c = by_user.find(m); c != by_user.end()) add(c->second);
+      if (auto l = policy.group_limits.find(name); l != policy.group_limits.end()) limit = &l->second;
+    } else {
+      if (auto c = by_user.find(name); c != by_user.end()) add(c->second);
+      if (auto l = policy.user_limits.find(name); l != policy.user_limits.end())
+        limit = &l->second;
+      else if (auto d = policy.user_limits.find("default"); d != policy.user_limits.end())
+        limit = &d->second;
+    }
+    u->set_max_jobs(limit && limit->max_jobs ? *limit->max_jobs : -1);
+    u->set_jl_p(limit && limit->jl_p ? *limit->jl_p : -1);
+    u->set_pend(total.pend);
+    u->set_run(total.run);
+    u->set_ssusp(total.ssusp);
+    u->set_ususp(total.ususp);
+    u->set_rsv(total.rsv);
+    u->set_njobs(total.pend + total.run + total.ssusp + total.ususp + total.rsv);
+  }
+  respond(reply);
+}
+
+}  // namespace lsf::mbd
