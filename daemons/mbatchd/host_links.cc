@@ -248,6 +248,16 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
       break;
     }
     case wire::JOB_EVENT_FINISH: {
+      if (job->pid == 0 && r.pid() > 0) {
+        // It ended before its start was reported: record where and as what it ran.
+        wire::EventRecord ev;
+        auto* e = ev.mutable_job_execute();
+        e->set_job_id(r.job_id());
+        e->set_index(r.index());
+        e->set_pid(r.pid());
+        e->set_exec_cwd(r.exec_cwd());
+        record(ev);
+      }
       int status = r.wait_status();
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
       std::string reason = r.exit_reason();

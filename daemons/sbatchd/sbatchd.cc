@@ -287,6 +287,8 @@ void Sbatchd::poll() {
       s.set_cpu_time(out.cpu_time);
       s.set_max_rss_kb(out.max_rss_kb);
       s.set_pid(t.job_pid);
+      // Where it ran, for a job that ended before its start was reported.
+      if (!t.execute_sent) s.set_exec_cwd(l.spec().cwd());
       s.set_message(out.message);
       if (out.kind == "preexec") {
         s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);
