@@ -11,7 +11,6 @@
 namespace lsf::net {
 
 std::shared_ptr<spdlog::logger> open_daemon_log(const std::string& daemon, const std::string& logdir,
-                                                const std::string& host, const std::string& log_mask,
-                                                bool also_stderr);
+                                                const std::string& host, const std::string& log_mask, bool also_stderr);
 
 }  // namespace lsf::net

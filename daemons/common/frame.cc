@@ -16,8 +16,7 @@ std::string encode_frame(const google::protobuf::MessageLite& message) {
 }
 
 std::uint32_t decode_frame_length(const FrameHeader& h) {
-  return (std::uint32_t{h[0]} << 24) | (std::uint32_t{h[1]} << 16) | (std::uint32_t{h[2]} << 8) |
-         std::uint32_t{h[3]};
+  return (std::uint32_t{h[0]} << 24) | (std::uint32_t{h[1]} << 16) | (std::uint32_t{h[2]} << 8) | std::uint32_t{h[3]};
 }
 
 }  // namespace lsf::net

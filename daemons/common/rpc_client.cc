@@ -108,9 +108,9 @@ CallResult RpcClient::call_raw(const std::string& bytes) {
   }
   if (ec) {
     close();
-    result.error = ec == asio::error::eof ? "connection closed by " + host_ + ":" + std::to_string(port_)
-                                          : "cannot talk to " + host_ + ":" + std::to_string(port_) + ": " +
-                                                ec.message();
+    result.error = ec == asio::error::eof
+                       ? "connection closed by " + host_ + ":" + std::to_string(port_)
+                       : "cannot talk to " + host_ + ":" + std::to_string(port_) + ": " + ec.message();
     return result;
   }
   if (length > max_frame_) {

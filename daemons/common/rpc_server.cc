@@ -100,8 +100,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 }  // namespace
 
-RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, RequestHandler handler,
-                     ServerOptions options)
+RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, RequestHandler handler, ServerOptions options)
     : io_(io),
       acceptor_(io),
       handler_(std::make_shared<const RequestHandler>(std::move(handler))),

@@ -198,4 +198,79 @@ void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responde
   respond(reply);
 }
 
+void Mbatchd::on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  auto expr = sched::DependencyExpr::parse(request.wait_condition().condition());
+  if (!expr) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "Dependency condition syntax error"));
+  // Every job it names must exist, as for bsub -w.
+  for (const auto& ref : expr->references()) {
+    bool known = ref.name.empty() ? !state_.elements(ref.job_id).empty() : !state_.jobs_named(ref.name).empty();
+    if (!known) {
+      std::string what = ref.name.empty() ? job_label({ref.job_id, ref.index}) : ref.name;
+      return respond(net::error_reply(wire::STATUS_NOT_FOUND, "Job <" + what + ">: No matching job found"));
+    }
+  }
+  auto reply = ok_reply();
+  switch (evaluate_dependency(*expr)) {
+    case sched::DependencyState::kSatisfied:
+      reply.mutable_wait_condition()->set_state(wire::CONDITION_SATISFIED);
+      break;
+    case sched::DependencyState::kNever:
+      reply.mutable_wait_condition()->set_state(wire::CONDITION_NEVER);
+      break;
+    default:
+      reply.mutable_wait_condition()->set_state(wire::CONDITION_WAITING);
+      break;
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.peek();
+  const auto& caller = request.caller();
+  const Job* job = nullptr;
+  if (q.job().job_id() == 0) {
+    // No job given: the caller's most recently submitted started job, as LSF.
+    for (const auto& [key, started] : state_.started())
+      if (started->user() == caller.user_name() && (!job || key.id >= job->key.id)) job = started;
+    if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, "No unfinished job found"));
+  } else if (q.job().index() > 0) {
+    job = state_.find_job({q.job().job_id(), q.job().index()});
+  } else {
+    // An array without an element: its first started element, else its first.
+    for (const Job* e : state_.elements(q.job().job_id()))
+      if (!job || (e->started() && !e->finished() && !(job->started() && !job->finished()))) job = e;
+  }
+  if (!job) {
+    return respond(net::error_reply(
+        wire::STATUS_NOT_FOUND, "Job <" + job_label({q.job().job_id(), q.job().index()}) + ">: No matching job found"));
+  }
+  const std::string label = "Job <" + job_label(job->key) + ">";
+  if (!is_admin(caller) && job->user() != caller.user_name())
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
+  if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
+  if (job->finished() || job->exec_hosts.empty()) {
+    auto reply = ok_reply();
+    reply.mutable_peek()->set_finished(true);
+    reply.mutable_peek()->set_next_offset(q.offset());
+    return respond(reply);
+  }
+  wire::RequestEnvelope ask;
+  auto* p = ask.mutable_peek();
+  p->mutable_job()->set_job_id(job->key.id);
+  p->mutable_job()->set_index(job->key.index);
+  p->set_offset(q.offset());
+  call_host(job->exec_hosts.front(), std::move(ask), [respond, label](const net::CallResult& r) {
+    if (!r.ok()) {
+      // Gone from the host between the check and the call: it has just ended.
+      if (r.reply && r.reply->status() == wire::STATUS_NOT_FOUND) {
+        auto reply = ok_reply();
+        reply.mutable_peek()->set_finished(true);
+        return respond(reply);
+      }
+      return respond(net::error_reply(wire::STATUS_UNAVAILABLE, label + ": cannot reach its host: " + r.message()));
+    }
+    respond(*r.reply);
+  });
+}
+
 }  // namespace lsf::mbd

@@ -103,6 +103,8 @@ class Mbatchd {
   // --- configuration and usage queries (info_handlers.cc)
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- brequeue, bswitch, bmod (job_changes.cc)
   void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -139,6 +141,7 @@ class Mbatchd {
   sched::ClusterView build_view() const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
   sched::DependencyState dependency_state(const Job& job) const;
+  sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;
   std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
   std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
   bool is_admin(const wire::Identity& caller) const;       // root or a ClusterAdmin

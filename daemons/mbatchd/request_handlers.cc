@@ -123,6 +123,10 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_config_info(request, respond);
     case R::kUsers:
       return on_users(request, respond);
+    case R::kPeek:
+      return on_peek(request, respond);
+    case R::kWaitCondition:
+      return on_wait_condition(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

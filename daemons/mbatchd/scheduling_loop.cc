@@ -41,6 +41,10 @@ void Mbatchd::request_pass() {
 sched::DependencyState Mbatchd::dependency_state(const Job& job) const {
   const auto& dep = job.submission->dependency;
   if (!dep) return sched::DependencyState::kNone;
+  return evaluate_dependency(*dep);
+}
+
+sched::DependencyState Mbatchd::evaluate_dependency(const sched::DependencyExpr& dep) const {
   auto phase = [](const Job& j) {
     using P = sched::DependencyJob::Phase;
     switch (j.state) {
@@ -56,7 +60,7 @@ sched::DependencyState Mbatchd::dependency_state(const Job& job) const {
         return P::kRunning;
     }
   };
-  return dep->evaluate([&](const sched::DependencyRef& ref) {
+  return dep.evaluate([&](const sched::DependencyRef& ref) {
     std::vector<sched::DependencyJob> out;
     auto add = [&](const Job& j) {
       int code = WIFEXITED(j.exit_status) ? WEXITSTATUS(j.exit_status) : 128 + WTERMSIG(j.exit_status);

@@ -20,8 +20,9 @@ namespace lsf::sbd {
 wire::LoadIndices HostLoad::sample() {
   wire::LoadIndices l;
   const auto now = std::chrono::steady_clock::now();
-  const double elapsed =
-      last_sample_ == std::chrono::steady_clock::time_point{} ? 0 : std::chrono::duration<double>(now - last_sample_).count();
+  const double elapsed = last_sample_ == std::chrono::steady_clock::time_point{}
+                             ? 0
+                             : std::chrono::duration<double>(now - last_sample_).count();
   last_sample_ = now;
   {
     std::ifstream in("/proc/loadavg");

@@ -47,7 +47,8 @@ bool lookup_user(const std::string& name, User& out) {
 
 std::string substitute(std::string s, const wire::JobLaunch& l) {
   auto replace = [&](const std::string& from, const std::string& to) {
-    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+      s.replace(p, from.size(), to);
   };
   replace("%J", std::to_string(l.job_id()));
   replace("%I", std::to_string(l.index()));
@@ -172,7 +173,17 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     auto p = starter.find("%USRCMD");
     command = p == std::string::npos ? starter + " " + command : starter.replace(p, 7, command);
   }
-  std::string out = l.spec().out_file().empty() ? "" : substitute(l.spec().out_file(), l);
+  std::string out = output_path(l, dir).string();
+  if (l.spec().out_file().empty()) {
+    // The spool file is created here, as root, and handed to the user who writes it.
+    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      if (root && ::fchown(fd, user.uid, user.gid) != 0) {
+        // The job then cannot write its output; it still runs.
+      }
+      ::close(fd);
+    }
+  }
   std::string err = l.spec().err_file().empty() ? "" : substitute(l.spec().err_file(), l);
   std::string in = l.spec().in_file().empty() ? "" : substitute(l.spec().in_file(), l);
 
@@ -200,8 +211,9 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     if (!redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY)) _exit(126);
     int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
     int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
-    // Without -o the output would be mailed in LSF; here it is discarded.
-    if (!redirect(out.empty() ? "/dev/null" : out, STDOUT_FILENO, out_flags)) _exit(126);
+    // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
+    // dropped when the job ends.
+    if (!redirect(out, STDOUT_FILENO, out_flags)) _exit(126);
     if (err.empty()) {
       dup2(STDOUT_FILENO, STDERR_FILENO);
     } else if (!redirect(err, STDERR_FILENO, err_flags)) {
@@ -238,6 +250,12 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
 }
 
 }  // namespace
+
+fs::path output_path(const wire::JobLaunch& l, const fs::path& state_dir) {
+  if (l.spec().out_file().empty()) return state_dir / (job_key(l.job_id(), l.index()) + ".out");
+  fs::path out = substitute(l.spec().out_file(), l);
+  return out.is_relative() && !l.spec().cwd().empty() ? fs::path(l.spec().cwd()) / out : out;
+}
 
 pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, std::string& error) {
   // The user is looked up here, before the fork: the name service is loaded once in

@@ -7,6 +7,7 @@
 // its jobs again through those files, whether they ended while it was away or not.
 //
 // Files in the state directory, per job (key = "<id>.<index>"):
+//   <key>.out   the job's standard output when it has no -o file
 //   <key>.pid   the job's pid (= its process group), written once it is started
 //   <key>.exit  "<kind> <wait status> <cpu seconds> <max rss KB> <end time>" where kind
 //               is done, preexec (pre-exec failed) or nostart (could not start)
@@ -35,6 +36,11 @@ struct JobOutcome {
   std::int64_t end_time = 0;
   std::string message;
 };
+
+// Where the job's standard output goes: its -o file (%J and %I substituted, relative
+// to its working directory), else <key>.out in the state directory, which bpeek reads
+// and which goes with the job.
+std::filesystem::path output_path(const wire::JobLaunch& launch, const std::filesystem::path& state_dir);
 
 // Reads <key>.exit; false when the job has not ended yet.
 bool read_outcome(const std::filesystem::path& state_dir, const std::string& key, JobOutcome& out);

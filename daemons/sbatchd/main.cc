@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
       "port", po::value<int>(), "port to serve (default: LSB_SBD_PORT; 0 = any free port)")(
       "listen", po::value<std::string>()->default_value("127.0.0.1"), "address to listen on")(
       "advertise", po::value<std::string>(), "address mbatchd uses to reach this sbatchd")(
-      "state-dir", po::value<std::string>(), "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
+      "state-dir", po::value<std::string>(),
+      "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
       "load-file", po::value<std::string>(), "file of `index = value` lines overriding measured load")(
       "daemon", "run in the background")("help,h", "this help")("version,V", "print the version");
   po::variables_map vm;
@@ -64,9 +65,9 @@ int main(int argc, char** argv) {
   if (vm.count("advertise")) so.advertise_address = vm["advertise"].as<std::string>();
   so.port = static_cast<std::uint16_t>(vm.count("port") ? vm["port"].as<int>() : cfg.lsf_conf.sbd_port.value_or(0));
   so.master = endpoint.endpoint;
-  so.state_dir = vm.count("state-dir") ? std::filesystem::path(vm["state-dir"].as<std::string>())
-                                       : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name /
-                                             "sbatchd" / so.host_name;
+  so.state_dir = vm.count("state-dir")
+                     ? std::filesystem::path(vm["state-dir"].as<std::string>())
+                     : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;
   if (vm.count("load-file")) so.load_file = vm["load-file"].as<std::string>();
   so.report_interval = std::chrono::seconds(std::max(1, cfg.params.sbd_sleep_time));
   if (vm.count("daemon")) lsf::net::daemonize();

@@ -7,9 +7,9 @@
 
 #include <cerrno>
 #include <ctime>
-#include <sstream>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "daemons/sbatchd/job_supervisor.h"
 
@@ -86,8 +86,8 @@ std::string Sbatchd::start() {
   }
   reporter_ = std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5),
                                             [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
-  log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name,
-             options_.listen_address, server_->port(), jobs_.size());
+  log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name, options_.listen_address,
+             server_->port(), jobs_.size());
   sigchld_.async_wait([this](const boost::system::error_code& e, int) {
     if (!e) reap();
   });
@@ -184,7 +184,10 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       ok.mutable_start_job();
       return respond(ok);
     }
-    case wire::RequestEnvelope::kSignalJob: return on_signal_job(request.signal_job(), respond);
+    case wire::RequestEnvelope::kSignalJob:
+      return on_signal_job(request.signal_job(), respond);
+    case wire::RequestEnvelope::kPeek:
+      return on_peek(request.peek(), respond);
     case wire::RequestEnvelope::kPing: {
       wire::ReplyEnvelope reply;
       reply.mutable_ping()->set_master_name(options_.host_name);
@@ -199,7 +202,7 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
   if (jobs_.count(key)) return {};  // a retried StartJob: already running
   // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
-  for (const char* ext : {".pid", ".exit", ".hosts"}) {
+  for (const char* ext : {".pid", ".exit", ".hosts", ".out"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }
@@ -215,10 +218,35 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   return {};
 }
 
+void Sbatchd::on_peek(const wire::PeekRequest& r, const net::Responder& respond) {
+  const std::string key = job_key(r.job().job_id(), r.job().index());
+  auto it = jobs_.find(key);
+  if (it == jobs_.end())
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
+  // At most 1 MB per call: bpeek -f asks again for the rest.
+  constexpr std::int64_t kChunk = 1 << 20;
+  wire::ReplyEnvelope reply;
+  auto* out = reply.mutable_peek();
+  std::ifstream in(output_path(it->second.job.launch(), options_.state_dir), std::ios::binary);
+  std::int64_t offset = std::max<std::int64_t>(0, r.offset());
+  if (in) {
+    in.seekg(offset);
+    std::string text(static_cast<size_t>(kChunk), '\0');
+    in.read(text.data(), kChunk);
+    text.resize(static_cast<size_t>(in.gcount()));
+    offset += static_cast<std::int64_t>(text.size());
+    out->set_text(std::move(text));
+  }
+  out->set_next_offset(offset);
+  out->set_finished(it->second.finish_sent);
+  respond(reply);
+}
+
 void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond) {
   const std::string key = job_key(r.job_id(), r.index());
   auto it = jobs_.find(key);
-  if (it == jobs_.end()) return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
+  if (it == jobs_.end())
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
   auto& t = it->second;
   if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
   if (r.signal() == SIGSTOP) t.job.set_stopped(true);
@@ -348,7 +376,7 @@ void Sbatchd::check_memory() {
 
 void Sbatchd::forget(const std::string& key) {
   jobs_.erase(key);
-  for (const char* ext : {".job", ".pid", ".exit", ".hosts"}) {
+  for (const char* ext : {".job", ".pid", ".exit", ".hosts", ".out"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }

@@ -59,6 +59,7 @@ class Sbatchd {
   // Empty on success, else why the job could not be started.
   std::string start_job(const wire::JobLaunch& launch);
   void on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond);
+  void on_peek(const wire::PeekRequest& r, const net::Responder& respond);
   void register_host();
   void report_load();
   void poll();
