@@ -35,20 +35,6 @@ void print_reasons(const std::string& reasons) {
   }
 }
 
-// LSF wraps -l output at 80 columns in the middle of words, continuing with an indent.
-void wrapped(const std::string& text, size_t indent) {
-  const size_t width = 79;
-  std::string rest = text;
-  bool first = true;
-  while (!rest.empty()) {
-    size_t room = first ? width : width - indent;
-    std::string part = rest.substr(0, room);
-    rest = rest.size() > room ? rest.substr(room) : "";
-    std::cout << (first ? "" : std::string(indent, ' ')) << part << "\n";
-    first = false;
-  }
-}
-
 // LSF's explanation after a TERM_* exit reason.
 std::string exit_reason_text(const std::string& reason) {
   static const std::map<std::string, std::string> texts = {
@@ -80,7 +66,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
                        j.spec().project() + ">, Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() +
                        ">, Job Priority <" + std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
-    wrapped(head, 22);
+    print_wrapped(head, 22);
     std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
                       j.spec().cwd() + ">";
     if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";
@@ -92,7 +78,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
       for (int i = 0; i < j.spec().asked_hosts_size(); ++i) sub += (i ? ", <" : "<") + j.spec().asked_hosts(i) + ">";
     }
     if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
-    wrapped(sub + ";", 21);
+    print_wrapped(sub + ";", 21);
     if (j.spec().run_limit_s() > 0) {
       char buf[64];
       std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(j.spec().run_limit_s()) / 60.0);
@@ -107,7 +93,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
                             hosts;
       if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
       if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
-      wrapped(started + ";", 21);
+      print_wrapped(started + ";", 21);
     }
     if (j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT) {
       char cpu[64];
@@ -117,7 +103,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
           (j.state() == wire::JOB_DONE ? std::string("Done successfully.")
                                        : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
           " The CPU time used is " + cpu + " seconds.";
-      wrapped(fin, 21);
+      print_wrapped(fin, 21);
       std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
       if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
         completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());

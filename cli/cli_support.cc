@@ -1,5 +1,7 @@
 #include "cli/cli_support.h"
 
+#include <sys/wait.h>
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -130,6 +132,25 @@ std::string format(std::int64_t t, const char* fmt) {
 std::string short_time(std::int64_t t) { return format(t, "%b %e %H:%M"); }
 std::string wide_time(std::int64_t t) { return format(t, "%m/%d-%H:%M:%S"); }
 std::string long_time(std::int64_t t) { return format(t, "%a %b %e %H:%M:%S"); }
+
+void print_wrapped(const std::string& text, size_t indent) {
+  const size_t width = 79;
+  std::string rest = text;
+  bool first = true;
+  while (!rest.empty()) {
+    size_t room = first ? width : width - indent;
+    std::string part = rest.substr(0, room);
+    rest = rest.size() > room ? rest.substr(room) : "";
+    std::cout << (first ? "" : std::string(indent, ' ')) << part << "\n";
+    first = false;
+  }
+}
+
+int exit_code(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return wait_status;
+}
 
 std::string megabytes(double mb) {
   char buf[32];

@@ -64,6 +64,13 @@ std::string long_time(std::int64_t t);
 
 const char* state_name(wire::JobState s);
 
+// LSF's long formats (bjobs -l, bhist -l, bacct -l) wrap at 80 columns in mid-word,
+// continuing with `indent` spaces.
+void print_wrapped(const std::string& text, size_t indent);
+
+// A wait status as LSF reports an exit code: the exit value, or 128 + the signal.
+int exit_code(int wait_status);
+
 // Megabytes as lshosts and lsload print them: "512M", "7.8G", "38G".
 std::string megabytes(double mb);
 

@@ -8,11 +8,11 @@
 namespace lsf::mbd {
 namespace fs = std::filesystem;
 
-namespace {
-
 fs::path logdir_of(const config::ClusterConfig& c) {
   return fs::path(c.lsf_conf.lsb_sharedir) / c.cluster_name / "logdir";
 }
+
+namespace {
 
 // Snapshots also start when lsb.events passes this size, whatever MAX_JOB_NUM says.
 constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;

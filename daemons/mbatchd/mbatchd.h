@@ -54,6 +54,8 @@ struct ConfigIndex {
   std::shared_ptr<const sched::SchedPolicy> policy;
 };
 ConfigIndex index_config(const config::ClusterConfig& config);
+// Where lsb.events, lsb.snapshot and lsb.acct live.
+std::filesystem::path logdir_of(const config::ClusterConfig& config);
 
 // Load indices and host sizes an sbatchd reports, by the names select[], order[] and
 // thresholds use; NaN for a name it does not report.
@@ -105,6 +107,9 @@ class Mbatchd {
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- bhist, bacct (history_handlers.cc)
+  void on_history(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_acct(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- brequeue, bswitch, bmod (job_changes.cc)
   void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);

@@ -127,6 +127,10 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_peek(request, respond);
     case R::kWaitCondition:
       return on_wait_condition(request, respond);
+    case R::kHistory:
+      return on_history(request, respond);
+    case R::kAcct:
+      return on_acct(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

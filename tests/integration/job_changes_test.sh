@@ -60,5 +60,22 @@ bmod -Wn "$run" >/dev/null
 check "bmod -Wn removes the run limit" [ "$(field "$run" runtimelimit)" = "-" ]
 bresume "$run" >/dev/null
 check "released, it runs in its new queue" wait_for 10 state_is "$run" RUN
+
+# --- bhist and bacct tell what happened, from the event log and lsb.acct
+check "bhist -l: submitted, dispatched, started, requeued held, switched, changed, resumed" bash -c "
+  bhist -l $run | sed -zE 's/\n {21}//g' >hist.txt
+  grep -q 'Submitted from host <[^>]*>, to Queue <normal>' hist.txt &&
+  grep -q 'Dispatched to <hostB>;' hist.txt && grep -q 'Starting (Pid [0-9]*);' hist.txt &&
+  grep -q 'Job has been requeued and held;' hist.txt && grep -q 'Switched to Queue <short>;' hist.txt &&
+  grep -q 'Parameters of Job are changed;' hist.txt"
+check "bhist -l: events in order" bash -c "grep -o 'Submitted\|Dispatched\|requeued\|Switched' hist.txt | tr '\n' ' ' | grep -q '^Submitted Dispatched requeued Switched Dispatched'"
+check "bhist default lists the caller's unfinished jobs" bash -c "bhist | awk 'NR>2{print \$1}' | sort -n | tr '\n' ' ' | grep -qx '$run $running '"
 bkill "$run" "$running" >/dev/null
+check "bhist -a includes finished jobs" bash -c "bhist -a | awk '{print \$1}' | grep -qx '$done_job'"
+check "bacct -l: the job ran twice, both DONE" bash -c "[ \$(bacct -l $done_job | grep -c 'Completed <done>.') = 2 ]"
+exit_job=$(submit -o /dev/null 'exit 3')
+check "exit job ends" wait_for 10 state_is "$exit_job" EXIT
+check "bacct -l: exit code" bash -c "bacct -l $exit_job | grep -q 'Completed <exit>; exit code <3>.'"
+check "bacct summary counts done and exited jobs" bash -c "bacct $done_job $exit_job | grep -Eq 'Total number of done jobs: +2 +Total number of exited jobs: +1'"
+check "bacct -e: only exited" bash -c "bacct -e | grep -Eq 'Total number of done jobs: +0 +Total number of exited jobs: +[1-9]'"
 harness_done

@@ -1,0 +1,266 @@
+// bhist: the history of jobs, from the event log mbatchd keeps.
+//
+//   bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [jobid | "jobid[index]" ...]
+//
+// Default: the caller's unfinished jobs, with the seconds each spent in each state;
+// -l: every event of each job, then that summary.
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli_support.h"
+
+namespace po = boost::program_options;
+using namespace lsf;
+
+namespace {
+
+enum Slot { kPend, kPsusp, kRun, kUsusp, kSsusp, kUnkwn, kSlots };
+
+struct History {
+  std::int64_t id = 0;
+  std::int32_t index = 0;
+  std::string user, name, project, command;
+  wire::JobState state = wire::JOB_PEND;
+  std::int64_t since = 0;  // entered `state`
+  std::int64_t seconds[kSlots] = {};
+  std::vector<std::pair<std::int64_t, std::string>> lines;  // -l: time, event text
+  bool ended() const { return state == wire::JOB_DONE || state == wire::JOB_EXIT; }
+};
+
+int slot_of(wire::JobState s) {
+  switch (s) {
+    case wire::JOB_PEND:
+      return kPend;
+    case wire::JOB_PSUSP:
+      return kPsusp;
+    case wire::JOB_RUN:
+      return kRun;
+    case wire::JOB_USUSP:
+      return kUsusp;
+    case wire::JOB_SSUSP:
+      return kSsusp;
+    case wire::JOB_UNKWN:
+      return kUnkwn;
+    default:
+      return -1;
+  }
+}
+
+void enter(History& h, wire::JobState to, std::int64_t at) {
+  if (int s = slot_of(h.state); s >= 0 && h.since > 0) h.seconds[s] += std::max<std::int64_t>(0, at - h.since);
+  h.state = to;
+  h.since = at;
+}
+
+std::string hosts_text(const google::protobuf::RepeatedPtrField<std::string>& hosts) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& h : hosts) {
+    if (counts.empty() || counts.back().first != h)
+      counts.emplace_back(h, 1);
+    else
+      ++counts.back().second;
+  }
+  std::string out;
+  for (const auto& [h, n] : counts)
+    out += (out.empty() ? "<" : ", <") + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";
+  return out;
+}
+
+std::string cpu_text(double cpu) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", cpu);
+  return buf;
+}
+
+// Replays the records into one history per job or element.
+std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::HistoryReply& reply) {
+  std::map<std::pair<std::int64_t, std::int32_t>, History> out;
+  auto each = [&](std::int64_t id, std::int32_t index, auto&& f) {
+    for (auto& [key, h] : out)
+      if (key.first == id && (index == 0 || key.second == index)) f(h);
+  };
+  for (const auto& r : reply.events()) {
+    const std::int64_t t = r.time();
+    if (r.has_job_new()) {
+      const auto& e = r.job_new();
+      std::vector<std::int32_t> indices(e.indices().begin(), e.indices().end());
+      if (indices.empty()) indices.push_back(0);
+      for (auto i : indices) {
+        History h;
+        h.id = e.job_id();
+        h.index = i;
+        h.user = e.user();
+        h.name = e.spec().job_name().empty() ? e.spec().command() : e.spec().job_name();
+        if (i > 0) h.name += "[" + std::to_string(i) + "]";
+        h.project = e.spec().project().empty() ? "default" : e.spec().project();
+        h.command = e.spec().command();
+        h.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
+        h.since = e.submit_time();
+        std::string text = "Submitted from host <" + e.spec().from_host() + ">, to Queue <" + e.queue() + ">, CWD <" +
+                           e.spec().cwd() + ">";
+        if (!e.spec().out_file().empty()) text += ", Output File <" + e.spec().out_file() + ">";
+        if (e.spec().min_processors() > 1) text += ", " + std::to_string(e.spec().min_processors()) + " Task(s)";
+        if (!e.spec().res_req().empty()) text += ", Requested Resources <" + e.spec().res_req() + ">";
+        h.lines.emplace_back(e.submit_time(), text + ";");
+        if (e.spec().hold()) h.lines.emplace_back(e.submit_time(), "Suspended by the user or administrator;");
+        out[{h.id, h.index}] = std::move(h);
+      }
+    } else if (r.has_job_start()) {
+      const auto& e = r.job_start();
+      each(e.job_id(), e.index(), [&](History& h) {
+        enter(h, wire::JOB_RUN, t);
+        std::string n = e.exec_hosts_size() > 1 ? std::to_string(e.exec_hosts_size()) + " Task(s) on Host(s) " : "";
+        h.lines.emplace_back(t, "Dispatched " + (n.empty() ? "to " : n) + hosts_text(e.exec_hosts()) +
+                                    (e.forced() ? ", by brun -f" : "") + ";");
+      });
+    } else if (r.has_job_execute()) {
+      const auto& e = r.job_execute();
+      each(e.job_id(), e.index(),
+           [&](History& h) { h.lines.emplace_back(t, "Starting (Pid " + std::to_string(e.pid()) + ");"); });
+    } else if (r.has_job_status()) {
+      const auto& e = r.job_status();
+      each(e.job_id(), e.index(), [&](History& h) {
+        std::string text;
+        switch (e.state()) {
+          case wire::JOB_DONE:
+            text = "Done successfully. The CPU time used is " + cpu_text(e.cpu_time()) + " seconds;";
+            break;
+          case wire::JOB_EXIT:
+            text = "Exited with exit code " + std::to_string(cli::exit_code(e.exit_status())) +
+                   ". The CPU time used is " + cpu_text(e.cpu_time()) + " seconds;";
+            if (!e.reason().empty()) text += " " + e.reason() + ";";
+            break;
+          case wire::JOB_USUSP:
+            text = "Suspended by the user or administrator;";
+            break;
+          case wire::JOB_PSUSP:
+            text = "Suspended by the user or administrator while pending;";
+            break;
+          case wire::JOB_SSUSP:
+            text = "Suspended by LSF" + (e.reason().empty() ? std::string() : ": " + e.reason()) + ";";
+            break;
+          case wire::JOB_RUN:
+            text = "Running;";
+            break;
+          case wire::JOB_PEND:
+            text = "Resumed: pending again;";
+            break;
+          default:
+            text = std::string("Status <") + cli::state_name(e.state()) + ">;";
+            break;
+        }
+        enter(h, e.state(), t);
+        h.lines.emplace_back(t, text);
+      });
+    } else if (r.has_job_requeue()) {
+      const auto& e = r.job_requeue();
+      each(e.job_id(), e.index(), [&](History& h) {
+        enter(h, e.hold() ? wire::JOB_PSUSP : wire::JOB_PEND, t);
+        h.lines.emplace_back(t, std::string("Job has been requeued") + (e.hold() ? " and held" : "") + ";");
+      });
+    } else if (r.has_job_switch()) {
+      const auto& e = r.job_switch();
+      each(e.job_id(), e.index(),
+           [&](History& h) { h.lines.emplace_back(t, "Switched to Queue <" + e.queue() + ">;"); });
+    } else if (r.has_job_modify()) {
+      const auto& e = r.job_modify();
+      each(e.job_id(), e.index(), [&](History& h) { h.lines.emplace_back(t, "Parameters of Job are changed;"); });
+    } else if (r.has_job_move()) {
+      const auto& e = r.job_move();
+      each(e.job_id(), e.index(), [&](History& h) { h.lines.emplace_back(t, "Job moved in its queue (btop/bbot);"); });
+    }
+  }
+  return out;
+}
+
+std::string padded(std::string s, size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string label(const History& h) {
+  return std::to_string(h.id) + (h.index > 0 ? "[" + std::to_string(h.index) + "]" : "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts;
+  opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("u", po::value<std::string>(), "")(
+      "n", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
+  po::positional_options_description pos;
+  pos.add("jobs", -1);
+  auto vm = cli::parse_options(
+      "bhist", argc, argv, opts, pos,
+      "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [jobid | \"jobid[index]\" ...]\n");
+  cli::Session session("bhist");
+  wire::RequestEnvelope req;
+  auto* q = req.mutable_history();
+  if (vm.count("jobs"))
+    for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
+  if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
+  const auto reply = cli::require_ok("bhist", session.call(req)).history();
+  auto histories = replay(reply);
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  const bool named = vm.count("jobs") > 0;
+  std::vector<History*> shown;
+  for (auto& [key, h] : histories) {
+    bool keep = named || vm.count("a") ? true
+                : vm.count("d")        ? h.ended()
+                : vm.count("p")        ? h.state == wire::JOB_PEND || h.state == wire::JOB_PSUSP
+                : vm.count("r")        ? h.state == wire::JOB_RUN
+                : vm.count("s")        ? h.state == wire::JOB_USUSP || h.state == wire::JOB_SSUSP
+                                       : !h.ended();
+    if (keep) shown.push_back(&h);
+  }
+  if (shown.empty()) {
+    std::cerr << "No matching job found\n";
+    return named ? 255 : 0;
+  }
+  // Time spent up to the end (finished) or up to now.
+  for (History* h : shown) {
+    std::int64_t until = h->ended() ? h->since : now;
+    if (int s = slot_of(h->state); s >= 0) h->seconds[s] += std::max<std::int64_t>(0, until - h->since);
+  }
+  auto total = [](const History& h) {
+    std::int64_t t = 0;
+    for (auto s : h.seconds) t += s;
+    return t;
+  };
+  if (vm.count("l")) {
+    bool first = true;
+    for (const History* h : shown) {
+      if (!first) std::cout << std::string(78, '-') << "\n";
+      first = false;
+      std::cout << "\n";
+      cli::print_wrapped("Job <" + label(*h) + ">, Job Name <" + h->name + ">, User <" + h->user + ">, Project <" +
+                             h->project + ">, Command <" + h->command + ">",
+                         21);
+      for (const auto& [t, text] : h->lines) cli::print_wrapped(cli::long_time(t) + ": " + text, 21);
+      std::cout << "\nSummary of time in seconds spent in various states by  "
+                << cli::long_time(h->ended() ? h->since : now) << "\n";
+      std::cout << "  PEND     PSUSP    RUN      USUSP    SSUSP    UNKWN    TOTAL\n";
+      std::string line = " ";
+      for (auto v : h->seconds) line += " " + padded(std::to_string(v), 8);
+      line += " " + std::to_string(total(*h));
+      std::cout << line << "\n\n";
+    }
+    return 0;
+  }
+  std::cout << "Summary of time in seconds spent in various states:\n"
+            << "JOBID   USER    JOB_NAME  PEND    PSUSP   RUN     USUSP   SSUSP   UNKWN   TOTAL\n";
+  for (const History* h : shown) {
+    std::string name = vm.count("w") ? h->name : cli::tail_truncate(h->name, 9);
+    std::string user = vm.count("w") ? h->user : h->user.substr(0, 7);
+    std::string line = padded(label(*h), 7) + " " + padded(user, 7) + " " + padded(name, 9);
+    for (auto v : h->seconds) line += " " + padded(std::to_string(v), 7);
+    line += " " + std::to_string(total(*h));
+    std::cout << line << "\n";
+  }
+  return 0;
+}

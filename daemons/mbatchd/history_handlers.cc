@@ -1,0 +1,109 @@
+// bhist and bacct: what happened to jobs, read back from lsb.events (and lsb.events.1,
+// kept at the last snapshot) and from lsb.acct. Both files are append-only, so reading
+// them while the writer thread appends sees whole records up to some point.
+#include <fstream>
+#include <set>
+
+#include "daemons/mbatchd/acct_record.h"
+#include "daemons/mbatchd/event_log_reader.h"
+#include "daemons/mbatchd/mbatchd.h"
+
+namespace lsf::mbd {
+namespace {
+
+// The job a record is about; id 0 for records about no job.
+sched::JobKey job_of(const wire::EventRecord& r) {
+  using E = wire::EventRecord;
+  switch (r.event_case()) {
+    case E::kJobNew:
+      return {r.job_new().job_id(), 0};
+    case E::kJobStart:
+      return {r.job_start().job_id(), r.job_start().index()};
+    case E::kJobExecute:
+      return {r.job_execute().job_id(), r.job_execute().index()};
+    case E::kJobStatus:
+      return {r.job_status().job_id(), r.job_status().index()};
+    case E::kJobRequeue:
+      return {r.job_requeue().job_id(), r.job_requeue().index()};
+    case E::kJobMove:
+      return {r.job_move().job_id(), r.job_move().index()};
+    case E::kJobSwitch:
+      return {r.job_switch().job_id(), r.job_switch().index()};
+    case E::kJobModify:
+      return {r.job_modify().job_id(), r.job_modify().index()};
+    default:
+      return {0, 0};
+  }
+}
+
+wire::ReplyEnvelope ok_reply() {
+  wire::ReplyEnvelope r;
+  r.set_status(wire::STATUS_OK);
+  return r;
+}
+
+}  // namespace
+
+void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.history();
+  const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
+  // Asked for by id: those jobs (index 0: every element). Else every job of the user.
+  std::map<std::int64_t, std::set<std::int32_t>> asked;
+  for (const auto& ref : q.jobs()) asked[ref.job_id()].insert(ref.index());
+  std::set<std::int64_t> users_jobs;
+  auto wanted = [&](const sched::JobKey& key) {
+    if (key.id == 0) return false;
+    if (!asked.empty()) {
+      auto it = asked.find(key.id);
+      return it != asked.end() && (key.index == 0 || it->second.count(0) || it->second.count(key.index));
+    }
+    return users_jobs.count(key.id) > 0;
+  };
+  auto reply = ok_reply();
+  auto* out = reply.mutable_history();
+  std::set<std::int64_t> seen_seq;
+  const auto dir = logdir_of(*config_);
+  for (const char* file : {"lsb.events.1", "lsb.events"}) {
+    read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
+      wire::EventRecord r;
+      if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};
+      if (r.has_job_new() && (user == "all" || r.job_new().user() == user)) users_jobs.insert(r.job_new().job_id());
+      // A record in both files (written across a rotation) is shown once.
+      if (!wanted(job_of(r)) || !seen_seq.insert(r.seq()).second) return {};
+      if (r.has_job_new()) r.mutable_job_new()->mutable_spec()->clear_env();  // kilobytes no one prints
+      *out->add_events() = std::move(r);
+      return {};
+    });
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.acct();
+  const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
+  std::map<std::int64_t, std::set<std::int32_t>> asked;
+  for (const auto& ref : q.jobs()) asked[ref.job_id()].insert(ref.index());
+  auto reply = ok_reply();
+  auto* out = reply.mutable_acct();
+  std::ifstream in(logdir_of(*config_) / "lsb.acct");
+  std::string line;
+  while (std::getline(in, line)) {
+    auto r = parse_job_finish_record(line);
+    if (!r) continue;
+    if (!asked.empty()) {
+      auto it = asked.find(r->job_id());
+      if (it == asked.end() || !(it->second.count(0) || it->second.count(r->index()))) continue;
+    } else if (user != "all" && r->user() != user) {
+      continue;
+    }
+    if (!q.queue().empty() && r->queue() != q.queue()) continue;
+    if (!q.project().empty() && r->project() != q.project()) continue;
+    if (!q.host().empty() &&
+        std::find(r->exec_hosts().begin(), r->exec_hosts().end(), q.host()) == r->exec_hosts().end())
+      continue;
+    *out->add_records() = std::move(*r);
+  }
+  respond(reply);
+}
+
+}  // namespace lsf::mbd
