@@ -1,32 +1,110 @@
 // bhosts: batch hosts with status and job counts, in LSF's layout.
 //
-//   bhosts [-w | -l] [host | host_group ...]
+//   bhosts [-w | -l | -o "fmt" [-json]] [-noheader] [host | host_group ...]
 #include <cstdio>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/table_output.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
 
 namespace {
+
 std::string limit(int v) { return v < 0 ? "-" : std::to_string(v); }
+
+// bhosts -o: LSF's field names with their recommended widths.
+enum Field : size_t {
+  kName,
+  kStatus,
+  kCpuf,
+  kJlU,
+  kMax,
+  kNjobs,
+  kRun,
+  kSsusp,
+  kUsusp,
+  kRsv,
+  kDispatchWindow,
+  kComments,
+  kCount
+};
+constexpr cli::FieldDef kFields[] = {
+    {"host_name", "hname", 20},
+    {"status", "stat", 15},
+    {"cpuf", "", 10},
+    {"jl_u", "jlu", 8},
+    {"max", "", 8},
+    {"njobs", "", 8},
+    {"run", "", 8},
+    {"ssusp", "", 8},
+    {"ususp", "", 8},
+    {"rsv", "", 8},
+    {"dispatch_window", "", 50},
+    {"comments", "", 128},
+};
+static_assert(std::size(kFields) == kCount);
+
+std::string field(const wire::HostInfo& h, const cli::Column& c) {
+  switch (static_cast<Field>(c.field)) {
+    case kName:
+      return h.name();
+    case kStatus:
+      return h.status();
+    case kCpuf: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", h.cpu_factor());
+      return buf;
+    }
+    case kJlU:
+      return limit(h.jl_u());
+    case kMax:
+      return limit(h.max_slots());
+    case kNjobs:
+      return std::to_string(h.njobs());
+    case kRun:
+      return std::to_string(h.run());
+    case kSsusp:
+      return std::to_string(h.ssusp());
+    case kUsusp:
+      return std::to_string(h.ususp());
+    case kRsv:
+      return std::to_string(h.rsv());
+    case kDispatchWindow:
+      return h.dispatch_window();
+    case kComments:
+      return h.admin_comment();
+    case kCount:
+      break;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("hosts", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
+      "hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("bhosts", argc, argv, opts, pos, "Usage: bhosts [-w | -l] [host | host_group ...]\n");
+  auto vm = cli::parse_options("bhosts", argc, argv, opts, pos,
+                               "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [host | host_group ...]\n");
   cli::Session session("bhosts");
   wire::RequestEnvelope req;
   req.mutable_hosts();
   if (vm.count("hosts"))
     for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
   const auto reply = cli::require_ok("bhosts", session.call(req));
+  const auto& hosts = reply.hosts().hosts();
+  if (!vm.count("l") && !vm.count("w") &&
+      cli::print_custom(
+          "bhosts", "LSB_BHOSTS_FORMAT", vm, session.lsf_conf(), kFields, static_cast<size_t>(hosts.size()),
+          [&](size_t i, const cli::Column& c) { return field(hosts[static_cast<int>(i)], c); }, "HOSTS"))
+    return 0;
   if (vm.count("l")) {
     for (const auto& h : reply.hosts().hosts()) {
       std::printf("HOST  %s\n", h.name().c_str());
@@ -46,7 +124,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool wide = vm.count("w") > 0;
-  std::printf("HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV \n");
+  if (!vm.count("noheader"))
+    std::printf("HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV \n");
   for (const auto& h : reply.hosts().hosts()) {
     if (wide)
       std::printf("%-18s %-14s %5s %6s %6d %6d %6d %6d %6d\n", h.name().c_str(), h.status().c_str(),

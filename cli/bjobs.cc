@@ -26,14 +26,6 @@ const char* kUsage =
   std::exit(255);
 }
 
-// -o, else LSB_BJOBS_FORMAT from the environment, else from lsf.conf.
-std::optional<std::string> custom_format(const po::variables_map& vm, const config::LsfConf& conf) {
-  if (vm.count("o")) return vm["o"].as<std::string>();
-  if (const char* env = std::getenv("LSB_BJOBS_FORMAT"); env && *env) return std::string(env);
-  if (auto v = conf.get("LSB_BJOBS_FORMAT"); v && !v->empty()) return *v;
-  return std::nullopt;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,7 +44,8 @@ int main(int argc, char** argv) {
   cli::Session session("bjobs");
   std::optional<cli::OutputFormat> format;
   bool fixed_layout = vm.count("l") || vm.count("w") || vm.count("W") || vm.count("A") || vm.count("sum");
-  if (auto spec = custom_format(vm, session.lsf_conf()); spec && (vm.count("o") || !fixed_layout)) {
+  if (auto spec = cli::custom_format(vm, "LSB_BJOBS_FORMAT", session.lsf_conf());
+      spec && (vm.count("o") || !fixed_layout)) {
     std::string error;
     format = cli::parse_output_format(*spec, cli::job_fields(), &error);
     if (!format) usage_error(error);

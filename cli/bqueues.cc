@@ -1,12 +1,13 @@
 // bqueues: queues with their state and job counts, in LSF's layout.
 //
-//   bqueues [-w | -l] [queue ...]
+//   bqueues [-w | -l | -o "fmt" [-json]] [-noheader] [queue ...]
 #include <cstdio>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/table_output.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -25,20 +26,131 @@ std::string status(const wire::QueueInfo& q) {
   return std::string(q.open() ? "Open" : "Closed") + (q.active() && q.window_open() ? ":Active" : ":Inact");
 }
 
+// bqueues -o: LSF's field names with their recommended widths.
+enum Field : size_t {
+  kName,
+  kDesc,
+  kPrio,
+  kStatus,
+  kMax,
+  kJlU,
+  kJlP,
+  kJlH,
+  kNjobs,
+  kPend,
+  kRun,
+  kSusp,
+  kRsv,
+  kUsusp,
+  kSsusp,
+  kNice,
+  kHosts,
+  kRunWindow,
+  kDispatchWindow,
+  kRunLimit,
+  kCount
+};
+constexpr cli::FieldDef kFields[] = {
+    {"queue_name", "qname", 15},
+    {"description", "desc", 50},
+    {"priority", "prio", 10},
+    {"status", "stat", 12},
+    {"max", "", 10},
+    {"jl_u", "jlu", 10},
+    {"jl_p", "jlp", 10},
+    {"jl_h", "jlh", 10},
+    {"njobs", "", 10},
+    {"pend", "", 10},
+    {"run", "", 10},
+    {"susp", "", 10},
+    {"rsv", "", 10},
+    {"ususp", "", 10},
+    {"ssusp", "", 10},
+    {"nice", "", 6},
+    {"hosts", "", 30},
+    {"run_window", "", 30},
+    {"dispatch_window", "", 30},
+    {"runlimit", "", 12},
+};
+static_assert(std::size(kFields) == kCount);
+
+std::string field(const wire::QueueInfo& q, const cli::Column& c) {
+  switch (static_cast<Field>(c.field)) {
+    case kName:
+      return q.name();
+    case kDesc:
+      return q.description();
+    case kPrio:
+      return std::to_string(q.priority());
+    case kStatus:
+      return status(q);
+    case kMax:
+      return limit(q.max_slots());
+    case kJlU:
+      return limit(q.user_slots());
+    case kJlP:
+      return limit(q.proc_slots());
+    case kJlH:
+      return limit(q.host_slots());
+    case kNjobs:
+      return std::to_string(q.njobs());
+    case kPend:
+      return std::to_string(q.pend());
+    case kRun:
+      return std::to_string(q.run());
+    case kSusp:
+      return std::to_string(q.ssusp() + q.ususp());
+    case kRsv:
+      return std::to_string(q.rsv());
+    case kUsusp:
+      return std::to_string(q.ususp());
+    case kSsusp:
+      return std::to_string(q.ssusp());
+    case kNice:
+      return std::to_string(q.nice());
+    case kHosts: {
+      std::string out;
+      for (const auto& h : q.hosts()) out += (out.empty() ? "" : " ") + h;
+      return out.empty() ? "all" : out;
+    }
+    case kRunWindow:
+      return q.run_window();
+    case kDispatchWindow:
+      return q.dispatch_window();
+    case kRunLimit: {
+      if (q.run_limit_s() <= 0) return "";
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(q.run_limit_s()) / 60.0);
+      return buf;
+    }
+    case kCount:
+      break;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("queues", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
+      "queues", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("queues", -1);
-  auto vm = cli::parse_options("bqueues", argc, argv, opts, pos, "Usage: bqueues [-w | -l] [queue ...]\n");
+  auto vm = cli::parse_options("bqueues", argc, argv, opts, pos,
+                               "Usage: bqueues [-w | -l | -o \"format\" [-json]] [-noheader] [queue ...]\n");
   cli::Session session("bqueues");
   wire::RequestEnvelope req;
   req.mutable_queues();
   if (vm.count("queues"))
     for (const auto& q : vm["queues"].as<std::vector<std::string>>()) req.mutable_queues()->add_names(q);
   const auto reply = cli::require_ok("bqueues", session.call(req));
+  const auto& queues = reply.queues().queues();
+  if (!vm.count("l") && !vm.count("w") &&
+      cli::print_custom(
+          "bqueues", "LSB_BQUEUES_FORMAT", vm, session.lsf_conf(), kFields, static_cast<size_t>(queues.size()),
+          [&](size_t i, const cli::Column& c) { return field(queues[static_cast<int>(i)], c); }, "QUEUES"))
+    return 0;
   if (vm.count("l")) {
     for (const auto& q : reply.queues().queues()) {
       std::cout << "\nQUEUE: " << q.name() << "\n  -- "
@@ -61,8 +173,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool wide = vm.count("w") > 0;
-  std::printf(wide ? "QUEUE_NAME                 PRIO      STATUS      MAX  JL/U JL/P JL/H NJOBS  PEND  RUN  SUSP\n"
-                   : "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP\n");
+  if (!vm.count("noheader"))
+    std::printf(wide ? "QUEUE_NAME                 PRIO      STATUS      MAX  JL/U JL/P JL/H NJOBS  PEND  RUN  SUSP\n"
+                     : "QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP\n");
   for (const auto& q : reply.queues().queues()) {
     if (wide)
       std::printf("%-26s %4d  %-14s %5s %5s %4s %4s %5d %5d %4d %5d\n", q.name().c_str(), q.priority(),

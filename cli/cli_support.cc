@@ -146,6 +146,14 @@ void print_wrapped(const std::string& text, size_t indent) {
   }
 }
 
+std::optional<std::string> custom_format(const boost::program_options::variables_map& vm, const char* name,
+                                         const config::LsfConf& conf) {
+  if (vm.count("o")) return vm["o"].as<std::string>();
+  if (const char* env = std::getenv(name); env && *env) return std::string(env);
+  if (auto v = conf.get(name); v && !v->empty()) return *v;
+  return std::nullopt;
+}
+
 int exit_code(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);

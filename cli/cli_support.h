@@ -71,6 +71,11 @@ void print_wrapped(const std::string& text, size_t indent);
 // A wait status as LSF reports an exit code: the exit value, or 128 + the signal.
 int exit_code(int wait_status);
 
+// The -o format in force: the option's value, else the environment variable `name`
+// (LSB_BJOBS_FORMAT, LSB_BQUEUES_FORMAT, LSB_BHOSTS_FORMAT), else lsf.conf's.
+std::optional<std::string> custom_format(const boost::program_options::variables_map& vm, const char* name,
+                                         const config::LsfConf& conf);
+
 // Megabytes as lshosts and lsload print them: "512M", "7.8G", "38G".
 std::string megabytes(double mb);
 
