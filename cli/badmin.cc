@@ -13,6 +13,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/badmin_status.h"
 #include "cli/cli_support.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/summary.h"
@@ -25,6 +26,9 @@ namespace {
 int usage(std::ostream& os, int code) {
   os << "Usage: badmin ckconfig [-v]\n"
         "       badmin reconfig [-v] [-f]\n"
+        "       badmin mbdrestart [-v] [-f]\n"
+        "       badmin hist\n"
+        "       badmin showstatus\n"
         "       badmin perfmon view [-json]\n"
         "       badmin hclose [-C comment] [host ...] | hopen [-C comment] [host ...]\n"
         "       badmin qclose | qopen | qact | qinact [queue ...]\n"
@@ -198,17 +202,21 @@ int main(int argc, char** argv) {
   if (args.empty()) return usage(std::cerr, 2);
   if (args[0] == "-h" || args[0] == "--help") return usage(std::cout, 0);
   if (args[0] == "-V") {
-    std::cout << "lsfsched 0.1.0 (LSF-compatible scheduler)\n";
+    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
     return 0;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "ckconfig") return ckconfig(rest);
   if (args[0] == "reconfig") return reconfig(rest);
   if (args[0] == "perfmon") return perfmon(rest);
+  if (args[0] == "mbdrestart") return lsf::cli::mbdrestart(rest);
+  if (args[0] == "hist") return lsf::cli::hist(rest);
+  if (args[0] == "showstatus") return lsf::cli::showstatus(rest);
   for (const char* sub : {"hclose", "hopen", "qclose", "qopen", "qact", "qinact"})
     if (args[0] == sub) return control(args[0], rest);
-  std::cerr
-      << "badmin: " << args[0]
-      << ": not a badmin command (this build has: ckconfig reconfig perfmon hclose hopen qclose qopen qact qinact)\n";
+  std::cerr << "badmin: " << args[0]
+            << ": not a badmin command (this build has: ckconfig reconfig mbdrestart perfmon hist showstatus hclose "
+               "hopen qclose "
+               "qopen qact qinact)\n";
   return 2;
 }

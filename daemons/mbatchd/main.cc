@@ -7,6 +7,8 @@
 // cleanly; running jobs go on under their sbatchds.
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -69,28 +71,42 @@ int main(int argc, char** argv) {
   mo.host_name = host;
   mo.listen_address = vm["listen"].as<std::string>();
   mo.log = log;
-  lsf::mbd::Mbatchd mbd(mo);
-  if (auto err = mbd.recover(); !err.empty()) {
-    log->critical("cannot recover: {}", err);
-    std::cerr << "mbatchd: cannot recover: " << err << "\n";
-    return 1;
+  bool restart = false;
+  {
+    lsf::mbd::Mbatchd mbd(mo);
+    if (auto err = mbd.recover(); !err.empty()) {
+      log->critical("cannot recover: {}", err);
+      std::cerr << "mbatchd: cannot recover: " << err << "\n";
+      return 1;
+    }
+    if (auto err = mbd.start(); !err.empty()) {
+      log->critical("{}", err);
+      std::cerr << "mbatchd: " << err << "\n";
+      return 1;
+    }
+    lsf::net::asio::io_context signals_io;
+    lsf::net::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
+    signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+      if (ec) return;
+      log->info("signal {} received; stopping", sig);
+      mbd.stop();
+    });
+    std::thread signal_thread([&] { signals_io.run(); });
+    mbd.run();
+    signals_io.stop();
+    signal_thread.join();
+    restart = mbd.restart_requested();
   }
-  if (auto err = mbd.start(); !err.empty()) {
-    log->critical("{}", err);
-    std::cerr << "mbatchd: " << err << "\n";
-    return 1;
-  }
-  lsf::net::asio::io_context signals_io;
-  lsf::net::asio::signal_set signals(signals_io, SIGTERM, SIGINT);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (ec) return;
-    log->info("signal {} received; stopping", sig);
-    mbd.stop();
-  });
-  std::thread signal_thread([&] { signals_io.run(); });
-  mbd.run();
-  signals_io.stop();
-  signal_thread.join();
   log->info("mbatchd stopped");
+  if (restart) {
+    // badmin mbdrestart: the same process image again, from the start, which reads
+    // the configuration and replays lsb.snapshot and lsb.events. The lock file's
+    // descriptor is close-on-exec, so the new image takes the lock again.
+    log->info("restarting");
+    log->flush();
+    execv("/proc/self/exe", argv);
+    log->critical("cannot restart: {}", std::strerror(errno));
+    return 1;
+  }
   return 0;
 }

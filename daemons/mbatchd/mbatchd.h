@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -78,6 +79,8 @@ class Mbatchd {
   void stop();  // from any thread
 
   std::uint16_t port() const { return server_ ? server_->port() : 0; }
+  // After run() returns: badmin mbdrestart asked for a fresh process.
+  bool restart_requested() const { return restart_requested_; }
 
  private:
   // --- state changes (mbatchd.cc)
@@ -181,6 +184,7 @@ class Mbatchd {
   // Jobs brequeue killed, requeued when their end is reported (value: -H). In memory
   // only: after a restart such a job ends as killed.
   std::map<sched::JobKey, bool> requeue_after_kill_;
+  bool restart_requested_ = false;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;
   // Job RES_REQ merged with its queue's, by (job string, queue): jobs with the same
@@ -192,6 +196,8 @@ class Mbatchd {
   std::chrono::microseconds last_view_took_{0};  // building the view on the state thread
   std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
+  std::int64_t start_wall_time_ = static_cast<std::int64_t>(std::time(nullptr));
+  std::int64_t last_reconfig_time_ = 0;
   std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run
 };
 

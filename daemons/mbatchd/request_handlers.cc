@@ -2,6 +2,7 @@
 // (applied + appended to lsb.events) and answered only once it is durable; a request
 // that fails validation changes nothing.
 #include <fnmatch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -89,6 +90,9 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       c->set_cluster_name(config_->cluster_name);
       c->set_master_name(options_.host_name);
       c->set_version(LSFSCHED_VERSION);
+      c->set_mbatchd_pid(static_cast<int>(getpid()));
+      c->set_mbatchd_start_time(start_wall_time_);
+      c->set_last_reconfig_time(last_reconfig_time_);
       return respond(reply);
     }
     case R::kSubmit:
@@ -639,6 +643,8 @@ void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::
 }
 
 void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  if (!is_admin(request.caller()))
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "User permission denied"));
   config::LoadOptions lo;
   lo.envdir = options_.envdir;
   lo.now = config::local_week_instant();
@@ -656,6 +662,15 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
                result.diagnostics.error_count());
     return respond(reply);
   }
+  if (request.reconfig().restart()) {
+    // badmin mbdrestart: the new process reads the configuration and replays the log.
+    out->set_applied(true);
+    log_->info("mbatchd restart requested by {}", request.caller().user_name());
+    restart_requested_ = true;
+    respond(reply);
+    stop();
+    return;
+  }
   if (result.config->cluster_name != config_->cluster_name) {
     out->add_errors("the cluster name changed from " + config_->cluster_name + " to " + result.config->cluster_name +
                     "; restart mbatchd instead");
@@ -667,6 +682,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   ++config_generation_;
   state_.sync_config(*config_);
   out->set_applied(true);
+  last_reconfig_time_ = now();
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
   respond(reply);
   request_pass();

@@ -1,0 +1,13 @@
+// badmin subcommands that ask mbatchd about itself: mbdrestart, hist, showstatus.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace lsf::cli {
+
+int mbdrestart(const std::vector<std::string>& args);
+int hist(const std::vector<std::string>& args);
+int showstatus(const std::vector<std::string>& args);
+
+}  // namespace lsf::cli
