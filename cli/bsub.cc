@@ -142,6 +142,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  // Accepted by LSF, not built here yet: refused rather than silently ignored.
+  for (const char* unsupported : {"G", "L", "g", "sp"})
+    if (vm.count(unsupported)) not_submitted(std::string("-") + unsupported + ": option not supported yet");
   cli::Session session("bsub");
   wire::RequestEnvelope req;
   auto* spec = req.mutable_submit()->mutable_spec();
@@ -165,6 +168,10 @@ int main(int argc, char** argv) {
   // Without -J, the job is named after its command (the first line of a script).
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
+  if (vm.count("rn")) spec->set_rerunnable(false);
+  // Mail is not sent by this scheduler: say so rather than pretend.
+  for (const char* mail : {"B", "N", "u"})
+    if (vm.count(mail)) std::cerr << "bsub: -" << mail << ": mail notification is not supported; ignored\n";
   if (vm.count("cwd")) {
     spec->set_cwd(vm["cwd"].as<std::string>());
   } else {
