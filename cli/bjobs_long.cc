@@ -39,6 +39,10 @@ void print_reasons(const std::string& reasons) {
 std::string exit_reason_text(const std::string& reason) {
   static const std::map<std::string, std::string> texts = {
       {"TERM_OWNER", "job killed by owner"},
+      {"TERM_FORCE_OWNER", "job killed by owner without time for cleanup"},
+      {"TERM_FORCE_ADMIN", "job killed by root or LSF administrator without time for cleanup"},
+      {"TERM_REQUEUE_OWNER", "job killed and requeued by owner"},
+      {"TERM_REQUEUE_ADMIN", "job killed and requeued by root or LSF administrator"},
       {"TERM_ADMIN", "job killed by root or LSF administrator"},
       {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
       {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},

@@ -38,6 +38,7 @@ const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
     {"En", {"pre_exec"}},
     {"Epn", {"post_exec"}},
     {"rn", {"rerunnable"}},
+    {"Qn", {"requeue_exit_values"}},
 };
 
 }  // namespace
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "Usage: bmod [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm] [-M mem] [-o|-oo out]\n"
       "            [-e|-eo err] [-i in] [-J name] [-x] [-r] [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd]\n"
-      "            [-w dependency] [-P project] [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn]\n"
+      "            [-w dependency] [-P project] [-Q codes] "
+      "[-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn]\n"
       "            jobid | \"jobid[index]\"\n";
   auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);
   if (!vm.count("jobs")) {

@@ -37,8 +37,8 @@ namespace {
 }
 
 // Options that take a value; everything else starting with '-' is a flag.
-const std::set<std::string> kWithValue = {"q", "n", "R", "m",  "W", "c", "M",   "o", "oo", "e", "eo", "i",
-                                          "J", "b", "E", "Ep", "w", "P", "cwd", "G", "u",  "L", "g",  "sp"};
+const std::set<std::string> kWithValue = {"q", "n", "R",  "m", "W", "c",   "M", "o", "oo", "e", "eo", "i", "J",
+                                          "b", "E", "Ep", "w", "P", "cwd", "G", "u", "L",  "g", "sp", "Q", "env"};
 const std::set<std::string> kFlags = {"x", "r", "H", "K", "B", "N", "rn", "h", "V"};
 
 // Splits argv into options and the command: the first word that is not an option or
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
       "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
       "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
-      "rn", "")("H", "")("K", "")("B", "")("N", "")("h", "")("V", "");
+      "env", po::value<std::string>(), "")("rn", "")("H", "")("K", "")("B", "")("N", "")("h", "")("V", "");
   po::variables_map vm;
   try {
     const int style = cli::option_style();
@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
                  "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K]\n"
+                 "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n";
     return 0;
   }
@@ -182,13 +183,43 @@ int main(int argc, char** argv) {
   umask(mask);
   spec->set_umask(mask);
   spec->set_from_host(session.identity().host_name());
-  for (char** e = environ; *e; ++e) {
+  // -env "all" (the default), "none", "all, ~VAR", or "VAR=value, VAR2": which of the
+  // submission environment the job gets, and values set for it.
+  std::set<std::string> excluded;
+  std::vector<std::pair<std::string, std::string>> given;
+  bool take_all = true;
+  if (vm.count("env")) {
+    take_all = false;
+    for (const auto& item : config::split(vm["env"].as<std::string>(), ',')) {
+      std::string w(config::trim(item));
+      if (w.empty()) continue;
+      if (config::iequals(w, "all")) {
+        take_all = true;
+      } else if (config::iequals(w, "none")) {
+        take_all = false;
+      } else if (w[0] == '~') {
+        excluded.insert(w.substr(1));
+      } else if (auto eq = w.find('='); eq != std::string::npos) {
+        given.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+      } else if (const char* v = std::getenv(w.c_str())) {
+        given.emplace_back(w, v);
+      }
+    }
+  }
+  std::set<std::string> named;
+  for (const auto& [k, v] : given) named.insert(k);
+  for (char** e = environ; take_all && *e; ++e) {
     std::string kv = *e;
     auto eq = kv.find('=');
-    if (eq == std::string::npos) continue;
+    if (eq == std::string::npos || excluded.count(kv.substr(0, eq)) || named.count(kv.substr(0, eq))) continue;
     auto* v = spec->add_env();
     v->set_name(kv.substr(0, eq));
     v->set_value(kv.substr(eq + 1));
+  }
+  for (const auto& [k, val] : given) {
+    auto* v = spec->add_env();
+    v->set_name(k);
+    v->set_value(val);
   }
 
   auto result = session.call(req);
@@ -198,8 +229,12 @@ int main(int argc, char** argv) {
   }
   if (result.reply->status() != wire::STATUS_OK) not_submitted(result.reply->message());
   const auto& s = result.reply->submit();
-  std::cout << "Job <" << s.job_id() << "> is submitted to " << (s.default_queue() ? "default " : "") << "queue <"
-            << s.queue() << ">." << std::endl;
+  // BSUB_STDERR=y: LSF's messages to standard error, leaving standard output to the job
+  // (bsub -K, -I).
+  const char* to_stderr = std::getenv("BSUB_STDERR");
+  bool err = to_stderr && (*to_stderr == 'y' || *to_stderr == 'Y');
+  (err ? std::cerr : std::cout) << "Job <" << s.job_id() << "> is submitted to "
+                                << (s.default_queue() ? "default " : "") << "queue <" << s.queue() << ">." << std::endl;
   if (vm.count("K")) return wait_for_job(session, s.job_id());
   return 0;
 }

@@ -14,11 +14,11 @@ using namespace lsf;
 int main(int argc, char** argv) {
   const std::string command = JOB_ACTION_COMMAND;
   po::options_description opts;
-  opts.add_options()("s", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
+  opts.add_options()("s", po::value<std::string>(), "")("u", po::value<std::string>(), "")("r", "")(
       "jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  const std::string usage = "Usage: " + command + (command == "bkill" ? " [-s signal]" : "") +
+  const std::string usage = "Usage: " + command + (command == "bkill" ? " [-r | -s signal]" : "") +
                             " [-u user|all] jobid | \"jobid[index]\" | 0 ...\n";
   auto vm = cli::parse_options(command, argc, argv, opts, pos, usage);
   if (!vm.count("jobs") && !vm.count("u")) {
@@ -36,6 +36,13 @@ int main(int argc, char** argv) {
     }
     q->set_action(wire::JOB_ACTION_SIGNAL);
     q->set_signal_name(vm["s"].as<std::string>());
+  }
+  if (vm.count("r")) {
+    if (command != "bkill" || vm.count("s")) {
+      std::cerr << command << ": -r is only for bkill, without -s\n";
+      return 255;
+    }
+    q->set_remove(true);
   }
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   std::vector<std::string> ids;

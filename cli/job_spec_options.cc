@@ -16,7 +16,7 @@ void add_spec_options(po::options_description& opts) {
       "oo", po::value<std::string>(), "")("e", po::value<std::string>(), "")("eo", po::value<std::string>(), "")(
       "i", po::value<std::string>(), "")("J", po::value<std::string>(), "")("b", po::value<std::string>(), "")(
       "E", po::value<std::string>(), "")("Ep", po::value<std::string>(), "")("w", po::value<std::string>(), "")(
-      "P", po::value<std::string>(), "")("x", "")("r", "");
+      "P", po::value<std::string>(), "")("Q", po::value<std::string>(), "")("x", "")("r", "");
 }
 
 std::optional<std::int64_t> parse_begin_time(const std::string& text) {
@@ -160,6 +160,12 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
   if (has("w")) {
     spec.set_dependency(str("w"));
     set.push_back("dependency");
+  }
+  if (has("Q")) {
+    auto values = config::RequeueExitValues::parse(str("Q"));
+    if (!values) return fail("Bad requeue exit value specification: " + values.error());
+    spec.set_requeue_exit_values(str("Q"));
+    set.push_back("requeue_exit_values");
   }
   if (has("P")) {
     spec.set_project(str("P"));

@@ -1,5 +1,6 @@
 #include "libconfig/limits.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "libconfig/text.h"
@@ -141,6 +142,18 @@ Result<RequeueExitValues> RequeueExitValues::parse(std::string_view text) {
     return static_cast<int>(*n);
   };
   for (const auto& word : split_words(text)) {
+    // `all ~1 ~2`: every exit value but 1 and 2 (bsub -Q and lsb.queues alike).
+    if (iequals(word, "all")) {
+      for (int c = 0; c <= 255; ++c)
+        if (std::find(r.requeue.begin(), r.requeue.end(), c) == r.requeue.end()) r.requeue.push_back(c);
+      continue;
+    }
+    if (word.size() > 1 && word[0] == '~') {
+      auto c = code(std::string_view(word).substr(1));
+      if (!c) return fail("exit value \"" + word + "\" is not ~0-255");
+      std::erase(r.requeue, *c);
+      continue;
+    }
     if (starts_with_icase(word, "EXCLUDE(")) {
       if (word.back() != ')') return fail("\"" + word + "\" has no closing ')'");
       for (const auto& w : split_words(std::string_view(word).substr(8, word.size() - 9))) {

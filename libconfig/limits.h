@@ -56,6 +56,7 @@ Result<ProcessorLimit> parse_processor_limit(std::string_view text);
 
 // REQUEUE_EXIT_VALUES = 30 55 EXCLUDE(20 2): exit codes that put the job back to PEND;
 // those under EXCLUDE also keep it off the host where it failed.
+// REQUEUE_EXIT_VALUES and bsub -Q: "2 3 EXCLUDE(9)", "all ~1 ~2".
 struct RequeueExitValues {
   std::vector<int> requeue;
   std::vector<int> exclude;

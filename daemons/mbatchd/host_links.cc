@@ -68,7 +68,11 @@ void Mbatchd::requeue_lost_jobs(const std::string& host) {
 bool Mbatchd::requeue_on_exit(Job& job, int code) {
   const config::Queue* queue = config_->find_queue(job.queue);
   if (!queue) return false;
-  const auto& values = queue->requeue_exit_values;
+  // bsub -Q overrides the queue's values (checked at submission, so it parses).
+  config::RequeueExitValues own;
+  if (!job.spec().requeue_exit_values().empty())
+    if (auto parsed = config::RequeueExitValues::parse(job.spec().requeue_exit_values())) own = *parsed;
+  const auto& values = job.spec().requeue_exit_values().empty() ? queue->requeue_exit_values : own;
   bool requeue = std::find(values.requeue.begin(), values.requeue.end(), code) != values.requeue.end();
   bool exclude = std::find(values.exclude.begin(), values.exclude.end(), code) != values.exclude.end();
   if (!requeue && !exclude) return false;

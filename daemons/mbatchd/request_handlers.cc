@@ -423,6 +423,13 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
         if (job->pending()) {
           finish_job(*job, wire::JOB_EXIT, 0, 0, 0, reason);
           changed = true;
+        } else if (q.remove()) {
+          // bkill -r: the job leaves the system now; its host is still told to kill it,
+          // and whatever it reports later about the job is ignored.
+          reason = admin && job->user() != caller.user_name() ? "TERM_FORCE_ADMIN" : "TERM_FORCE_OWNER";
+          signal_on_host(*job, SIGKILL, reason);
+          finish_job(*job, wire::JOB_EXIT, SIGKILL, job->cpu_time, job->max_rss_kb, reason);
+          changed = true;
         } else {
           signal_on_host(*job, SIGKILL, reason);
         }

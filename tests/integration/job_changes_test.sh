@@ -78,4 +78,30 @@ check "exit job ends" wait_for 10 state_is "$exit_job" EXIT
 check "bacct -l: exit code" bash -c "bacct -l $exit_job | grep -q 'Completed <exit>; exit code <3>.'"
 check "bacct summary counts done and exited jobs" bash -c "bacct $done_job $exit_job | grep -Eq 'Total number of done jobs: +2 +Total number of exited jobs: +1'"
 check "bacct -e: only exited" bash -c "bacct -e | grep -Eq 'Total number of done jobs: +0 +Total number of exited jobs: +[1-9]'"
+
+# --- bsub -Q, -env, BSUB_STDERR; bkill -r
+once=$(submit -Q 3 -o /dev/null 'if [ -f marker ]; then exit 0; fi; touch marker; exit 3')
+check "-Q 3: requeued after exit 3, then DONE" wait_for 20 state_is "$once" DONE
+check "-Q 3: bhist shows the requeue" bash -c "bhist -l $once | grep -q 'Job has been requeued'"
+never=$(submit -Q "all ~3" -o /dev/null 'exit 3')
+check "-Q 'all ~3': exit 3 is not requeued" wait_for 20 state_is "$never" EXIT
+check "-Q with a bad value" bash -c "bsub -Q 300 true 2>&1 | grep -q 'Bad requeue exit value specification'"
+export FOO=bar BAZ=1
+none=$(submit -env "none, FOO" -o env_none.out 'echo "[$FOO][$BAZ]"')
+except=$(submit -env "all, ~BAZ" -o env_except.out 'echo "[$FOO][$BAZ]"')
+given=$(submit -env "FOO=other" -o env_given.out 'echo "[$FOO][$BAZ]"')
+default=$(submit -o env_default.out 'echo "[$FOO][$BAZ]"')
+check "-env jobs finish" wait_for 20 bash -c "state_is $none DONE && state_is $except DONE && state_is $given DONE && state_is $default DONE"
+check "-env 'none, FOO'" [ "$(cat env_none.out)" = "[bar][]" ]
+check "-env 'all, ~BAZ'" [ "$(cat env_except.out)" = "[bar][]" ]
+check "-env 'FOO=other'" [ "$(cat env_given.out)" = "[other][]" ]
+check "no -env: everything" [ "$(cat env_default.out)" = "[bar][1]" ]
+unset FOO BAZ
+check "BSUB_STDERR=y: the confirmation on standard error" bash -c \
+  "out=\$(BSUB_STDERR=y bsub -o /dev/null true 2>err.txt); [ -z \"\$out\" ] && grep -Eq '^Job <[0-9]+> is submitted' err.txt"
+forced=$(submit -o /dev/null sleep 300)
+check "job to remove runs" wait_for 10 state_is "$forced" RUN
+check "bkill -r says so" bash -c "[ \"\$(bkill -r $forced)\" = 'Job <$forced> is being terminated' ]"
+check "bkill -r: EXIT at once" state_is "$forced" EXIT
+check "bkill -r: TERM_FORCE_OWNER" bash -c "bjobs -a -o exit_reason -noheader $forced | grep -qx TERM_FORCE_OWNER"
 harness_done
