@@ -5,6 +5,7 @@
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/load_index.h"
 #include "libconfig/params_table.h"
+#include "libsched/limit_usage.h"
 
 namespace lsf::mbd {
 namespace {
@@ -194,6 +195,47 @@ void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responde
     u->set_ususp(total.ususp);
     u->set_rsv(total.rsv);
     u->set_njobs(total.pend + total.run + total.ssusp + total.ususp + total.rsv);
+  }
+  respond(reply);
+}
+
+void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& respond) {
+  const auto& policy = *config_index_.policy;
+  auto reply = ok_reply();
+  auto* out = reply.mutable_limits();
+  auto consumers = [](const sched::ConsumerSet& c) {
+    if (!c.given) return std::string();
+    std::string s = c.all ? "all" : "";
+    for (const auto& m : c.members) s += (s.empty() ? "" : " ") + m;
+    for (const auto& m : c.excluded) s += (s.empty() ? "~" : " ~") + m;
+    return s;
+  };
+  for (const auto& l : policy.limits) {
+    auto* li = out->add_limits();
+    li->set_name(l.name);
+    li->set_users(consumers(l.users));
+    li->set_queues(consumers(l.queues));
+    li->set_hosts(consumers(l.hosts));
+    li->set_projects(consumers(l.projects));
+    li->set_per_user(l.users.per_member);
+    li->set_per_queue(l.queues.per_member);
+    li->set_per_host(l.hosts.per_member);
+    li->set_per_project(l.projects.per_member);
+    li->set_slots(l.slots.value_or(-1));
+    li->set_jobs(l.jobs.value_or(-1));
+    li->set_slots_per_processor(l.slots_per_processor.value_or(-1));
+    for (const auto& [name, amount] : l.resources) (*li->mutable_resources())[name] = amount;
+  }
+  for (const auto& u : sched::limit_usage(build_view(), now())) {
+    auto* row = out->add_usage();
+    row->set_limit(static_cast<int>(u.limit));
+    row->set_user(u.user);
+    row->set_queue(u.queue);
+    row->set_project(u.project);
+    row->set_host(u.host);
+    row->set_slots(u.slots);
+    row->set_jobs(u.jobs);
+    for (const auto& [name, amount] : u.resources) (*row->mutable_resources())[name] = amount;
   }
   respond(reply);
 }

@@ -135,6 +135,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_history(request, respond);
     case R::kAcct:
       return on_acct(request, respond);
+    case R::kLimits:
+      return on_limits(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

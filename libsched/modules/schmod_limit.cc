@@ -10,11 +10,13 @@
 // Limits without a host dimension decide whether a job is considered at all; limits on
 // hosts decide how many slots a host can give (and, for a host group as a whole, the
 // sum over the placement).
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
+#include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
 
@@ -289,6 +291,29 @@ class LimitModule final : public Module {
     }
   }
 
+ public:
+  // blimits: every combination with something counted, in a stable order.
+  std::vector<LimitUsage> report() const {
+    std::vector<LimitUsage> out;
+    for (const auto& [key, c] : usage_) {
+      bool any = c.slots > 0 || c.jobs > 0;
+      for (const auto& [name, amount] : c.resources) any = any || amount > 0;
+      if (!any) continue;
+      LimitUsage u;
+      std::tie(u.limit, u.user, u.queue, u.project, u.host) = key;
+      u.slots = c.slots;
+      u.jobs = c.jobs;
+      u.resources = c.resources;
+      out.push_back(std::move(u));
+    }
+    std::sort(out.begin(), out.end(), [](const LimitUsage& a, const LimitUsage& b) {
+      return std::tie(a.limit, a.user, a.queue, a.project, a.host) <
+             std::tie(b.limit, b.user, b.queue, b.project, b.host);
+    });
+    return out;
+  }
+
+ private:
   static void add(Counted& u, int slots, const sched::Usage& use, bool counts_job) {
     u.slots += slots;
     if (counts_job) ++u.jobs;
@@ -309,5 +334,13 @@ class LimitModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_limit() { return std::make_unique<LimitModule>(); }
+
+std::vector<LimitUsage> limit_usage(const ClusterView& view, std::int64_t now) {
+  std::vector<std::unique_ptr<Module>> modules;
+  modules.push_back(std::make_unique<LimitModule>());
+  PassContext ctx(view, now, modules);
+  modules.front()->prepare(ctx);
+  return static_cast<const LimitModule&>(*modules.front()).report();
+}
 
 }  // namespace lsf::sched

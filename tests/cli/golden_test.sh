@@ -17,6 +17,21 @@ GOLDEN="$2/tests/golden"
 for h in hostA hostB hostC; do
   printf 'r15s = 0.5\nr1m = 0.7\nr15m = 1.2\nut = 0.25\npg = 1.5\nls = 2\nit = 12\ntmp = 20480\nswp = 4096\nmem = 15360\nncpus = 4\nmaxmem = 16384\nmaxswp = 8192\nmaxtmp = 102400\n' >"$TEST_DIR/load.$h"
 done
+cat >"$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.resources" <<'LIMITS'
+Begin Limit
+NAME     = per_user_slots
+PER_USER = all
+SLOTS    = 6
+End Limit
+
+Begin Limit
+NAME   = normal_on_hostB
+QUEUES = normal
+HOSTS  = hostB
+JOBS   = 3
+MEM    = 4096
+End Limit
+LIMITS
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -110,6 +125,11 @@ for id in 1 2 3 4 6; do
   check "job $id: -json matches -l ($from_long)" [ "$from_json" = "$from_long" ]
   check "job $id: -o matches -json" [ "$(sed 's/|-|/||/g; s/|-$/|/' <<<"$text")" = "$from_json" ]
 done
+
+# --- limits, while job 4 runs
+golden blimits 'blimits'
+golden blimits_config 'blimits -c'
+golden blimits_named 'blimits -n normal_on_hostB'
 
 # --- job control messages
 golden bkill_finished 'bkill 1'

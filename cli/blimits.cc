@@ -1,0 +1,131 @@
+// blimits: what each lsb.resources Limit section counts now, or (-c) the sections
+// themselves.
+//
+//   blimits [-c] [-w] [-n limit ...] [-u user] [-q queue] [-m host] [-P project]
+//
+// One row per combination of consumers with something in use: the consumer columns show
+// the member for PER_* consumers and the section's list otherwise ("-": not a consumer);
+// the resource columns show used/limit ("-": not limited).
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include <boost/program_options.hpp>
+
+#include "cli/cli_support.h"
+
+namespace po = boost::program_options;
+using namespace lsf;
+
+namespace {
+
+std::string amount(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v == static_cast<long long>(v) ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+std::string cell(std::string s, size_t width, bool wide) {
+  if (s.empty()) s = "-";
+  if (!wide && s.size() > width) s = s.substr(0, width - 1) + "*";
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s + " ";
+}
+
+void print_config(const wire::LimitInfo& l) {
+  std::cout << "Begin Limit\nNAME = " << l.name() << "\n";
+  auto consumer = [](const char* key, const char* per, const std::string& v, bool is_per) {
+    if (!v.empty()) std::cout << (is_per ? per : key) << " = " << v << "\n";
+  };
+  consumer("USERS", "PER_USER", l.users(), l.per_user());
+  consumer("QUEUES", "PER_QUEUE", l.queues(), l.per_queue());
+  consumer("HOSTS", "PER_HOST", l.hosts(), l.per_host());
+  consumer("PROJECTS", "PER_PROJECT", l.projects(), l.per_project());
+  if (l.slots() >= 0) std::cout << "SLOTS = " << l.slots() << "\n";
+  if (l.slots_per_processor() >= 0) std::cout << "SLOTS_PER_PROCESSOR = " << amount(l.slots_per_processor()) << "\n";
+  if (l.jobs() >= 0) std::cout << "JOBS = " << l.jobs() << "\n";
+  std::string others;
+  for (const auto& [name, v] : l.resources()) {
+    if (name == "mem" || name == "swp" || name == "tmp")
+      std::cout << (name == "mem" ? "MEM" : name == "swp" ? "SWP" : "TMP") << " = " << amount(v) << "\n";
+    else
+      others += "[" + name + ", " + amount(v) + "] ";
+  }
+  if (!others.empty()) std::cout << "RESOURCE = " << others.substr(0, others.size() - 1) << "\n";
+  std::cout << "End Limit\n\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  po::options_description opts;
+  opts.add_options()("c", "")("w", "")("n", po::value<std::vector<std::string>>()->multitoken(), "")(
+      "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
+      "P", po::value<std::string>(), "");
+  po::positional_options_description pos;
+  auto vm = cli::parse_options("blimits", argc, argv, opts, pos,
+                               "Usage: blimits [-c] [-w] [-n limit ...] [-u user] [-q queue] [-m host] [-P project]\n");
+  cli::Session session("blimits");
+  wire::RequestEnvelope req;
+  req.mutable_limits();
+  const auto reply = cli::require_ok("blimits", session.call(req)).limits();
+  std::set<std::string> names;
+  if (vm.count("n"))
+    for (const auto& n : vm["n"].as<std::vector<std::string>>()) names.insert(n);
+  auto named = [&](const wire::LimitInfo& l) { return names.empty() || names.count(l.name()); };
+  if (vm.count("c")) {
+    for (const auto& l : reply.limits())
+      if (named(l)) print_config(l);
+    return 0;
+  }
+  // Resource columns: MEM TMP SWP always, then every RESOURCE[] name some section limits.
+  std::vector<std::string> extra;
+  for (const auto& l : reply.limits())
+    for (const auto& [name, v] : l.resources())
+      if (name != "mem" && name != "swp" && name != "tmp" && std::find(extra.begin(), extra.end(), name) == extra.end())
+        extra.push_back(name);
+  const bool wide = vm.count("w") > 0;
+  auto arg = [&](const char* o) { return vm.count(o) ? vm[o].as<std::string>() : std::string(); };
+  std::vector<std::string> lines;
+  for (const auto& u : reply.usage()) {
+    const auto& l = reply.limits(u.limit());
+    if (!named(l)) continue;
+    auto member = [](const std::string& m, const std::string& configured) { return m.empty() ? configured : m; };
+    std::string user = member(u.user(), l.users()), queue = member(u.queue(), l.queues()),
+                host = member(u.host(), l.hosts()), project = member(u.project(), l.projects());
+    if ((!arg("u").empty() && u.user() != arg("u") && l.users().find(arg("u")) == std::string::npos) ||
+        (!arg("q").empty() && queue.find(arg("q")) == std::string::npos) ||
+        (!arg("m").empty() && host.find(arg("m")) == std::string::npos) ||
+        (!arg("P").empty() && project.find(arg("P")) == std::string::npos))
+      continue;
+    auto used = [&](const std::string& res) {
+      auto lim = l.resources().find(res);
+      if (lim == l.resources().end()) return std::string("-");
+      auto have = u.resources().find(res);
+      return amount(have == u.resources().end() ? 0 : have->second) + "/" + amount(lim->second);
+    };
+    std::string slots = l.slots() >= 0 ? std::to_string(u.slots()) + "/" + std::to_string(l.slots())
+                        : l.slots_per_processor() >= 0
+                            ? std::to_string(u.slots()) + "/" + amount(l.slots_per_processor()) + "/cpu"
+                            : "-";
+    std::string line = "    " + cell(l.name(), 18, wide) + cell(user, 15, wide) + cell(queue, 15, wide) +
+                       cell(host, 15, wide) + cell(project, 15, wide) + cell(slots, 10, true) +
+                       cell(used("mem"), 8, true) + cell(used("tmp"), 8, true) + cell(used("swp"), 8, true) +
+                       cell(l.jobs() >= 0 ? std::to_string(u.jobs()) + "/" + std::to_string(l.jobs()) : "-", 8, true);
+    for (const auto& r : extra) line += cell(used(r), 10, true);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    lines.push_back(line);
+  }
+  if (lines.empty()) {
+    std::cout << "No resource usage found.\n";
+    return 0;
+  }
+  std::string header = "    " + cell("NAME", 18, true) + cell("USERS", 15, true) + cell("QUEUES", 15, true) +
+                       cell("HOSTS", 15, true) + cell("PROJECTS", 15, true) + cell("SLOTS", 10, true) +
+                       cell("MEM", 8, true) + cell("TMP", 8, true) + cell("SWP", 8, true) + cell("JOBS", 8, true);
+  for (const auto& r : extra) header += cell(r, 10, true);
+  while (!header.empty() && header.back() == ' ') header.pop_back();
+  std::cout << "\nINTERNAL RESOURCE LIMITS:\n\n" << header << "\n";
+  for (const auto& l : lines) std::cout << l << "\n";
+  return 0;
+}
