@@ -39,6 +39,7 @@ void print_reasons(const std::string& reasons) {
 std::string exit_reason_text(const std::string& reason) {
   static const std::map<std::string, std::string> texts = {
       {"TERM_OWNER", "job killed by owner"},
+      {"TERM_MIGRATE", "job killed after migration"},
       {"TERM_FORCE_OWNER", "job killed by owner without time for cleanup"},
       {"TERM_FORCE_ADMIN", "job killed by root or LSF administrator without time for cleanup"},
       {"TERM_REQUEUE_OWNER", "job killed and requeued by owner"},

@@ -271,8 +271,9 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
         auto* e = ev.mutable_job_requeue();
         e->set_job_id(job->key.id);
         e->set_index(job->key.index);
-        e->set_hold(rq->second);
-        e->set_to_bottom(true);
+        e->set_hold(rq->second.hold);
+        e->set_to_top(rq->second.to_top);
+        e->set_to_bottom(!rq->second.to_top);
         requeue_after_kill_.erase(rq);
         record(ev);
         request_pass();

@@ -87,7 +87,7 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
       changed = true;
     } else {
       // Killed first; the requeue is recorded when sbatchd reports the job ended.
-      requeue_after_kill_[job->key] = q.hold();
+      requeue_after_kill_[job->key] = {q.hold(), false};
       signal_on_host(*job, SIGKILL,
                      admin && job->user() != caller.user_name() ? "TERM_REQUEUE_ADMIN" : "TERM_REQUEUE_OWNER");
     }
@@ -95,6 +95,60 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
     add_result(out, job->key, true, label(job->key) + " is being requeued");
   }
   if (changed) request_pass();
+  reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.migrate();
+  const auto& caller = request.caller();
+  bool admin = is_admin(caller);
+  auto reply = ok_reply();
+  auto* out = reply.mutable_signal_jobs();
+  for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
+    const std::string who = label(job->key);
+    if (!admin && job->user() != caller.user_name()) {
+      add_result(out, job->key, false, who + ": User permission denied");
+      continue;
+    }
+    if (job->pending() || job->finished() || requeue_after_kill_.count(job->key)) {
+      add_result(out, job->key, false,
+                 who + ": " + (job->finished() ? "Job has already finished" : "Job has not started yet"));
+      continue;
+    }
+    const config::Queue* queue = config_->find_queue(job->queue);
+    if (!job->spec().rerunnable() && !(queue && queue->rerunnable)) {
+      // Without checkpointing, a job can move only by starting over: it must be rerunnable.
+      add_result(out, job->key, false, who + ": Job is not rerunnable (bsub -r or RERUNNABLE queue)");
+      continue;
+    }
+    if (q.hosts_size() > 0) {
+      // -m: where it may go now, checked as at submission.
+      wire::JobSpec spec = job->spec();
+      spec.clear_asked_hosts();
+      for (const auto& h : q.hosts()) spec.add_asked_hosts(h);
+      wire::JobSpec check = spec;
+      check.clear_queues();
+      check.add_queues(job->queue);
+      check.clear_array_spec();
+      std::string queue_name;
+      bool default_queue = false;
+      std::vector<std::int32_t> indices;
+      if (auto why = check_submission(check, queue_name, default_queue, indices); !why.empty()) {
+        add_result(out, job->key, false, who + ": " + why);
+        continue;
+      }
+      wire::EventRecord ev;
+      auto* e = ev.mutable_job_modify();
+      e->set_job_id(job->key.id);
+      e->set_index(job->key.index);
+      *e->mutable_spec() = spec;
+      record(ev);
+    }
+    requeue_after_kill_[job->key] = {false, true};
+    signal_on_host(*job, SIGKILL, "TERM_MIGRATE");
+    log_->info("job {} migrated by {}", job_label(job->key), caller.user_name());
+    add_result(out, job->key, true, who + " is being migrated");
+  }
   reply_when_durable(respond, std::move(reply));
 }
 

@@ -118,6 +118,7 @@ class Mbatchd {
   void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond);
   // The jobs a control request names: each reference's job or elements; job id 0:
   // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
   // failed result in `out`.
@@ -182,9 +183,13 @@ class Mbatchd {
   // reserving job's reservation began and its estimated start, when each host last
   // got a job and last had a load-based suspend or resume.
   std::map<sched::JobKey, sched::Reservation> reservations_;
-  // Jobs brequeue killed, requeued when their end is reported (value: -H). In memory
-  // only: after a restart such a job ends as killed.
-  std::map<sched::JobKey, bool> requeue_after_kill_;
+  // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
+  // after a restart such a job ends as killed.
+  struct RequeueAfterKill {
+    bool hold = false;    // brequeue -H
+    bool to_top = false;  // bmig: ahead of the jobs waiting in its queue
+  };
+  std::map<sched::JobKey, RequeueAfterKill> requeue_after_kill_;
   bool restart_requested_ = false;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;

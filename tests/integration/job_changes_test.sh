@@ -104,4 +104,14 @@ check "job to remove runs" wait_for 10 state_is "$forced" RUN
 check "bkill -r says so" bash -c "[ \"\$(bkill -r $forced)\" = 'Job <$forced> is being terminated' ]"
 check "bkill -r: EXIT at once" state_is "$forced" EXIT
 check "bkill -r: TERM_FORCE_OWNER" bash -c "bjobs -a -o exit_reason -noheader $forced | grep -qx TERM_FORCE_OWNER"
+
+# --- bmig: a rerunnable job starts over elsewhere; others are refused
+mover=$(submit -r -m hostB -o /dev/null sleep 300)
+stay=$(submit -m hostB -o /dev/null sleep 300)
+check "jobs to migrate run" wait_for 10 bash -c "state_is $mover RUN && state_is $stay RUN"
+check "bmig says so" bash -c "[ \"\$(bmig -m hostC $mover)\" = 'Job <$mover> is being migrated' ]"
+check "migrated job runs on hostC" wait_for 20 bash -c "[ \"\$(bjobs -o exec_host -noheader $mover)\" = hostC ] && state_is $mover RUN"
+check "bmig of a job that is not rerunnable is refused" bash -c "bmig $stay 2>&1 | grep -q '^Job <$stay>: Job is not rerunnable'"
+check "refused: still on hostB" [ "$(bjobs -o exec_host -noheader "$stay")" = hostB ]
+bkill "$mover" "$stay" >/dev/null
 harness_done
