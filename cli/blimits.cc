@@ -13,46 +13,18 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/limit_config.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
 
 namespace {
 
-std::string amount(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, v == static_cast<long long>(v) ? "%.0f" : "%.1f", v);
-  return buf;
-}
-
 std::string cell(std::string s, size_t width, bool wide) {
   if (s.empty()) s = "-";
   if (!wide && s.size() > width) s = s.substr(0, width - 1) + "*";
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s + " ";
-}
-
-void print_config(const wire::LimitInfo& l) {
-  std::cout << "Begin Limit\nNAME = " << l.name() << "\n";
-  auto consumer = [](const char* key, const char* per, const std::string& v, bool is_per) {
-    if (!v.empty()) std::cout << (is_per ? per : key) << " = " << v << "\n";
-  };
-  consumer("USERS", "PER_USER", l.users(), l.per_user());
-  consumer("QUEUES", "PER_QUEUE", l.queues(), l.per_queue());
-  consumer("HOSTS", "PER_HOST", l.hosts(), l.per_host());
-  consumer("PROJECTS", "PER_PROJECT", l.projects(), l.per_project());
-  if (l.slots() >= 0) std::cout << "SLOTS = " << l.slots() << "\n";
-  if (l.slots_per_processor() >= 0) std::cout << "SLOTS_PER_PROCESSOR = " << amount(l.slots_per_processor()) << "\n";
-  if (l.jobs() >= 0) std::cout << "JOBS = " << l.jobs() << "\n";
-  std::string others;
-  for (const auto& [name, v] : l.resources()) {
-    if (name == "mem" || name == "swp" || name == "tmp")
-      std::cout << (name == "mem" ? "MEM" : name == "swp" ? "SWP" : "TMP") << " = " << amount(v) << "\n";
-    else
-      others += "[" + name + ", " + amount(v) + "] ";
-  }
-  if (!others.empty()) std::cout << "RESOURCE = " << others.substr(0, others.size() - 1) << "\n";
-  std::cout << "End Limit\n\n";
 }
 
 }  // namespace
@@ -75,7 +47,7 @@ int main(int argc, char** argv) {
   auto named = [&](const wire::LimitInfo& l) { return names.empty() || names.count(l.name()); };
   if (vm.count("c")) {
     for (const auto& l : reply.limits())
-      if (named(l)) print_config(l);
+      if (named(l)) cli::print_limit_config(l);
     return 0;
   }
   // Resource columns: MEM TMP SWP always, then every RESOURCE[] name some section limits.
@@ -102,11 +74,11 @@ int main(int argc, char** argv) {
       auto lim = l.resources().find(res);
       if (lim == l.resources().end()) return std::string("-");
       auto have = u.resources().find(res);
-      return amount(have == u.resources().end() ? 0 : have->second) + "/" + amount(lim->second);
+      return cli::limit_amount(have == u.resources().end() ? 0 : have->second) + "/" + cli::limit_amount(lim->second);
     };
     std::string slots = l.slots() >= 0 ? std::to_string(u.slots()) + "/" + std::to_string(l.slots())
                         : l.slots_per_processor() >= 0
-                            ? std::to_string(u.slots()) + "/" + amount(l.slots_per_processor()) + "/cpu"
+                            ? std::to_string(u.slots()) + "/" + cli::limit_amount(l.slots_per_processor()) + "/cpu"
                             : "-";
     std::string line = "    " + cell(l.name(), 18, wide) + cell(user, 15, wide) + cell(queue, 15, wide) +
                        cell(host, 15, wide) + cell(project, 15, wide) + cell(slots, 10, true) +

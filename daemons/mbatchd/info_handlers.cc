@@ -226,6 +226,15 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
     li->set_slots_per_processor(l.slots_per_processor.value_or(-1));
     for (const auto& [name, amount] : l.resources) (*li->mutable_resources())[name] = amount;
   }
+  for (const auto& r : config_->reservation_usage) {
+    auto* p = out->add_reservation_usage();
+    p->set_name(r.resource);
+    using M = config::ReservationUsage::Method;
+    p->set_value(r.method == M::kPerHost   ? "PER_HOST"
+                 : r.method == M::kPerSlot ? "PER_SLOT"
+                 : r.method == M::kPerTask ? "PER_TASK"
+                                           : "PER_JOB");
+  }
   for (const auto& u : sched::limit_usage(build_view(), now())) {
     auto* row = out->add_usage();
     row->set_limit(static_cast<int>(u.limit));

@@ -31,6 +31,12 @@ HOSTS  = hostB
 JOBS   = 3
 MEM    = 4096
 End Limit
+
+Begin ReservationUsage
+RESOURCE   METHOD
+licA       PER_JOB
+mem        PER_SLOT
+End ReservationUsage
 LIMITS
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
@@ -130,6 +136,9 @@ done
 golden blimits 'blimits'
 golden blimits_config 'blimits -c'
 golden blimits_named 'blimits -n normal_on_hostB'
+golden bresources 'bresources'
+golden bresources_reservation_usage 'bresources -s'
+golden bresources_pools 'bresources -g'
 
 # --- job control messages
 golden bkill_finished 'bkill 1'

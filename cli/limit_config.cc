@@ -1,0 +1,38 @@
+#include "cli/limit_config.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace lsf::cli {
+
+std::string limit_amount(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v == static_cast<double>(static_cast<long long>(v)) ? "%.0f" : "%.1f", v);
+  return buf;
+}
+
+void print_limit_config(const wire::LimitInfo& l) {
+  std::cout << "Begin Limit\nNAME = " << l.name() << "\n";
+  auto consumer = [](const char* key, const char* per, const std::string& v, bool is_per) {
+    if (!v.empty()) std::cout << (is_per ? per : key) << " = " << v << "\n";
+  };
+  consumer("USERS", "PER_USER", l.users(), l.per_user());
+  consumer("QUEUES", "PER_QUEUE", l.queues(), l.per_queue());
+  consumer("HOSTS", "PER_HOST", l.hosts(), l.per_host());
+  consumer("PROJECTS", "PER_PROJECT", l.projects(), l.per_project());
+  if (l.slots() >= 0) std::cout << "SLOTS = " << l.slots() << "\n";
+  if (l.slots_per_processor() >= 0)
+    std::cout << "SLOTS_PER_PROCESSOR = " << limit_amount(l.slots_per_processor()) << "\n";
+  if (l.jobs() >= 0) std::cout << "JOBS = " << l.jobs() << "\n";
+  std::string others;
+  for (const auto& [name, v] : l.resources()) {
+    if (name == "mem" || name == "swp" || name == "tmp")
+      std::cout << (name == "mem" ? "MEM" : name == "swp" ? "SWP" : "TMP") << " = " << limit_amount(v) << "\n";
+    else
+      others += "[" + name + ", " + limit_amount(v) + "] ";
+  }
+  if (!others.empty()) std::cout << "RESOURCE = " << others.substr(0, others.size() - 1) << "\n";
+  std::cout << "End Limit\n\n";
+}
+
+}  // namespace lsf::cli
