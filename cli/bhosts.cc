@@ -94,19 +94,15 @@ int main(int argc, char** argv) {
   auto vm = cli::parse_options("bhosts", argc, argv, opts, pos,
                                "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [host | host_group ...]\n");
   cli::Session session("bhosts");
-  wire::RequestEnvelope req;
-  req.mutable_hosts();
-  if (vm.count("hosts"))
-    for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
-  const auto reply = cli::require_ok("bhosts", session.call(req));
-  const auto& hosts = reply.hosts().hosts();
+  const auto hosts_reply = cli::ask_hosts(session, "bhosts", vm);
+  const auto& hosts = hosts_reply.hosts();
   if (!vm.count("l") && !vm.count("w") &&
       cli::print_custom(
           "bhosts", "LSB_BHOSTS_FORMAT", vm, session.lsf_conf(), kFields, static_cast<size_t>(hosts.size()),
           [&](size_t i, const cli::Column& c) { return field(hosts[static_cast<int>(i)], c); }, "HOSTS"))
     return 0;
   if (vm.count("l")) {
-    for (const auto& h : reply.hosts().hosts()) {
+    for (const auto& h : hosts_reply.hosts()) {
       std::printf("HOST  %s\n", h.name().c_str());
       std::printf("STATUS           CPUF  JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV DISPATCH_WINDOW\n");
       std::printf("%-14s %6.2f %5s %6s %6d %6d %6d %6d %6d      %s\n", h.status().c_str(), h.cpu_factor(),
@@ -126,7 +122,7 @@ int main(int argc, char** argv) {
   const bool wide = vm.count("w") > 0;
   if (!vm.count("noheader"))
     std::printf("HOST_NAME          STATUS       JL/U    MAX  NJOBS    RUN  SSUSP  USUSP    RSV \n");
-  for (const auto& h : reply.hosts().hosts()) {
+  for (const auto& h : hosts_reply.hosts()) {
     if (wide)
       std::printf("%-18s %-14s %5s %6s %6d %6d %6d %6d %6d\n", h.name().c_str(), h.status().c_str(),
                   limit(h.jl_u()).c_str(), limit(h.max_slots()).c_str(), h.njobs(), h.run(), h.ssusp(), h.ususp(),

@@ -81,15 +81,18 @@ int main(int argc, char** argv) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
   }
 
-  if (format && vm.count("json")) {
-    std::vector<cli::Row> rows;
+  auto rows = [&] {
+    std::vector<cli::Row> out;
     auto now = static_cast<std::int64_t>(std::time(nullptr));
     for (const auto& j : jobs) {
       cli::Row row;
       for (const auto& c : format->columns) row.push_back(cli::job_field_value(j, c, now));
-      rows.push_back(std::move(row));
+      out.push_back(std::move(row));
     }
-    cli::print_json(std::cout, *format, cli::job_fields(), rows, "bjobs", "JOBS");
+    return out;
+  };
+  if (format && vm.count("json")) {
+    cli::print_json(std::cout, *format, cli::job_fields(), rows(), "bjobs", "JOBS");
     return reply.jobs().errors_size() > 0 && jobs.empty() ? 255 : 0;
   }
   if (jobs.empty()) {
@@ -118,14 +121,7 @@ int main(int argc, char** argv) {
   } else if (vm.count("sum")) {
     cli::print_summary(jobs);
   } else if (format) {
-    std::vector<cli::Row> rows;
-    auto now = static_cast<std::int64_t>(std::time(nullptr));
-    for (const auto& j : jobs) {
-      cli::Row row;
-      for (const auto& c : format->columns) row.push_back(cli::job_field_value(j, c, now));
-      rows.push_back(std::move(row));
-    }
-    cli::print_text(std::cout, *format, cli::job_fields(), rows, table.header);
+    cli::print_text(std::cout, *format, cli::job_fields(), rows(), table.header);
   } else if (vm.count("p")) {
     cli::print_pending(jobs, table);
   } else {

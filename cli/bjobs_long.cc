@@ -14,27 +14,6 @@ namespace {
 
 std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
 
-// Each host with its slot count, in order: "4*hostA" or "hostA".
-std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : j.exec_hosts()) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
-  std::vector<std::string> out;
-  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
-  return out;
-}
-
-void print_reasons(const std::string& reasons) {
-  for (const auto& r : config::split(reasons, ';')) {
-    auto t = config::trim(r);
-    if (!t.empty()) std::cout << " " << t << ";\n";
-  }
-}
-
 // LSF's explanation after a TERM_* exit reason.
 std::string exit_reason_text(const std::string& reason) {
   static const std::map<std::string, std::string> texts = {

@@ -19,15 +19,7 @@ std::vector<std::string> listed_hosts(const wire::JobInfo& j, const TableOptions
     out.assign(j.exec_hosts().begin(), j.exec_hosts().end());
     return out;
   }
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : j.exec_hosts()) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
-  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
-  return out;
+  return condensed_hosts(j);
 }
 
 std::string cpu_clock(double seconds) {
@@ -39,14 +31,27 @@ std::string cpu_clock(double seconds) {
 
 bool finished(const wire::JobInfo& j) { return j.state() == wire::JOB_DONE || j.state() == wire::JOB_EXIT; }
 
+}  // namespace
+
+std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& h : j.exec_hosts()) {
+    if (counts.empty() || counts.back().first != h)
+      counts.emplace_back(h, 1);
+    else
+      ++counts.back().second;
+  }
+  std::vector<std::string> out;
+  for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
+  return out;
+}
+
 void print_reasons(const std::string& reasons) {
   for (const auto& r : config::split(reasons, ';')) {
     auto t = config::trim(r);
     if (!t.empty()) std::cout << " " << t << ";\n";
   }
 }
-
-}  // namespace
 
 void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& o) {
   if (o.header) {

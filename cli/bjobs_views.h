@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "lsf.pb.h"
@@ -16,6 +17,11 @@ struct TableOptions {
   bool short_hosts = false;  // LSB_SHORT_HOSTLIST=1: 4*hostA instead of one line per slot
   bool uncondensed = false;  // -X
 };
+
+// Each execution host once with its slot count, in order: "4*hostA" or "hostA".
+std::vector<std::string> condensed_hosts(const wire::JobInfo& job);
+// Pending or suspending reasons ("a; b") one per line, as LSF prints them.
+void print_reasons(const std::string& reasons);
 
 void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
 void print_pending(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);

@@ -62,6 +62,15 @@ std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   return ref;
 }
 
+wire::HostsReply ask_hosts(Session& session, const std::string& command,
+                           const boost::program_options::variables_map& vm) {
+  wire::RequestEnvelope req;
+  req.mutable_hosts();
+  if (vm.count("hosts"))
+    for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
+  return require_ok(command, session.call(req)).hosts();
+}
+
 std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids) {
   std::vector<wire::JobRef> out;
   for (const auto& s : ids) {

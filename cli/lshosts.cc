@@ -30,11 +30,7 @@ int main(int argc, char** argv) {
   pos.add("hosts", -1);
   auto vm = cli::parse_options("lshosts", argc, argv, opts, pos, "Usage: lshosts [-w | -l] [host ...]\n");
   cli::Session session("lshosts");
-  wire::RequestEnvelope req;
-  req.mutable_hosts();
-  if (vm.count("hosts"))
-    for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
-  const auto reply = cli::require_ok("lshosts", session.call(req)).hosts();
+  const auto reply = cli::ask_hosts(session, "lshosts", vm);
   auto ncpus = [](const wire::HostInfo& h) {
     return h.load().ncpus() > 0 ? std::to_string(h.load().ncpus()) : std::string("-");
   };

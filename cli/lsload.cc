@@ -31,11 +31,7 @@ int main(int argc, char** argv) {
   pos.add("hosts", -1);
   auto vm = cli::parse_options("lsload", argc, argv, opts, pos, "Usage: lsload [-w | -l] [host ...]\n");
   cli::Session session("lsload");
-  wire::RequestEnvelope req;
-  req.mutable_hosts();
-  if (vm.count("hosts"))
-    for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
-  const auto reply = cli::require_ok("lsload", session.call(req)).hosts();
+  const auto reply = cli::ask_hosts(session, "lsload", vm);
   const bool wide = vm.count("w") > 0 || vm.count("l") > 0;
   const bool all = vm.count("l") > 0;
   std::printf("%s status  r15s   r1m  r15m   ut    pg  ls    it   tmp   swp   mem%s\n",

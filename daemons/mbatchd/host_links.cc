@@ -239,29 +239,23 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
   if (auto it = links_.find(r.host_name()); it != links_.end())
     it->second.last_report = std::chrono::steady_clock::now();
   if (!current) return;
+  auto record_execute = [&] {
+    wire::EventRecord ev;
+    auto* e = ev.mutable_job_execute();
+    e->set_job_id(r.job_id());
+    e->set_index(r.index());
+    e->set_pid(r.pid());
+    e->set_exec_cwd(r.exec_cwd());
+    e->set_exec_home(r.exec_home());
+    record(ev);
+  };
   switch (r.event()) {
-    case wire::JOB_EVENT_EXECUTE: {
-      wire::EventRecord ev;
-      auto* e = ev.mutable_job_execute();
-      e->set_job_id(r.job_id());
-      e->set_index(r.index());
-      e->set_pid(r.pid());
-      e->set_exec_cwd(r.exec_cwd());
-      e->set_exec_home(r.exec_home());
-      record(ev);
+    case wire::JOB_EVENT_EXECUTE:
+      record_execute();
       break;
-    }
     case wire::JOB_EVENT_FINISH: {
-      if (job->pid == 0 && r.pid() > 0) {
-        // It ended before its start was reported: record where and as what it ran.
-        wire::EventRecord ev;
-        auto* e = ev.mutable_job_execute();
-        e->set_job_id(r.job_id());
-        e->set_index(r.index());
-        e->set_pid(r.pid());
-        e->set_exec_cwd(r.exec_cwd());
-        record(ev);
-      }
+      // It ended before its start was reported: record where and as what it ran.
+      if (job->pid == 0 && r.pid() > 0) record_execute();
       int status = r.wait_status();
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
       std::string reason = r.exit_reason();

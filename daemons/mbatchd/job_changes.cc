@@ -31,6 +31,19 @@ std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + 
 
 }  // namespace
 
+std::string Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string& queue, std::string* resolved) const {
+  wire::JobSpec check = spec;
+  check.clear_queues();
+  check.add_queues(queue);
+  check.clear_array_spec();  // the array exists already: its size was checked at submission
+  std::string name;
+  bool default_queue = false;
+  std::vector<std::int32_t> indices;
+  std::string why = check_submission(check, name, default_queue, indices);
+  if (resolved) *resolved = name;
+  return why;
+}
+
 std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
                                       const std::string& user_for_zero, wire::SignalJobsReply* out) {
   std::vector<Job*> targets;
@@ -126,14 +139,7 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
       wire::JobSpec spec = job->spec();
       spec.clear_asked_hosts();
       for (const auto& h : q.hosts()) spec.add_asked_hosts(h);
-      wire::JobSpec check = spec;
-      check.clear_queues();
-      check.add_queues(job->queue);
-      check.clear_array_spec();
-      std::string queue_name;
-      bool default_queue = false;
-      std::vector<std::int32_t> indices;
-      if (auto why = check_submission(check, queue_name, default_queue, indices); !why.empty()) {
+      if (auto why = check_in_queue(spec, job->queue); !why.empty()) {
         add_result(out, job->key, false, who + ": " + why);
         continue;
       }
@@ -169,13 +175,8 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
       continue;
     }
     // The new queue must take the job as it would at submission.
-    wire::JobSpec spec = job->spec();
-    spec.clear_queues();
-    spec.add_queues(q.queue());
     std::string queue;
-    bool default_queue = false;
-    std::vector<std::int32_t> indices;
-    if (auto why = check_submission(spec, queue, default_queue, indices); !why.empty()) {
+    if (auto why = check_in_queue(job->spec(), q.queue(), &queue); !why.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + why);
       continue;
     }
@@ -257,14 +258,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     }
     if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
     // The job must still be one its queue takes, with requirements that parse.
-    wire::JobSpec check = spec;
-    check.clear_queues();
-    check.add_queues(job->queue);
-    check.clear_array_spec();
-    std::string queue;
-    bool default_queue = false;
-    std::vector<std::int32_t> indices;
-    std::string why = check_submission(check, queue, default_queue, indices);
+    std::string why = check_in_queue(spec, job->queue);
     if (why.empty()) {
       Submission trial;
       trial.spec = spec;

@@ -122,6 +122,9 @@ class Mbatchd {
   // The jobs a control request names: each reference's job or elements; job id 0:
   // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
   // failed result in `out`.
+  // Whether `queue` takes a job with this spec, as it would at submission (empty: yes).
+  std::string check_in_queue(const wire::JobSpec& spec, const std::string& queue,
+                             std::string* resolved = nullptr) const;
   std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
                                const std::string& user_for_zero, wire::SignalJobsReply* out);
   std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,

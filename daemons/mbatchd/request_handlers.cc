@@ -374,7 +374,6 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
     sig = signal_number(q.signal_name());
     if (sig < 0) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, q.signal_name() + ": Bad signal name"));
   }
-  std::vector<Job*> targets;
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   auto fail = [&](const sched::JobKey& key, const std::string& why) {
@@ -384,26 +383,8 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
     r->set_ok(false);
     r->set_message("Job <" + job_label(key) + ">: " + why);
   };
-  for (const auto& ref : q.jobs()) {
-    if (ref.job_id() == 0) {
-      // bkill 0: every unfinished job of the user (or of everyone for -u all).
-      std::string user = q.user().empty() ? caller.user_name() : q.user();
-      for (auto& [key, job] : state_.jobs())
-        if (!job.finished() && (user == "all" || job.user() == user)) targets.push_back(state_.find_job(key));
-      continue;
-    }
-    std::vector<const Job*> found;
-    if (ref.index() > 0) {
-      if (const auto* j = state_.find_job({ref.job_id(), ref.index()})) found.push_back(j);
-    } else {
-      found = state_.elements(ref.job_id());
-    }
-    if (found.empty()) {
-      fail({ref.job_id(), ref.index()}, "No matching job found");
-      continue;
-    }
-    for (const auto* j : found) targets.push_back(state_.find_job(j->key));
-  }
+  // bkill 0: every unfinished job of the user (or of everyone for -u all).
+  std::vector<Job*> targets = named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out);
   if (targets.empty() && q.jobs_size() > 0 && out->results_size() == 0) {
     auto* r = out->add_results();
     r->set_ok(false);
