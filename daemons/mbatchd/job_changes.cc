@@ -29,6 +29,14 @@ wire::ReplyEnvelope ok_reply() {
 
 std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + ">"; }
 
+// What every change refuses: another user's job (unless the caller is an administrator)
+// and a finished one. Empty: go on.
+std::string refusal(const Job& job, const std::string& caller, bool admin) {
+  if (!admin && job.user() != caller) return "User permission denied";
+  if (job.finished()) return "Job has already finished";
+  return {};
+}
+
 }  // namespace
 
 std::string Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string& queue, std::string* resolved) const {
@@ -119,13 +127,10 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
-    if (!admin && job->user() != caller.user_name()) {
-      add_result(out, job->key, false, who + ": User permission denied");
-      continue;
-    }
-    if (job->pending() || job->finished() || requeue_after_kill_.count(job->key)) {
-      add_result(out, job->key, false,
-                 who + ": " + (job->finished() ? "Job has already finished" : "Job has not started yet"));
+    std::string no = refusal(*job, caller.user_name(), admin);
+    if (no.empty() && (job->pending() || requeue_after_kill_.count(job->key))) no = "Job has not started yet";
+    if (!no.empty()) {
+      add_result(out, job->key, false, who + ": " + no);
       continue;
     }
     const config::Queue* queue = config_->find_queue(job->queue);
@@ -166,12 +171,8 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (!admin && job->user() != caller.user_name()) {
-      add_result(out, job->key, false, label(job->key) + ": User permission denied");
-      continue;
-    }
-    if (job->finished()) {
-      add_result(out, job->key, false, label(job->key) + ": Job has already finished");
+    if (auto no = refusal(*job, caller.user_name(), admin); !no.empty()) {
+      add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
     // The new queue must take the job as it would at submission.
@@ -215,12 +216,8 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (!admin && job->user() != caller.user_name()) {
-      add_result(out, job->key, false, label(job->key) + ": User permission denied");
-      continue;
-    }
-    if (job->finished()) {
-      add_result(out, job->key, false, label(job->key) + ": Job has already finished");
+    if (auto no = refusal(*job, caller.user_name(), admin); !no.empty()) {
+      add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
     if (!job->pending()) {
