@@ -88,11 +88,12 @@ std::string field(const wire::HostInfo& h, const cli::Column& c) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "hosts", po::value<std::vector<std::string>>(), "");
+      "R", po::value<std::string>(), "")("hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("bhosts", argc, argv, opts, pos,
-                               "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [host | host_group ...]\n");
+  auto vm = cli::parse_options(
+      "bhosts", argc, argv, opts, pos,
+      "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n");
   cli::Session session("bhosts");
   const auto hosts_reply = cli::ask_hosts(session, "bhosts", vm);
   const auto& hosts = hosts_reply.hosts();

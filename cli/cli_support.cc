@@ -68,6 +68,7 @@ wire::HostsReply ask_hosts(Session& session, const std::string& command,
   req.mutable_hosts();
   if (vm.count("hosts"))
     for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
+  if (vm.count("R")) req.mutable_hosts()->set_res_req(vm["R"].as<std::string>());
   return require_ok(command, session.call(req)).hosts();
 }
 

@@ -40,8 +40,9 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
 
-// The hosts named by the "hosts" positional option (all when none), as mbatchd
-// reports them; exits 255 with the reason on failure.
+// The hosts named by the "hosts" positional option (all when none), only those whose
+// resources and load satisfy -R's select[] when "R" is given, as mbatchd reports them;
+// exits 255 with the reason on failure.
 wire::HostsReply ask_hosts(Session& session, const std::string& command,
                            const boost::program_options::variables_map& vm);
 

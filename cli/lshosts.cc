@@ -25,10 +25,11 @@ std::string resources(const wire::HostInfo& h) {
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("hosts", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("R", po::value<std::string>(), "")("hosts",
+                                                                          po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("lshosts", argc, argv, opts, pos, "Usage: lshosts [-w | -l] [host ...]\n");
+  auto vm = cli::parse_options("lshosts", argc, argv, opts, pos, "Usage: lshosts [-w | -l] [-R res_req] [host ...]\n");
   cli::Session session("lshosts");
   const auto reply = cli::ask_hosts(session, "lshosts", vm);
   auto ncpus = [](const wire::HostInfo& h) {

@@ -26,10 +26,11 @@ std::string load_status(const wire::HostInfo& h) {
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("hosts", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("R", po::value<std::string>(), "")("hosts",
+                                                                          po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("lsload", argc, argv, opts, pos, "Usage: lsload [-w | -l] [host ...]\n");
+  auto vm = cli::parse_options("lsload", argc, argv, opts, pos, "Usage: lsload [-w | -l] [-R res_req] [host ...]\n");
   cli::Session session("lsload");
   const auto reply = cli::ask_hosts(session, "lsload", vm);
   const bool wide = vm.count("w") > 0 || vm.count("l") > 0;

@@ -152,6 +152,8 @@ class Mbatchd {
   void request_pass();
   void run_pass();
   sched::ClusterView build_view() const;
+  // A host's static resources and, once it reports, its load: what select[] reads.
+  std::map<std::string, config::ResourceValue, std::less<>> host_resources(const std::string& host) const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
   sched::DependencyState dependency_state(const Job& job) const;
   sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;

@@ -541,8 +541,26 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
       wanted.insert(members.begin(), members.end());
     }
   }
+  // -R: select[] over each host's static resources and load, as the scheduler reads them.
+  std::optional<config::ResourceRequirement> select;
+  if (!request.hosts().res_req().empty()) {
+    auto parsed = config::ResourceRequirement::parse(request.hosts().res_req());
+    if (!parsed)
+      return respond(
+          net::error_reply(wire::STATUS_BAD_REQUEST,
+                           request.hosts().res_req() + ": Bad resource requirement syntax: " + parsed.error()));
+    select = *parsed;
+  }
   for (const auto& h : config_->hosts) {
     if (!wanted.empty() && !wanted.count(h.name)) continue;
+    if (select) {
+      auto res = host_resources(h.name);
+      auto lookup = [&res](std::string_view name) -> config::ResourceValue {
+        auto it = res.find(name);
+        return it == res.end() ? config::ResourceValue{} : it->second;
+      };
+      if (!select->select.matches(lookup)) continue;
+    }
     const auto& st = state_.hosts().at(h.name);
     auto* i = out->add_hosts();
     i->set_name(h.name);

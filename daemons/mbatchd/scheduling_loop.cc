@@ -149,6 +149,13 @@ sched::SuspendCause cause_of(const Job& job) {
 
 }  // namespace
 
+std::map<std::string, config::ResourceValue, std::less<>> Mbatchd::host_resources(const std::string& host) const {
+  auto res = config_index_.host_static.at(host);
+  if (auto link = links_.find(host); link != links_.end() && link->second.registered)
+    for (auto index : kReportedLoad) res[std::string(index)] = load_value(link->second.load, index);
+  return res;
+}
+
 sched::ClusterView Mbatchd::build_view() const {
   sched::ClusterView view;
   view.policy = config_index_.policy;
@@ -162,14 +169,11 @@ sched::ClusterView Mbatchd::build_view() const {
     // The pass works out the closed_* states other than closed_Adm itself: it counts
     // slots and reads windows and thresholds, with the reasons that go with them.
     if (hv.status.rfind("closed_", 0) == 0 && hv.status != "closed_Adm") hv.status = "ok";
-    hv.resources = config_index_.host_static.at(h.name);
+    hv.resources = host_resources(h.name);
     if (auto it = last_dispatch_.find(h.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
     if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;
-    if (auto link = links_.find(h.name); link != links_.end() && link->second.registered) {
-      const auto& l = link->second.load;
-      hv.ncpus = std::max(1, static_cast<int>(l.ncpus()));
-      for (auto index : kReportedLoad) hv.resources[std::string(index)] = load_value(l, index);
-    }
+    if (auto link = links_.find(h.name); link != links_.end() && link->second.registered)
+      hv.ncpus = std::max(1, static_cast<int>(link->second.load.ncpus()));
     view.hosts.push_back(std::move(hv));
   }
   const auto& policy = *config_index_.policy;
