@@ -1,6 +1,7 @@
 // bhosts: batch hosts with status and job counts, in LSF's layout.
 //
 //   bhosts [-w | -l | -o "fmt" [-json]] [-noheader] [host | host_group ...]
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -88,13 +89,40 @@ std::string field(const wire::HostInfo& h, const cli::Column& c) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "R", po::value<std::string>(), "")("hosts", po::value<std::vector<std::string>>(), "");
+      "R", po::value<std::string>(), "")("s", "")("hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
   auto vm = cli::parse_options(
       "bhosts", argc, argv, opts, pos,
-      "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n");
+      "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n"
+      "       bhosts -s [resource ...]\n");
   cli::Session session("bhosts");
+  if (vm.count("s")) {
+    // Shared resources; the positional names are resources here, not hosts.
+    std::vector<std::string> names;
+    if (vm.count("hosts")) names = vm["hosts"].as<std::vector<std::string>>();
+    wire::RequestEnvelope req;
+    req.mutable_shared_resources();
+    const auto reply = cli::require_ok("bhosts", session.call(req)).shared_resources();
+    std::printf("RESOURCE                 TOTAL       RESERVED       LOCATION\n");
+    for (const auto& r : reply.resources()) {
+      if (!names.empty() && std::find(names.begin(), names.end(), r.name()) == names.end()) continue;
+      std::string where;
+      for (const auto& h : r.hosts()) where += (where.empty() ? "" : " ") + h;
+      std::printf("%-20s %10.1f %14.1f       %s\n", r.name().c_str(), r.total(), r.reserved(), where.c_str());
+    }
+    int rc = 0;
+    for (const auto& n : names) {
+      bool known = std::any_of(reply.resources().begin(), reply.resources().end(),
+                               [&](const wire::SharedResourceInfo& r) { return r.name() == n; });
+      if (!known) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s: No such shared resource\n", n.c_str());
+        rc = 255;
+      }
+    }
+    return rc;
+  }
   const auto hosts_reply = cli::ask_hosts(session, "bhosts", vm);
   const auto& hosts = hosts_reply.hosts();
   if (!vm.count("l") && !vm.count("w") &&

@@ -23,4 +23,8 @@ struct LimitUsage {
 
 std::vector<LimitUsage> limit_usage(const ClusterView& view, std::int64_t now);
 
+// bhosts -s: what running jobs hold of each cluster-wide shared resource (rusage[] of a
+// `licA 5@[all]` ResourceMap entry), taken as schmod_reserve takes it for a pass.
+std::map<std::string, double, std::less<>> shared_resource_usage(const ClusterView& view, std::int64_t now);
+
 }  // namespace lsf::sched

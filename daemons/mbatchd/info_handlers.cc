@@ -249,6 +249,21 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
   respond(reply);
 }
 
+void Mbatchd::on_shared_resources(const wire::RequestEnvelope&, const net::Responder& respond) {
+  auto reply = ok_reply();
+  auto* out = reply.mutable_shared_resources();
+  const auto& totals = config_index_.policy->shared_resources;
+  for (const auto& [name, reserved] : sched::shared_resource_usage(build_view(), now())) {
+    auto* r = out->add_resources();
+    r->set_name(name);
+    r->set_total(totals.at(name));
+    r->set_reserved(reserved);
+    for (const auto& h : config_->hosts)
+      if (h.server) r->add_hosts(h.name);
+  }
+  respond(reply);
+}
+
 void Mbatchd::on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond) {
   auto expr = sched::DependencyExpr::parse(request.wait_condition().condition());
   if (!expr) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "Dependency condition syntax error"));

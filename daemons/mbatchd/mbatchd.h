@@ -110,6 +110,7 @@ class Mbatchd {
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- bhist, bacct (history_handlers.cc)
   void on_history(const wire::RequestEnvelope& request, const net::Responder& respond);

@@ -139,6 +139,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_limits(request, respond);
     case R::kMigrate:
       return on_migrate(request, respond);
+    case R::kSharedResources:
+      return on_shared_resources(request, respond);
     case R::kRegisterHost:
       return on_register_host(request, respond);
     case R::kLoadReport:

@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 
+#include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
 
@@ -190,5 +191,16 @@ class ReserveModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_reserve() { return std::make_unique<ReserveModule>(); }
+
+std::map<std::string, double, std::less<>> shared_resource_usage(const ClusterView& view, std::int64_t now) {
+  std::vector<std::unique_ptr<Module>> no_modules;
+  PassContext ctx(view, now, no_modules);
+  std::map<std::string, double, std::less<>> out;
+  for (const auto& [name, total] : view.policy->shared_resources) out[name] = 0;
+  for (const auto& job : view.running)
+    for (const auto& [res, amount] : ctx.usage(job.res_req.get(), job.start_time).per_job)
+      if (auto it = out.find(res); it != out.end()) it->second += amount;
+  return out;
+}
 
 }  // namespace lsf::sched

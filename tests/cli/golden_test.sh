@@ -132,7 +132,11 @@ for id in 1 2 3 4 6; do
   check "job $id: -o matches -json" [ "$(sed 's/|-|/||/g; s/|-$/|/' <<<"$text")" = "$from_json" ]
 done
 
-# --- limits, while job 4 runs
+# --- shared resources and limits, while job 4 and a job holding two licences run
+lic=$(submit -J lic -m hostC -R "rusage[licA=2]" -o /dev/null sleep 300)
+check "licence job runs" wait_for 20 state_is "$lic" RUN
+golden bhosts_shared 'bhosts -s'
+golden bhosts_shared_named 'bhosts -s licA nosuch'
 golden blimits 'blimits'
 golden blimits_config 'blimits -c'
 golden blimits_named 'blimits -n normal_on_hostB'
@@ -146,6 +150,7 @@ golden bkill_not_found 'bkill 999'
 golden bstop_running 'bstop 4'
 golden bresume_running 'bresume 4'
 golden bkill_running 'bkill 4'
+bkill "$lic" >/dev/null
 
 # --- cluster and queue views
 golden lsid 'lsid'
