@@ -235,7 +235,7 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
                  : r.method == M::kPerTask ? "PER_TASK"
                                            : "PER_JOB");
   }
-  for (const auto& u : sched::limit_usage(build_view(), now())) {
+  for (const auto& u : sched::limit_usage(build_view(false), now())) {
     auto* row = out->add_usage();
     row->set_limit(static_cast<int>(u.limit));
     row->set_user(u.user);
@@ -253,7 +253,7 @@ void Mbatchd::on_shared_resources(const wire::RequestEnvelope&, const net::Respo
   auto reply = ok_reply();
   auto* out = reply.mutable_shared_resources();
   const auto& totals = config_index_.policy->shared_resources;
-  for (const auto& [name, reserved] : sched::shared_resource_usage(build_view(), now())) {
+  for (const auto& [name, reserved] : sched::shared_resource_usage(build_view(false), now())) {
     auto* r = out->add_resources();
     r->set_name(name);
     r->set_total(totals.at(name));

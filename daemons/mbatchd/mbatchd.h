@@ -152,7 +152,9 @@ class Mbatchd {
   // --- scheduling (scheduling_loop.cc)
   void request_pass();
   void run_pass();
-  sched::ClusterView build_view() const;
+  // Without pending jobs for queries that count only what runs (blimits, bhosts -s):
+  // at 100,000 pending they are most of the view's cost.
+  sched::ClusterView build_view(bool with_pending = true) const;
   // A host's static resources and, once it reports, its load: what select[] reads.
   std::map<std::string, config::ResourceValue, std::less<>> host_resources(const std::string& host) const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);

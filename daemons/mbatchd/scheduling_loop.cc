@@ -156,7 +156,7 @@ std::map<std::string, config::ResourceValue, std::less<>> Mbatchd::host_resource
   return res;
 }
 
-sched::ClusterView Mbatchd::build_view() const {
+sched::ClusterView Mbatchd::build_view(bool with_pending) const {
   sched::ClusterView view;
   view.policy = config_index_.policy;
   view.week = config::local_week_instant();
@@ -224,8 +224,10 @@ sched::ClusterView Mbatchd::build_view() const {
     cached.requirement = it->second;
     return it->second;
   };
-  view.pending.reserve(state_.pending().size());
-  for (const auto& [key, job_ptr] : state_.pending()) {
+  static const std::map<sched::JobKey, Job*> kNoPending;
+  const auto& pending = with_pending ? state_.pending() : kNoPending;
+  view.pending.reserve(pending.size());
+  for (const auto& [key, job_ptr] : pending) {
     const Job& job = *job_ptr;
     const QueueFacts* qf = facts(job);
     if (!qf || qf->index < 0) continue;  // queue removed by reconfig: stays pending
