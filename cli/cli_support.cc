@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "daemons/common/cluster_key.h"
 #include "libconfig/config_loader.h"
 
 namespace lsf::cli {
@@ -30,7 +31,13 @@ Session::Session(const std::string& command) : command_(command), identity_(net:
 }
 
 net::CallResult Session::call(wire::RequestEnvelope request) {
-  if (!client_) client_.emplace(endpoint_.host, endpoint_.port, endpoint_.timeout);
+  if (!client_) {
+    client_.emplace(endpoint_.host, endpoint_.port, endpoint_.timeout);
+    client_->set_local_socket(endpoint_.local_socket);
+    // An ordinary user cannot read the key and is refused over TCP; an administrator
+    // (or root) on a host without the master's socket signs with it.
+    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client_->set_key(*key.key);
+  }
   *request.mutable_caller() = identity_;
   return client_->call(std::move(request));
 }

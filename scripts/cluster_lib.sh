@@ -3,7 +3,7 @@
 # integration tests. Sourced, not run.
 #
 #   cluster_create DIR SRC    copy SRC/conf (an LSF tree) to DIR/conf, point its
-#                             work and log directories into DIR
+#                             work and log directories into DIR, make a cluster key
 #   cluster_start DIR BIN     start the daemons (BIN holds mbatchd, sbatchd, the commands)
 #   cluster_stop DIR          stop them (jobs' process groups too)
 #   cluster_hosts DIR         the hosts of lsf.cluster.<name>
@@ -40,6 +40,16 @@ cluster_create() {  # DIR SRC
   } >>"$conf"
   grep -q '^LSF_CONFDIR=' "$conf" || echo "LSF_CONFDIR=." >>"$conf"
   grep -q '^LSB_CONFDIR=' "$conf" || echo "LSB_CONFDIR=lsbatch" >>"$conf"
+  cluster_new_key "$dir/conf"
+}
+
+# A fresh cluster key in ENVDIR/lsf.sudoers, readable by its owner only: the daemons
+# sign what they send each other with it.
+cluster_new_key() {  # ENVDIR
+  (
+    umask 077
+    echo "LSF_EAUTH_KEY=$(head -c 32 /dev/urandom | base64 -w0)" >"$1/lsf.sudoers"
+  )
 }
 
 # Starts mbatchd on a free port (tries random ports until one binds).

@@ -21,6 +21,7 @@ DEPENDENCIES=(
   "libgmock-dev:/usr/include/gmock/gmock.h"
   "libbenchmark-dev:/usr/include/benchmark/benchmark.h"
   "jq:/usr/bin/jq"
+  "libssl-dev:/usr/include/openssl/hmac.h"
   "util-linux:/usr/bin/unshare"
 )
 

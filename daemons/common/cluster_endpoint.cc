@@ -25,10 +25,17 @@ EndpointResult master_endpoint(const config::LsfConf& conf) {
     r.endpoint.host = conf.master_list.front();
   else
     r.endpoint.host = "127.0.0.1";
+  r.endpoint.local_socket = local_socket_path(conf);
   if (auto t = conf.get("LSB_RPC_TIMEOUT")) {
     if (auto secs = config::parse_int(*t); secs && *secs > 0) r.endpoint.timeout = std::chrono::seconds(*secs);
   }
   return r;
+}
+
+std::string local_socket_path(const config::LsfConf& conf) {
+  if (auto path = conf.get("LSB_MBD_SOCKET"); path && !path->empty()) return *path == "none" ? "" : *path;
+  if (!conf.mbd_port || *conf.mbd_port == 0 || conf.lsb_sharedir.empty()) return {};
+  return (std::filesystem::path(conf.lsb_sharedir) / ("mbatchd." + std::to_string(*conf.mbd_port) + ".sock")).string();
 }
 
 EndpointResult master_endpoint_from_environment() {

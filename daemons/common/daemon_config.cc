@@ -21,4 +21,23 @@ config::LoadResult load_daemon_config(const std::string& daemon, const std::file
   return loaded;
 }
 
+DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfConf& conf) {
+  DaemonAuth a;
+  auto loaded = load_cluster_key(envdir);
+  auto mode = conf.get("LSF_AUTH");
+  a.trust_unsigned = mode && *mode == "none";
+  const std::string file = (envdir / "lsf.sudoers").string();
+  if (!loaded.error.empty()) {
+    a.error = loaded.error;
+  } else if (loaded.unreadable) {
+    a.error = "cannot read " + file + " (the daemon must run as root or as its owner)";
+  } else if (loaded.key) {
+    a.key = loaded.key;
+  } else if (!a.trust_unsigned) {
+    a.error = "no cluster key: set LSF_EAUTH_KEY in " + file +
+              " (mode 600, the same on every host), or LSF_AUTH=none in lsf.conf on a network you trust";
+  }
+  return a;
+}
+
 }  // namespace lsf::net

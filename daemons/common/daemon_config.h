@@ -5,7 +5,10 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "daemons/common/cluster_key.h"
 
 #include "libconfig/config_loader.h"
 
@@ -17,5 +20,15 @@ std::filesystem::path daemon_envdir(const std::string& envdir_option);
 // Loads the configuration; on errors prints them with `daemon` named and returns a
 // result whose usable() is false.
 config::LoadResult load_daemon_config(const std::string& daemon, const std::filesystem::path& envdir);
+
+// How a daemon tells its peers from strangers: the cluster key, or, when lsf.conf says
+// LSF_AUTH=none, trust in the network. `error` (naming the file) when it has neither or
+// the key file is unsafe: the daemon must not start then.
+struct DaemonAuth {
+  std::optional<ClusterKey> key;
+  bool trust_unsigned = false;
+  std::string error;
+};
+DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfConf& conf);
 
 }  // namespace lsf::net

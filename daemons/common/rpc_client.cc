@@ -1,9 +1,12 @@
 #include "daemons/common/rpc_client.h"
 
+#include "daemons/common/request_auth.h"
+
 #include <pwd.h>
 #include <unistd.h>
 
 #include <array>
+#include <ctime>
 #include <vector>
 
 namespace lsf::net {
@@ -13,9 +16,15 @@ RpcClient::RpcClient(std::string host, std::uint16_t port, std::chrono::millisec
 
 RpcClient::~RpcClient() { close(); }
 
+std::string RpcClient::peer_name() const { return local_ ? local_path_ : host_ + ":" + std::to_string(port_); }
+
 void RpcClient::close() {
-  if (!socket_) return;
   boost::system::error_code ignored;
+  if (local_) {
+    local_->close(ignored);
+    local_.reset();
+  }
+  if (!socket_) return;
   socket_->close(ignored);
   socket_.reset();
 }
@@ -32,8 +41,16 @@ bool RpcClient::run_until(std::chrono::steady_clock::time_point deadline, const 
 }
 
 std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
-  if (socket_) return {};
+  if (socket_ || local_) return {};
   boost::system::error_code ec;
+  if (!local_path_.empty()) {
+    // A local connect completes or fails at once; when it fails, TCP is the way.
+    local_.emplace(io_);
+    local_->connect(asio::local::stream_protocol::endpoint(local_path_), ec);
+    if (!ec) return {};
+    local_.reset();
+    ec.clear();
+  }
   tcp::resolver resolver(io_);
   auto endpoints = resolver.resolve(host_, std::to_string(port_), ec);
   if (ec) return "cannot resolve " + host_ + ": " + ec.message();
@@ -59,6 +76,13 @@ std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
 
 CallResult RpcClient::call(wire::RequestEnvelope request) {
   request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  auto deadline = std::chrono::steady_clock::now() + timeout_;
+  if (auto err = connect(deadline); !err.empty()) {
+    CallResult result;
+    result.error = err;
+    return result;
+  }
+  if (key_ && !local_) sign_request(request, *key_, static_cast<std::int64_t>(std::time(nullptr)));
   return call_raw(encode_frame(request));
 }
 
@@ -69,18 +93,26 @@ CallResult RpcClient::call_raw(const std::string& bytes) {
     result.error = err;
     return result;
   }
+  if (local_) return exchange(*local_, bytes, deadline);
+  return exchange(*socket_, bytes, deadline);
+}
+
+template <typename Socket>
+CallResult RpcClient::exchange(Socket& socket, const std::string& bytes,
+                               std::chrono::steady_clock::time_point deadline) {
+  CallResult result;
   boost::system::error_code ec;
   bool done = false;
   FrameHeader header{};
   std::vector<char> body;
   std::uint32_t length = 0;
-  asio::async_write(*socket_, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
+  asio::async_write(socket, asio::buffer(bytes), [&](const boost::system::error_code& e, std::size_t) {
     if (e) {
       ec = e;
       done = true;
       return;
     }
-    asio::async_read(*socket_, asio::buffer(header), [&](const boost::system::error_code& e2, std::size_t) {
+    asio::async_read(socket, asio::buffer(header), [&](const boost::system::error_code& e2, std::size_t) {
       if (e2) {
         ec = e2;
         done = true;
@@ -92,7 +124,7 @@ CallResult RpcClient::call_raw(const std::string& bytes) {
         return;
       }
       body.resize(length);
-      asio::async_read(*socket_, asio::buffer(body), [&](const boost::system::error_code& e3, std::size_t) {
+      asio::async_read(socket, asio::buffer(body), [&](const boost::system::error_code& e3, std::size_t) {
         ec = e3;
         done = true;
       });
@@ -102,15 +134,13 @@ CallResult RpcClient::call_raw(const std::string& bytes) {
     close();
     io_.restart();
     io_.run();
-    result.error = "timed out after " + std::to_string(timeout_.count()) + " ms waiting for " + host_ + ":" +
-                   std::to_string(port_);
+    result.error = "timed out after " + std::to_string(timeout_.count()) + " ms waiting for " + peer_name();
     return result;
   }
   if (ec) {
     close();
-    result.error = ec == asio::error::eof
-                       ? "connection closed by " + host_ + ":" + std::to_string(port_)
-                       : "cannot talk to " + host_ + ":" + std::to_string(port_) + ": " + ec.message();
+    result.error = ec == asio::error::eof ? "connection closed by " + peer_name()
+                                          : "cannot talk to " + peer_name() + ": " + ec.message();
     return result;
   }
   if (length > max_frame_) {

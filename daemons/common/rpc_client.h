@@ -1,6 +1,10 @@
 // A blocking RPC client with a deadline on every call. Commands use one per run;
 // sbatchd keeps one to mbatchd. The connection is opened on first use and reused
 // while it stays healthy; any failure closes it so the next call reconnects.
+//
+// A client may prefer the master's local socket (where the kernel vouches for the
+// caller) and fall back to TCP when it is not there, and may sign what it sends over
+// TCP with the cluster key.
 #pragma once
 
 #include <chrono>
@@ -9,6 +13,7 @@
 #include <string>
 
 #include "daemons/common/asio.h"
+#include "daemons/common/cluster_key.h"
 #include "daemons/common/frame.h"
 #include "lsf.pb.h"
 
@@ -29,25 +34,39 @@ class RpcClient {
   RpcClient(const RpcClient&) = delete;
   RpcClient& operator=(const RpcClient&) = delete;
 
-  // Fills protocol_version; the caller sets identity and the request.
+  // Tries this local socket first on every connect.
+  void set_local_socket(std::string path) { local_path_ = std::move(path); }
+  // Signs every request sent over TCP.
+  void set_key(ClusterKey key) { key_ = std::move(key); }
+
+  // Fills protocol_version (and the signature); the caller sets identity and the request.
   CallResult call(wire::RequestEnvelope request);
 
   // Sends raw bytes and reads one reply frame: for tests of malformed input.
   CallResult call_raw(const std::string& bytes);
 
+  // Whether the open connection is the local socket.
+  bool is_local() const { return local_.has_value(); }
+
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
   void close();
 
  private:
+  std::string peer_name() const;
   bool run_until(std::chrono::steady_clock::time_point deadline, const bool& done);
   std::string connect(std::chrono::steady_clock::time_point deadline);
+  template <typename Socket>
+  CallResult exchange(Socket& socket, const std::string& bytes, std::chrono::steady_clock::time_point deadline);
 
   std::string host_;
   std::uint16_t port_;
   std::chrono::milliseconds timeout_;
   std::uint32_t max_frame_ = kDefaultMaxFrame;
+  std::string local_path_;
+  std::optional<ClusterKey> key_;
   asio::io_context io_;
   std::optional<tcp::socket> socket_;
+  std::optional<asio::local::stream_protocol::socket> local_;
 };
 
 // The identity of the process: real uid/gid, user name from the password database,

@@ -1,4 +1,5 @@
-// Serves RequestEnvelopes on a TCP port inside a caller-owned io_context.
+// Serves RequestEnvelopes on a TCP port, and optionally on a local (Unix) socket,
+// inside a caller-owned io_context.
 //
 // Each connection carries requests one after another; the next request is read only
 // once the previous one has been answered, which lets a handler answer later (after
@@ -6,29 +7,52 @@
 // answered with a clear error and the connection is closed; nothing a peer sends can
 // crash the server or block the io_context: a frame that stalls half-way is dropped
 // after `body_timeout`.
+//
+// Who is asking is settled here, before any handler runs. On the local socket the
+// kernel's peer credentials replace whatever uid and user name the request claims. Over
+// TCP a request must be signed with the cluster key (or the cluster trusts its network:
+// LSF_AUTH=none); an unsigned or badly signed request is refused and never reaches the
+// handler.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "daemons/common/asio.h"
+#include "daemons/common/cluster_key.h"
 #include "daemons/common/frame.h"
 #include "lsf.pb.h"
 
 namespace lsf::net {
 
+// How the caller's identity was established.
+enum class PeerKind {
+  kLocalUser,   // local socket: uid and user name from the kernel
+  kClusterKey,  // TCP, signed with the cluster key: a daemon or an administrator's command
+  kTrusted,     // TCP, unsigned, accepted because of LSF_AUTH=none
+};
+
+struct Peer {
+  PeerKind kind = PeerKind::kLocalUser;
+  // Whether the caller may send what only daemons send (host registration, job status).
+  bool is_daemon() const { return kind != PeerKind::kLocalUser; }
+};
+
 // Sends the reply for one request. Call it exactly once; it may outlive the handler.
 using Responder = std::function<void(wire::ReplyEnvelope)>;
-using RequestHandler = std::function<void(wire::RequestEnvelope&, const Responder&)>;
+using RequestHandler = std::function<void(wire::RequestEnvelope&, const Peer&, const Responder&)>;
 
 struct ServerOptions {
   std::uint32_t max_frame = kDefaultMaxFrame;
   std::chrono::milliseconds body_timeout{10000};
   std::chrono::milliseconds idle_timeout{std::chrono::hours(24)};
   std::function<void(const std::string&)> log_error;  // optional
+  std::optional<ClusterKey> key;                      // TCP requests must be signed with it
+  bool trust_unsigned = false;                        // LSF_AUTH=none: believe unsigned TCP requests
 };
 
 class RpcServer {
@@ -39,16 +63,25 @@ class RpcServer {
   RpcServer(const RpcServer&) = delete;
   RpcServer& operator=(const RpcServer&) = delete;
 
+  // Also listens on a local socket at `path`, which any local user may connect to.
+  // A stale socket left by a crashed daemon is replaced; any other file is not.
+  // Returns an error naming the path, or empty.
+  std::string listen_local(const std::string& path);
+
   std::uint16_t port() const;
   void stop();
 
+  struct Shared;  // what every connection of this server uses
+
  private:
   void accept();
+  void accept_local();
 
   asio::io_context& io_;
   tcp::acceptor acceptor_;
-  std::shared_ptr<const RequestHandler> handler_;
-  std::shared_ptr<const ServerOptions> options_;
+  std::optional<asio::local::stream_protocol::acceptor> local_acceptor_;
+  std::string local_path_;
+  std::shared_ptr<Shared> shared_;
 };
 
 // A reply with no payload and the given status; for handlers that refuse a request.

@@ -147,8 +147,10 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   if (!link.strand)
     link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
         net::asio::make_strand(outbound_.get_executor()));
-  if (!link.client || address_changed)
+  if (!link.client || address_changed) {
     link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
+    if (options_.key) link.client->set_key(*options_.key);
+  }
 
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);

@@ -311,7 +311,7 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
         wire::STATUS_NOT_FOUND, "Job <" + job_label({q.job().job_id(), q.job().index()}) + ">: No matching job found"));
   }
   const std::string label = "Job <" + job_label(job->key) + ">";
-  if (!is_admin(caller) && job->user() != caller.user_name())
+  if (!may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
   if (job->finished() || job->exec_hosts.empty()) {

@@ -29,8 +29,8 @@ wire::ReplyEnvelope ok_reply() {
 
 std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + ">"; }
 
-// What every change refuses: another user's job (unless the caller is an administrator)
-// and a finished one. Empty: go on.
+// What every change refuses: another user's job (unless the caller is an LSF
+// administrator or one of its queue's ADMINISTRATORS) and a finished one. Empty: go on.
 std::string refusal(const Job& job, const std::string& caller, bool admin) {
   if (!admin && job.user() != caller) return "User permission denied";
   if (job.finished()) return "Job has already finished";
@@ -79,13 +79,13 @@ std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<w
 void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.requeue();
   const auto& caller = request.caller();
-  bool admin = is_admin(caller);
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   std::set<int> states(q.states().begin(), q.states().end());
   if (states.empty()) states = {wire::JOB_RUN, wire::JOB_SSUSP, wire::JOB_USUSP};
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
+    const bool admin = acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
       add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
@@ -122,12 +122,11 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
 void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.migrate();
   const auto& caller = request.caller();
-  bool admin = is_admin(caller);
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
-    std::string no = refusal(*job, caller.user_name(), admin);
+    std::string no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job));
     if (no.empty() && (job->pending() || requeue_after_kill_.count(job->key))) no = "Job has not started yet";
     if (!no.empty()) {
       add_result(out, job->key, false, who + ": " + no);
@@ -166,12 +165,11 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
 void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.switch_queue();
   const auto& caller = request.caller();
-  bool admin = is_admin(caller);
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), admin); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
@@ -200,7 +198,6 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
 void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.modify();
   const auto& caller = request.caller();
-  bool admin = is_admin(caller);
   const auto* desc = wire::JobSpec::descriptor();
   const auto* refl = wire::JobSpec::GetReflection();
   // Fields a submission fixes for good: the array, where it came from, who sent it.
@@ -216,7 +213,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), admin); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }

@@ -53,6 +53,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto& cfg = *loaded.config;
+  auto auth = lsf::net::daemon_auth(envdir, cfg.lsf_conf);
+  if (!auth.error.empty()) {
+    std::cerr << "mbatchd: " << auth.error << "\n";
+    return 1;
+  }
   std::string host = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
   if (vm.count("daemon")) lsf::net::daemonize();
   auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "mbatchd.lock";
@@ -71,6 +76,10 @@ int main(int argc, char** argv) {
   mo.host_name = host;
   mo.listen_address = vm["listen"].as<std::string>();
   mo.log = log;
+  mo.key = auth.key;
+  mo.trust_unsigned = auth.trust_unsigned;
+  if (auth.trust_unsigned && !auth.key)
+    log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");
   bool restart = false;
   {
     lsf::mbd::Mbatchd mbd(mo);

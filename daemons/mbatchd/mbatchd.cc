@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "daemons/common/cluster_endpoint.h"
 #include "daemons/mbatchd/acct_record.h"
 #include "daemons/mbatchd/event_log_reader.h"
 
@@ -97,13 +98,23 @@ std::string Mbatchd::start() {
   try {
     net::ServerOptions so;
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    so.key = options_.key;
+    so.trust_unsigned = options_.trust_unsigned;
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
-        [this](wire::RequestEnvelope& r, const net::Responder& respond) { handle(r, respond); }, so);
+        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
+          handle(r, peer, respond);
+        },
+        so);
   } catch (const std::exception& e) {
     return "cannot listen on port " + std::to_string(port) + ": " + e.what();
   }
-  log_->info("mbatchd of cluster {} listening on port {}", config_->cluster_name, server_->port());
+  const std::string local = net::local_socket_path(config_->lsf_conf);
+  if (!local.empty()) {
+    if (auto err = server_->listen_local(local); !err.empty()) return err + " (set LSB_MBD_SOCKET in lsf.conf)";
+  }
+  log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
+             local.empty() ? std::string() : " and on " + local);
   check_hosts();
   request_pass();
   return {};

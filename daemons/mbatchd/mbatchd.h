@@ -34,6 +34,8 @@ struct MbatchdOptions {
   std::string host_name;  // this host's name in logs and lsid
   std::string listen_address = "0.0.0.0";
   std::shared_ptr<spdlog::logger> log;
+  std::optional<net::ClusterKey> key;  // signs calls to sbatchd, checks calls from them
+  bool trust_unsigned = false;         // LSF_AUTH=none
 };
 
 // What mbatchd knows about an sbatchd beyond the persistent HostState.
@@ -92,7 +94,7 @@ class Mbatchd {
                   const std::string& reason);
 
   // --- requests (request_handlers.cc)
-  void handle(wire::RequestEnvelope& request, const net::Responder& respond);
+  void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -162,7 +164,14 @@ class Mbatchd {
   sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;
   std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
   std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
-  bool is_admin(const wire::Identity& caller) const;       // root or a ClusterAdmin
+  // --- who may do what (permissions.cc)
+  bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
+  // An LSF administrator, or one of the queue's ADMINISTRATORS.
+  bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
+  // Whether the caller acts on this job with an administrator's authority (what the
+  // job's end reason and suspend reason then say).
+  bool acts_as_admin(const wire::Identity& caller, const Job& job) const;
+  bool may_control(const wire::Identity& caller, const Job& job) const;  // owner or admin
   void suspend_by_system(Job& job, const sched::Suspend& decision);
   void resume_by_system(Job& job);
 

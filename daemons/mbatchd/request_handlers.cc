@@ -73,10 +73,23 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
+// What only an sbatchd sends: a local user must not register a host or report a job's
+// end, whatever uid they have.
+bool daemon_only(wire::RequestEnvelope::RequestCase c) {
+  using R = wire::RequestEnvelope;
+  return c == R::kRegisterHost || c == R::kLoadReport || c == R::kJobStatus || c == R::kJobStatusBatch;
+}
+
 }  // namespace
 
-void Mbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
+void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
   using R = wire::RequestEnvelope;
+  if (daemon_only(request.request_case()) && !peer.is_daemon()) {
+    log_->warn("refused a daemon request from local user {} (uid {})", request.caller().user_name(),
+               request.caller().uid());
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
+                                    "User permission denied: only an sbatchd holding the cluster key may send this"));
+  }
   switch (request.request_case()) {
     case R::kPing: {
       auto reply = ok_reply();
@@ -362,15 +375,9 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
   respond(reply);
 }
 
-bool Mbatchd::is_admin(const wire::Identity& caller) const {
-  const auto& admins = config_->cluster_admins;
-  return caller.uid() == 0 || std::find(admins.begin(), admins.end(), caller.user_name()) != admins.end();
-}
-
 void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.signal_jobs();
   const auto& caller = request.caller();
-  bool admin = is_admin(caller);
   int sig = 0;
   if (q.action() == wire::JOB_ACTION_SIGNAL) {
     sig = signal_number(q.signal_name());
@@ -394,6 +401,7 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
   }
   bool changed = false;
   for (Job* job : targets) {
+    const bool admin = acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
       fail(job->key, "User permission denied");
       continue;
@@ -596,6 +604,8 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
 
 void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.host_control();
+  if (!is_admin(request.caller()))
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "User permission denied"));
   auto reply = ok_reply();
   auto* out = reply.mutable_control();
   out->set_all_ok(true);
@@ -638,6 +648,11 @@ void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::
   for (const auto& name : queues) {
     if (!config_->find_queue(name)) {
       out->add_lines("Queue <" + name + ">: No such queue");
+      out->set_all_ok(false);
+      continue;
+    }
+    if (!is_queue_admin(request.caller(), name)) {
+      out->add_lines("Queue <" + name + ">: User permission denied");
       out->set_all_ok(false);
       continue;
     }
@@ -738,8 +753,7 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   }
   const std::string label = "Job <" + job_label(key) + ">";
   if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
-  bool admin = is_admin(caller);
-  if (!admin && job->user() != caller.user_name())
+  if (!may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
 

@@ -55,7 +55,14 @@ int main(int argc, char** argv) {
     std::cerr << "sbatchd: " << endpoint.error << "\n";
     return 1;
   }
+  auto auth = lsf::net::daemon_auth(envdir, cfg.lsf_conf);
+  if (!auth.error.empty()) {
+    std::cerr << "sbatchd: " << auth.error << "\n";
+    return 1;
+  }
   lsf::sbd::SbatchdOptions so;
+  so.key = auth.key;
+  so.trust_unsigned = auth.trust_unsigned;
   so.host_name = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
   if (!cfg.find_host(so.host_name)) {
     std::cerr << "sbatchd: host " << so.host_name << " is not in lsf.cluster." << cfg.cluster_name << "\n";

@@ -7,8 +7,12 @@ namespace {
 constexpr std::size_t kMaxBatch = 512;
 }
 
-MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout, Post post)
-    : client_(std::move(host), port, timeout), post_(std::move(post)), thread_([this] { run(); }) {}
+MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout,
+                         std::optional<net::ClusterKey> key, Post post)
+    : client_(std::move(host), port, timeout), post_(std::move(post)) {
+  if (key) client_.set_key(std::move(*key));
+  thread_ = std::thread([this] { run(); });
+}
 
 MbdReporter::~MbdReporter() { stop(); }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "daemons/common/rpc_client.h"
@@ -19,7 +20,9 @@ class MbdReporter {
   using Post = std::function<void(std::function<void()>)>;
   using OnReply = std::function<void(const wire::ReplyEnvelope&)>;
 
-  MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout, Post post);
+  // Signs what it sends with `key` when there is one.
+  MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout,
+              std::optional<net::ClusterKey> key, Post post);
   ~MbdReporter();
 
   // Retried until answered; `on_reply` runs on the daemon's thread.

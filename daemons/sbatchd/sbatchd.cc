@@ -78,14 +78,19 @@ std::string Sbatchd::start() {
   try {
     net::ServerOptions so;
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    so.key = options_.key;
+    so.trust_unsigned = options_.trust_unsigned;
+    // No local socket: everything sbatchd serves (start a job as any user, signal it)
+    // is for mbatchd alone, which signs its requests.
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), options_.port),
-        [this](wire::RequestEnvelope& r, const net::Responder& respond) { handle(r, respond); }, so);
+        [this](wire::RequestEnvelope& r, const net::Peer&, const net::Responder& respond) { handle(r, respond); }, so);
   } catch (const std::exception& e) {
     return "cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " + e.what();
   }
-  reporter_ = std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5),
-                                            [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+  reporter_ =
+      std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5), options_.key,
+                                    [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
   log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name, options_.listen_address,
              server_->port(), jobs_.size());
   sigchld_.async_wait([this](const boost::system::error_code& e, int) {

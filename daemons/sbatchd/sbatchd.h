@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -36,6 +37,8 @@ struct SbatchdOptions {
   std::filesystem::path load_file;
   std::chrono::milliseconds report_interval{30000};
   std::shared_ptr<spdlog::logger> log;
+  std::optional<net::ClusterKey> key;  // signs calls to mbatchd, checks calls from it
+  bool trust_unsigned = false;         // LSF_AUTH=none
 };
 
 class Sbatchd {

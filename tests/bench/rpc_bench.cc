@@ -63,6 +63,8 @@ int submit(int clients, long jobs) {
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&] {
       net::RpcClient client(ep.host, ep.port, ep.timeout);
+      client.set_local_socket(ep.local_socket);
+      client.set_local_socket(ep.local_socket);
       while (next.fetch_add(1) < jobs)
         if (!client.call(submit_request(id)).ok()) ++failed;
     });
@@ -78,6 +80,7 @@ int latency(long jobs) {
   auto ep = endpoint();
   auto id = net::current_identity();
   net::RpcClient client(ep.host, ep.port, ep.timeout);
+  client.set_local_socket(ep.local_socket);
   std::vector<double> ms;
   for (long i = 0; i < jobs; ++i) {
     auto start = Clock::now();
@@ -99,7 +102,9 @@ int latency(long jobs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let it finish: an idle cluster each time
   }
   std::sort(ms.begin(), ms.end());
-  auto pct = [&](double p) { return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))]; };
+  auto pct = [&](double p) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(p * static_cast<double>(ms.size())))];
+  };
   std::printf("submit-to-RUN latency on an idle cluster (%ld jobs): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", jobs,
               pct(0.50), pct(0.99), ms.back());
   return 0;
@@ -173,7 +178,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string mode = argv[1];
-  if (mode == "submit") return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000));
+  if (mode == "submit")
+    return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000));
   if (mode == "latency") return latency(arg(argc, argv, "--jobs", 200));
   if (mode == "replay") {
     std::string dir = "/tmp/lsfsched-replay-bench";

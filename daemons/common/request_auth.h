@@ -1,0 +1,42 @@
+// Signing and checking requests with the cluster key.
+//
+// A signed request says "whoever sent this holds the key", so its claimed identity is
+// believed; that is how daemons talk to each other and how an administrator's command
+// reaches a master on another host. The time and a random nonce are signed too: a
+// captured request cannot be replayed, and a host whose clock is off by more than the
+// allowed skew is told so (LSF's eauth allows five minutes).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "daemons/common/cluster_key.h"
+#include "lsf.pb.h"
+
+namespace lsf::net {
+
+inline constexpr std::chrono::seconds kMaxClockSkew{300};
+
+// Sets request.auth for `now` (seconds since the epoch).
+void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now);
+
+// Checks signatures and remembers the nonces it accepted within the skew window.
+class RequestVerifier {
+ public:
+  explicit RequestVerifier(ClusterKey key) : key_(std::move(key)) {}
+
+  // Empty when the request is signed with this key, fresh and not seen before;
+  // otherwise why not. Clears request.auth either way.
+  std::string verify(wire::RequestEnvelope& request, std::int64_t now);
+
+ private:
+  void forget_before(std::int64_t time);
+
+  ClusterKey key_;
+  std::multimap<std::int64_t, std::string> seen_by_time_;  // for pruning
+  std::map<std::string, std::int64_t> seen_;               // nonce -> time
+};
+
+}  // namespace lsf::net

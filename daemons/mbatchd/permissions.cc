@@ -1,0 +1,39 @@
+// Who may do what, as LSF decides it. Users control their own jobs; LSF administrators
+// (ClusterAdmins, and root) control every job, host, queue and the daemon itself; a
+// queue's ADMINISTRATORS control the jobs in that queue and open, close, activate and
+// inactivate it. The caller is who the RPC layer says it is: the kernel on the local
+// socket, the claim of a request signed with the cluster key otherwise.
+#include <algorithm>
+
+#include "daemons/mbatchd/mbatchd.h"
+
+namespace lsf::mbd {
+
+bool Mbatchd::is_admin(const wire::Identity& caller) const {
+  const auto& admins = config_->cluster_admins;
+  return caller.uid() == 0 || std::find(admins.begin(), admins.end(), caller.user_name()) != admins.end();
+}
+
+bool Mbatchd::is_queue_admin(const wire::Identity& caller, const std::string& queue) const {
+  if (is_admin(caller)) return true;
+  const auto* q = config_->find_queue(queue);
+  if (!q) return false;
+  const auto& groups = config_index_.policy->group_members;
+  for (const auto& item : q->administrators) {
+    if (item.exclude) continue;
+    if (item.kind == config::UserListItem::Kind::kAll) return true;
+    if (item.name == caller.user_name()) return true;
+    if (auto g = groups.find(item.name); g != groups.end() && g->second.count(caller.user_name())) return true;
+  }
+  return false;
+}
+
+bool Mbatchd::acts_as_admin(const wire::Identity& caller, const Job& job) const {
+  return is_queue_admin(caller, job.queue);
+}
+
+bool Mbatchd::may_control(const wire::Identity& caller, const Job& job) const {
+  return job.user() == caller.user_name() || acts_as_admin(caller, job);
+}
+
+}  // namespace lsf::mbd
