@@ -38,8 +38,9 @@ namespace {
 
 // Options that take a value; everything else starting with '-' is a flag.
 const std::set<std::string> kWithValue = {"q", "n", "R",  "m", "W", "c",   "M", "o", "oo", "e", "eo", "i", "J",
-                                          "b", "E", "Ep", "w", "P", "cwd", "G", "u", "L",  "g", "sp", "Q", "env"};
-const std::set<std::string> kFlags = {"x", "r", "H", "K", "B", "N", "rn", "h", "V"};
+                                          "b", "E", "Ep", "w", "P", "cwd", "G", "u", "L",  "g", "sp", "Q", "env",
+                                          "sla", "app"};
+const std::set<std::string> kFlags = {"x", "r", "H", "K", "I", "Ip", "Is", "B", "N", "rn", "h", "V"};
 
 // Splits argv into options and the command: the first word that is not an option or
 // an option's value starts the command, whatever follows it.
@@ -91,6 +92,54 @@ int wait_for_job(cli::Session& session, std::int64_t id) {
   }
 }
 
+// The job's exit code as bsub -K and -I return it: 0 for DONE, the job's own code (or
+// 128 + signal) for EXIT, never 0 for EXIT.
+int exit_code_of(const wire::JobInfo& j) {
+  if (j.state() != wire::JOB_EXIT) return 0;
+  int st = j.exit_status();
+  int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+  return code == 0 ? 1 : code;
+}
+
+// bsub -I: progress on standard error, the job's output on standard output as it comes,
+// then the job's exit code. Standard input is not passed to the job.
+int follow_interactive(cli::Session& session, std::int64_t id) {
+  std::cerr << "<<Waiting for dispatch ...>>" << std::endl;
+  bool started = false;
+  bool drained = false;  // the host has said there is no more output
+  std::int64_t offset = 0;
+  for (;;) {
+    wire::RequestEnvelope req;
+    req.mutable_jobs()->add_jobs()->set_job_id(id);
+    auto r = session.call(req);
+    if (!r.ok() || r.reply->jobs().jobs_size() == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    const wire::JobInfo job = r.reply->jobs().jobs(0);
+    const bool ended = job.state() == wire::JOB_DONE || job.state() == wire::JOB_EXIT;
+    if (!started && !job.exec_hosts().empty()) {
+      std::cerr << "<<Starting on " << job.exec_hosts(0) << ">>" << std::endl;
+      started = true;
+    }
+    if (ended && (!started || drained)) return exit_code_of(job);
+    // Read what there is; after the end, until the host says there is no more.
+    while (started && !drained) {
+      wire::RequestEnvelope peek;
+      peek.mutable_peek()->mutable_job()->set_job_id(id);
+      peek.mutable_peek()->set_offset(offset);
+      auto p = session.call(peek);
+      if (!p.ok()) break;
+      const auto& out = p.reply->peek();
+      std::cout << out.text() << std::flush;
+      if (out.next_offset() > offset) offset = out.next_offset();
+      if (out.finished() && out.text().empty()) drained = true;
+      if (out.text().empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +170,8 @@ int main(int argc, char** argv) {
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
       "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
       "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
-      "env", po::value<std::string>(), "")("rn", "")("H", "")("K", "")("B", "")("N", "")("h", "")("V", "");
+      "env", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
+      "rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")("h", "")("V", "");
   po::variables_map vm;
   try {
     const int style = cli::option_style();
@@ -133,7 +183,7 @@ int main(int argc, char** argv) {
   if (vm.count("h")) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
-                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K]\n"
+                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K | -I]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n";
     return 0;
@@ -146,6 +196,12 @@ int main(int argc, char** argv) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
   for (const char* unsupported : {"G", "L", "g", "sp"})
     if (vm.count(unsupported)) not_submitted(std::string("-") + unsupported + ": option not supported yet");
+  if (vm.count("Ip") || vm.count("Is"))
+    not_submitted(std::string(vm.count("Ip") ? "-Ip" : "-Is") +
+                  ": interactive jobs on a pseudo-terminal are not supported yet; -I shows the output");
+  if (vm.count("sla")) not_submitted("-sla: service classes are not supported yet");
+  if (vm.count("app")) not_submitted("-app: application profiles (lsb.applications) are not supported");
+  if (vm.count("I") && vm.count("K")) not_submitted("-I and -K cannot be used together");
   cli::Session session("bsub");
   wire::RequestEnvelope req;
   auto* spec = req.mutable_submit()->mutable_spec();
@@ -169,6 +225,7 @@ int main(int argc, char** argv) {
   // Without -J, the job is named after its command (the first line of a script).
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
+  if (vm.count("I")) spec->set_interactive(true);
   if (vm.count("rn")) spec->set_rerunnable(false);
   // Mail is not sent by this scheduler: say so rather than pretend.
   for (const char* mail : {"B", "N", "u"})
@@ -236,5 +293,6 @@ int main(int argc, char** argv) {
   (err ? std::cerr : std::cout) << "Job <" << s.job_id() << "> is submitted to "
                                 << (s.default_queue() ? "default " : "") << "queue <" << s.queue() << ">." << std::endl;
   if (vm.count("K")) return wait_for_job(session, s.job_id());
+  if (vm.count("I")) return follow_interactive(session, s.job_id());
   return 0;
 }

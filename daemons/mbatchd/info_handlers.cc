@@ -314,7 +314,8 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
   if (!may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
-  if (job->finished() || job->exec_hosts.empty()) {
+  // An interactive job's host keeps its output a while after the end, for bsub -I.
+  if ((job->finished() && !job->spec().interactive()) || job->exec_hosts.empty()) {
     auto reply = ok_reply();
     reply.mutable_peek()->set_finished(true);
     reply.mutable_peek()->set_next_offset(q.offset());

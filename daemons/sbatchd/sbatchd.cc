@@ -22,6 +22,8 @@ bool process_alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno ==
 
 std::int64_t wall_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
+constexpr std::chrono::seconds kInteractiveOutputKept{60};
+
 // Resident memory of every process in a process group, in KB.
 std::map<pid_t, std::int64_t> rss_by_group() {
   std::map<pid_t, std::int64_t> out;
@@ -287,13 +289,23 @@ void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status)
   *req.mutable_job_status() = std::move(status);
   const bool finish = req.job_status().event() != wire::JOB_EVENT_EXECUTE;
   reporter_->send(std::move(req), [this, key, finish](const wire::ReplyEnvelope&) {
-    if (finish) forget(key);
+    if (!finish) return;
+    auto it = jobs_.find(key);
+    if (it != jobs_.end() && it->second.job.launch().spec().interactive()) {
+      it->second.forget_at = std::chrono::steady_clock::now() + kInteractiveOutputKept;
+      return;
+    }
+    forget(key);
   });
 }
 
 void Sbatchd::poll() {
   const std::int64_t now = wall_now();
   bool need_memory = false;
+  std::vector<std::string> expired;
+  for (const auto& [key, t] : jobs_)
+    if (t.forget_at && *t.forget_at <= std::chrono::steady_clock::now()) expired.push_back(key);
+  for (const auto& key : expired) forget(key);
   for (auto& [key, t] : jobs_) {
     const auto& l = t.job.launch();
     if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);

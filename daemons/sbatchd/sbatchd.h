@@ -56,6 +56,9 @@ class Sbatchd {
     bool execute_sent = false;  // queued to the reporter, which retries until acknowledged
     bool finish_sent = false;
     pid_t job_pid = 0;
+    // An interactive job's output stays readable this long after its end is
+    // acknowledged, so bsub -I can read the last of it.
+    std::optional<std::chrono::steady_clock::time_point> forget_at;
   };
 
   void handle(wire::RequestEnvelope& request, const net::Responder& respond);

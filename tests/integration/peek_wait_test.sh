@@ -32,4 +32,18 @@ check "bwait -t 1 times out (exit 1)" bash -c "timeout 90 bwait -t 1 -w 'done($s
 check "bwait on an unknown job" bash -c "bwait -w 'done(9999)' 2>&1 | grep -qx 'Job <9999>: No matching job found'"
 check "bwait on a bad condition" bash -c "bwait -w 'done((' 2>&1 | grep -qx 'Dependency condition syntax error'"
 bkill "$slow" >/dev/null
+
+# --- bsub -I: progress on stderr, the output as it comes, the job's exit code
+timeout 60 bsub -I 'echo one; sleep 1; echo two; exit 3' >"$TEST_DIR/i.out" 2>"$TEST_DIR/i.err"
+code=$?
+check "bsub -I returns the job's exit code" [ "$code" = 3 ]
+check "bsub -I prints the job's output after the submission line" bash -c \
+  "sed 1d '$TEST_DIR/i.out' | tr '\n' ' ' | grep -qx 'one two '"
+check "bsub -I says it waits and where it starts, on stderr" bash -c \
+  "sed -n 1p '$TEST_DIR/i.err' | grep -qx '<<Waiting for dispatch ...>>' && sed -n 2p '$TEST_DIR/i.err' | grep -qE '^<<Starting on host[ABC]>>\$'"
+bytes=$(timeout 60 bsub -I 'head -c 3000000 /dev/zero | tr "\0" x' 2>/dev/null | sed 1d | wc -c)
+check "bsub -I brings all of a 3 MB output, written just before the end" [ "$bytes" = 3000000 ]
+before=$(job_count)
+check "bsub -Is is refused" bash -c "bsub -Is true 2>&1 | grep -qx -- '-Is: interactive jobs on a pseudo-terminal are not supported yet; -I shows the output. Job not submitted.'"
+check "  and no job was created" [ "$(job_count)" = "$before" ]
 harness_done
