@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -36,10 +37,18 @@ namespace {
   std::exit(255);
 }
 
+// A submission bsub will not make: LSF's reason (printed before ". Job not submitted.")
+// and, for a bad option, the parser's own words.
+struct Refused {
+  explicit Refused(std::string w, std::string d = {}) : why(std::move(w)), detail(std::move(d)) {}
+  std::string why;
+  std::string detail;
+};
+
 // Options that take a value; everything else starting with '-' is a flag.
-const std::set<std::string> kWithValue = {"q", "n", "R",  "m", "W", "c",   "M", "o", "oo", "e", "eo", "i", "J",
-                                          "b", "E", "Ep", "w", "P", "cwd", "G", "u", "L",  "g", "sp", "Q", "env",
-                                          "sla", "app"};
+const std::set<std::string> kWithValue = {"q",  "n", "R", "m",  "W", "c",   "M",   "o",   "oo",  "e",
+                                          "eo", "i", "J", "b",  "E", "Ep",  "w",   "P",   "cwd", "G",
+                                          "u",  "L", "g", "sp", "Q", "env", "sla", "app", "pack"};
 const std::set<std::string> kFlags = {"x", "r", "H", "K", "I", "Ip", "Is", "B", "N", "rn", "h", "V"};
 
 // Splits argv into options and the command: the first word that is not an option or
@@ -140,71 +149,46 @@ int follow_interactive(cli::Session& session, std::int64_t id) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc), option_args, command;
-  split_args(args, option_args, command);
-
-  // A script on stdin: its #BSUB lines come first, so the command line overrides them.
-  std::string script;
-  if (command.empty() && !isatty(STDIN_FILENO)) {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    script = ss.str();
-    std::vector<std::string> directives;
-    std::istringstream lines(script);
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::string_view l = config::trim(line);
-      if (l.rfind("#BSUB", 0) == 0) {
-        std::string err;
-        for (auto& w : config::split_words(l.substr(5), &err)) directives.push_back(w);
-      }
-    }
-    option_args.insert(option_args.begin(), directives.begin(), directives.end());
-  }
-
+po::options_description bsub_options() {
   po::options_description opts;
   cli::add_spec_options(opts);
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
       "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
       "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
       "env", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
-      "rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")("h", "")("V", "");
+      "pack", po::value<std::string>(), "")("rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")(
+      "h", "")("V", "");
+  return opts;
+}
+
+// One bsub command line, parsed: its options (throws Refused on a bad one).
+po::variables_map parse_options(const std::vector<std::string>& option_args) {
+  static const po::options_description opts = bsub_options();
   po::variables_map vm;
   try {
     const int style = cli::option_style();
     po::store(po::command_line_parser(option_args).options(opts).style(style).run(), vm);
   } catch (const po::error& e) {
-    std::cerr << "bsub: " << e.what() << "\n";
-    not_submitted("Bad argument");
+    throw Refused("Bad argument", std::string("bsub: ") + e.what());
   }
-  if (vm.count("h")) {
-    std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
-                 "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
-                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K | -I]\n"
-                 "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
-                 "            [-cwd dir] command [args] | < script\n";
-    return 0;
-  }
-  if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
-    return 0;
-  }
+  return vm;
+}
 
+// The spec to submit for parsed options and the command (or a script read from
+// stdin). Throws Refused with LSF's reason.
+wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::string>& command,
+                         const std::string& script, const config::LsfConf& conf, const std::string& from_host) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
   for (const char* unsupported : {"G", "L", "g", "sp"})
-    if (vm.count(unsupported)) not_submitted(std::string("-") + unsupported + ": option not supported yet");
+    if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
   if (vm.count("Ip") || vm.count("Is"))
-    not_submitted(std::string(vm.count("Ip") ? "-Ip" : "-Is") +
+    throw Refused(std::string(vm.count("Ip") ? "-Ip" : "-Is") +
                   ": interactive jobs on a pseudo-terminal are not supported yet; -I shows the output");
-  if (vm.count("sla")) not_submitted("-sla: service classes are not supported yet");
-  if (vm.count("app")) not_submitted("-app: application profiles (lsb.applications) are not supported");
-  if (vm.count("I") && vm.count("K")) not_submitted("-I and -K cannot be used together");
-  cli::Session session("bsub");
-  wire::RequestEnvelope req;
-  auto* spec = req.mutable_submit()->mutable_spec();
+  if (vm.count("sla")) throw Refused("-sla: service classes are not supported yet");
+  if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
+  if (vm.count("I") && vm.count("K")) throw Refused("-I and -K cannot be used together");
+  wire::JobSpec out;
+  auto* spec = &out;
   if (!command.empty()) {
     std::string cmd;
     // As LSF: the words joined by spaces, so `bsub "echo $HOME"` expands at run time.
@@ -213,7 +197,7 @@ int main(int argc, char** argv) {
   } else if (!script.empty()) {
     spec->set_command(script);
   } else {
-    not_submitted("No command is specified");
+    throw Refused("No command is specified");
   }
   if (vm.count("q"))
     for (const auto& q : vm["q"].as<std::vector<std::string>>())
@@ -221,7 +205,7 @@ int main(int argc, char** argv) {
   if (spec->queues_size() == 0)
     if (const char* dq = std::getenv("LSB_DEFAULTQUEUE"); dq && *dq) spec->add_queues(dq);
   std::vector<std::string> set;
-  cli::read_spec_options(vm, session.lsf_conf(), *spec, set, [](const std::string& why) { not_submitted(why); });
+  cli::read_spec_options(vm, conf, *spec, set, [](const std::string& why) { throw Refused(why); });
   // Without -J, the job is named after its command (the first line of a script).
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
@@ -239,7 +223,7 @@ int main(int argc, char** argv) {
   mode_t mask = umask(022);
   umask(mask);
   spec->set_umask(mask);
-  spec->set_from_host(session.identity().host_name());
+  spec->set_from_host(from_host);
   // -env "all" (the default), "none", "all, ~VAR", or "VAR=value, VAR2": which of the
   // submission environment the job gets, and values set for it.
   std::set<std::string> excluded;
@@ -277,6 +261,153 @@ int main(int argc, char** argv) {
     auto* v = spec->add_env();
     v->set_name(k);
     v->set_value(val);
+  }
+
+  return out;
+}
+
+// bsub -pack FILE: one submission per line (bsub's options, then the command; blank
+// lines and # comments skipped), sent LSB_MAX_PACK_JOBS at a time and made durable
+// together. A bad line stops the pack there unless LSB_PACK_SKIP_ERROR=Y; the jobs
+// before it are submitted. Exit 0 only when every line became a job.
+int submit_pack(cli::Session& session, const std::string& file) {
+  const auto& conf = session.lsf_conf();
+  const bool skip_errors = config::iequals(conf.get("LSB_PACK_SKIP_ERROR").value_or("N"), "Y");
+  int max_pack = 300;
+  if (auto m = conf.get("LSB_MAX_PACK_JOBS")) max_pack = config::parse_int(*m).value_or(300);
+  if (max_pack <= 0)
+    not_submitted("-pack: job packs are disabled (LSB_MAX_PACK_JOBS=" + std::to_string(max_pack) + ")");
+  std::ifstream in(file);
+  if (!in) not_submitted("-pack: cannot read " + file);
+
+  // Every line in file order: a spec to send, or why it cannot be.
+  struct Line {
+    int number;
+    std::optional<wire::JobSpec> spec;
+    std::string why;
+  };
+  std::vector<Line> lines;
+  std::string text;
+  for (int number = 1; std::getline(in, text); ++number) {
+    std::string_view t = config::trim(text);
+    if (t.empty() || t[0] == '#') continue;
+    try {
+      std::string err;
+      auto words = cli::shell_words(t, &err);
+      if (!err.empty()) throw Refused(err);
+      std::vector<std::string> option_args, command;
+      split_args(words, option_args, command);
+      auto vm = parse_options(option_args);
+      if (vm.count("pack") || vm.count("I") || vm.count("K") || vm.count("h") || vm.count("V"))
+        throw Refused("-pack, -I, -K, -h and -V cannot be used in a pack");
+      lines.push_back({number, build_spec(vm, command, {}, conf, session.identity().host_name()), {}});
+    } catch (const Refused& r) {
+      lines.push_back({number, std::nullopt, r.why});
+      if (!skip_errors) break;
+    }
+  }
+  bool failed = false;
+  size_t next = 0;  // the first line not reported yet
+  while (next < lines.size()) {
+    wire::RequestEnvelope req;
+    auto* pack = req.mutable_submit_pack();
+    pack->set_skip_errors(skip_errors);
+    size_t end = next;
+    for (; end < lines.size() && pack->specs_size() < max_pack; ++end)
+      if (lines[end].spec) *pack->add_specs() = *lines[end].spec;
+    wire::SubmitPackReply reply;
+    if (pack->specs_size() > 0) reply = cli::require_ok("bsub", session.call(req)).submit_pack();
+    int result = 0;
+    for (; next < end; ++next) {
+      const Line& line = lines[next];
+      std::string why = line.why;
+      if (line.spec) {
+        if (result >= reply.results_size()) return 255;  // mbatchd stopped at an earlier refusal
+        const auto& r = reply.results(result++);
+        if (r.ok()) {
+          std::cout << "Job <" << r.submitted().job_id() << "> is submitted to "
+                    << (r.submitted().default_queue() ? "default " : "") << "queue <" << r.submitted().queue() << ">."
+                    << std::endl;
+          continue;
+        }
+        why = r.message();
+      }
+      std::cerr << file << ":" << line.number << ": " << why << ". Job not submitted." << std::endl;
+      failed = true;
+      if (!skip_errors) return 255;
+    }
+  }
+  std::cout << std::flush;
+  return failed ? 255 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc), option_args, command;
+  split_args(args, option_args, command);
+  po::variables_map vm;
+  try {
+    vm = parse_options(option_args);
+  } catch (const Refused& r) {
+    if (!r.detail.empty()) std::cerr << r.detail << "\n";
+    not_submitted(r.why);
+  }
+  if (vm.count("h")) {
+    std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
+                 "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
+                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K | -I]\n"
+                 "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
+                 "            [-cwd dir] command [args] | < script\n"
+                 "       bsub -pack job_submission_file\n";
+    return 0;
+  }
+  if (vm.count("V")) {
+    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    return 0;
+  }
+
+  if (vm.count("pack")) {
+    if (option_args.size() != 2 || !command.empty())
+      not_submitted("-pack cannot be used with other options or a command");
+    cli::Session session("bsub");
+    return submit_pack(session, vm["pack"].as<std::string>());
+  }
+
+  // A script on stdin: its #BSUB lines come first, so the command line overrides them.
+  std::string script;
+  if (command.empty() && !isatty(STDIN_FILENO)) {
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    script = ss.str();
+    std::vector<std::string> directives;
+    std::istringstream lines(script);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::string_view l = config::trim(line);
+      if (l.rfind("#BSUB", 0) == 0) {
+        std::string err;
+        for (auto& w : cli::shell_words(l.substr(5), &err)) directives.push_back(w);
+      }
+    }
+    if (!directives.empty()) {
+      option_args.insert(option_args.begin(), directives.begin(), directives.end());
+      try {
+        vm = parse_options(option_args);
+      } catch (const Refused& r) {
+        if (!r.detail.empty()) std::cerr << r.detail << "\n";
+        not_submitted(r.why);
+      }
+    }
+  }
+
+  cli::Session session("bsub");
+  wire::RequestEnvelope req;
+  try {
+    *req.mutable_submit()->mutable_spec() =
+        build_spec(vm, command, script, session.lsf_conf(), session.identity().host_name());
+  } catch (const Refused& r) {
+    not_submitted(r.why);
   }
 
   auto result = session.call(req);

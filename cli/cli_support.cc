@@ -54,6 +54,41 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
   return *result.reply;
 }
 
+std::vector<std::string> shell_words(std::string_view line, std::string* error) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) {
+        word += line[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote && error) *error = std::string("unterminated ") + quote + " quote";
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
 std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   wire::JobRef ref;
   std::string id = text;

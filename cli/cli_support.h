@@ -37,6 +37,11 @@ class Session {
 // Returns the reply otherwise.
 wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result);
 
+// Words as a shell splits them: blanks separate, '...' and "..." quote (quotes removed),
+// a backslash escapes the next character outside single quotes. An unterminated quote
+// sets *error.
+std::vector<std::string> shell_words(std::string_view line, std::string* error);
+
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
 

@@ -96,6 +96,9 @@ class Mbatchd {
   // --- requests (request_handlers.cc)
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // Checks and records one submission; empty on success, else the refusal.
+  std::string submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
   void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queues(const wire::RequestEnvelope& request, const net::Responder& respond);

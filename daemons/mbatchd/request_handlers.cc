@@ -110,6 +110,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
     }
     case R::kSubmit:
       return on_submit(request, respond);
+    case R::kSubmitPack:
+      return on_submit_pack(request, respond);
     case R::kJobs:
       return on_jobs(request, respond);
     case R::kSignalJobs:
@@ -247,12 +249,39 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
 }
 
 void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  const auto& spec = request.submit().spec();
+  auto reply = ok_reply();
+  if (auto err = submit_one(request.submit().spec(), request.caller(), *reply.mutable_submit()); !err.empty())
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, err));
+  reply_when_durable(respond, std::move(reply));
+  request_pass();
+}
+
+void Mbatchd::on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.submit_pack();
+  auto reply = ok_reply();
+  auto* out = reply.mutable_submit_pack();
+  bool any = false;
+  for (const auto& spec : q.specs()) {
+    auto* r = out->add_results();
+    if (auto err = submit_one(spec, request.caller(), *r->mutable_submitted()); !err.empty()) {
+      r->clear_submitted();
+      r->set_message(err);
+      if (!q.skip_errors()) break;
+      continue;
+    }
+    r->set_ok(true);
+    any = true;
+  }
+  // One wait for durability covers the whole pack: the group commit is the point.
+  reply_when_durable(respond, std::move(reply));
+  if (any) request_pass();
+}
+
+std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out) {
   std::string queue;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
-  if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty())
-    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, err));
+  if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
 
   wire::EventRecord ev;
   auto* e = ev.mutable_job_new();
@@ -261,21 +290,18 @@ void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Respond
   *e->mutable_spec() = spec;
   if (e->spec().min_processors() < 1) e->mutable_spec()->set_min_processors(1);
   if (e->spec().project().empty()) e->mutable_spec()->set_project(config_->params.default_project);
-  e->set_user(request.caller().user_name());
-  e->set_uid(request.caller().uid());
+  e->set_user(caller.user_name());
+  e->set_uid(caller.uid());
   e->set_queue(queue);
   e->set_submit_time(now());
   for (auto i : indices) e->add_indices(i);
   record(ev);
   ++submissions_total_;
-  log_->debug("job {} submitted to queue {} by {}", id, queue, request.caller().user_name());
-
-  auto reply = ok_reply();
-  reply.mutable_submit()->set_job_id(id);
-  reply.mutable_submit()->set_queue(queue);
-  reply.mutable_submit()->set_default_queue(default_queue);
-  reply_when_durable(respond, std::move(reply));
-  request_pass();
+  log_->debug("job {} submitted to queue {} by {}", id, queue, caller.user_name());
+  out.set_job_id(id);
+  out.set_queue(queue);
+  out.set_default_queue(default_queue);
+  return {};
 }
 
 wire::JobInfo Mbatchd::job_info(const Job& job) const {

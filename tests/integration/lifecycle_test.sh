@@ -136,6 +136,23 @@ wait_for 10 state_is "$id" RUN
 bkill "$id" >/dev/null
 check "killed job says TERM_OWNER" wait_for 10 bash -c "bjobs_l_flat $id | grep -q 'TERM_OWNER: job killed by owner'"
 
+# --- bsub -pack: one submission per line, in one request; a bad line stops it there
+printf '# two good lines, a bad one, a good one\n-q short -J packed1 -o /dev/null true\n\n-J "packed two" -o /dev/null echo "a b"\n-q nosuch true\n-J packed4 -o /dev/null true\n' >pack.txt
+before=$(job_count)
+bsub -pack pack.txt >pack.out 2>pack.err
+code=$?
+check "bsub -pack stops at the bad line (exit 255)" [ "$code" = 255 ]
+check "  the lines before it became jobs" [ "$(grep -c '^Job <[0-9]*> is submitted to' pack.out)" = 2 ]
+check "  and no others" [ $(($(job_count) - before)) = 2 ]
+check "  quotes are a shell's: the name has its space" bash -c "bjobs -a -w -J 'packed two' | grep -q 'packed two'"
+check "  the refusal names the file and line" grep -qx 'pack.txt:5: nosuch: No such queue. Job not submitted.' pack.err
+echo "LSB_PACK_SKIP_ERROR=Y" >>"$LSF_ENVDIR/lsf.conf"
+before=$(job_count)
+bsub -pack pack.txt >pack.out 2>pack.err
+check "with LSB_PACK_SKIP_ERROR=Y the good lines after it go too" [ $(($(job_count) - before)) = 3 ]
+check "  the last line's job among them" bash -c "bjobs -a -w -J packed4 | grep -q packed4"
+sed -i '/^LSB_PACK_SKIP_ERROR/d' "$LSF_ENVDIR/lsf.conf"
+
 # --- lsb.acct: one JOB_FINISH line per finished job
 check "lsb.acct has JOB_FINISH records" bash -c "grep -c '^\"JOB_FINISH\" \"10.1\" ' '$TEST_DIR/work/quickstart/logdir/lsb.acct' | awk '{exit \$1 < 10}'"
 check "lsb.acct records the queue and exit status" bash -c "grep -q '^\"JOB_FINISH\" \"10.1\" [0-9]* $id [0-9]* 0 1 .*\"normal\"' '$TEST_DIR/work/quickstart/logdir/lsb.acct'"
