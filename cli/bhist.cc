@@ -13,6 +13,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "libconfig/text.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -195,15 +196,26 @@ int main(int argc, char** argv) {
       "n", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  auto vm = cli::parse_options(
-      "bhist", argc, argv, opts, pos,
-      "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [jobid | \"jobid[index]\" ...]\n");
+  auto vm =
+      cli::parse_options("bhist", argc, argv, opts, pos,
+                         "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-n number_logfiles] [-u user | -u all]\n"
+                         "             [jobid | \"jobid[index]\" ...]\n");
   cli::Session session("bhist");
   wire::RequestEnvelope req;
   auto* q = req.mutable_history();
   if (vm.count("jobs"))
     for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
+  if (vm.count("n")) {
+    // LSF's range: 0 (every file) to 100.
+    const auto text = vm["n"].as<std::string>();
+    auto n = config::parse_int(text);
+    if (!n || *n < 0 || *n > 100) {
+      std::cerr << "bhist: -n " << text << ": the number of event log files must be 0 (all) to 100\n";
+      return 255;
+    }
+    q->set_log_files(*n);
+  }
   const auto reply = cli::require_ok("bhist", session.call(req)).history();
   auto histories = replay(reply);
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));

@@ -89,13 +89,17 @@ std::string field(const wire::HostInfo& h, const cli::Column& c) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "R", po::value<std::string>(), "")("s", "")("hosts", po::value<std::vector<std::string>>(), "");
+      "R", po::value<std::string>(), "")("s", "")("e", "")("hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
   auto vm = cli::parse_options(
       "bhosts", argc, argv, opts, pos,
       "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n"
       "       bhosts -s [resource ...]\n");
+  if (vm.count("e")) {
+    std::cerr << "bhosts: -e: hosts exported to other clusters (MultiCluster) are not supported yet\n";
+    return 255;
+  }
   cli::Session session("bhosts");
   if (vm.count("s")) {
     // Shared resources; the positional names are resources here, not hosts.

@@ -26,6 +26,12 @@ const char* kUsage =
   std::exit(255);
 }
 
+// An LSF option this scheduler cannot honour yet: said plainly, exit 255.
+[[noreturn]] void not_supported(const std::string& what) {
+  std::cerr << "bjobs: " << what << "\n";
+  std::exit(255);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -33,13 +39,21 @@ int main(int argc, char** argv) {
   opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("W", "")("X", "")("A", "")(
       "sum", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
       "q", po::value<std::string>(), "")("m", po::value<std::string>(), "")("J", po::value<std::string>(), "")(
-      "P", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
+      "P", po::value<std::string>(), "")("g", po::value<std::string>(), "")("G", po::value<std::string>(), "")(
+      "sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
+      "jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
   auto vm = cli::parse_options("bjobs", argc, argv, opts, pos, kUsage);
   int layouts = static_cast<int>(vm.count("l") + vm.count("o") + vm.count("A") + vm.count("sum"));
   if (layouts > 1) usage_error("-l, -o, -A and -sum cannot be used together");
   if (vm.count("json") && vm.count("noheader")) usage_error("-json and -noheader cannot be used together");
+  // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
+  // script never reads an unfiltered list as a filtered one.
+  if (vm.count("g")) not_supported("-g: job groups are not supported yet");
+  if (vm.count("G")) not_supported("-G: jobs are not associated with user groups yet (bsub -G)");
+  if (vm.count("sla")) not_supported("-sla: service classes are not supported yet");
+  if (vm.count("app")) not_supported("-app: application profiles (lsb.applications) are not supported");
 
   cli::Session session("bjobs");
   std::optional<cli::OutputFormat> format;

@@ -3,6 +3,7 @@
 // them while the writer thread appends sees whole records up to some point.
 #include <fstream>
 #include <set>
+#include <vector>
 
 #include "daemons/mbatchd/acct_record.h"
 #include "daemons/mbatchd/event_log_reader.h"
@@ -63,7 +64,10 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
   auto* out = reply.mutable_history();
   std::set<std::int64_t> seen_seq;
   const auto dir = logdir_of(*config_);
-  for (const char* file : {"lsb.events.1", "lsb.events"}) {
+  // lsb.events.1 is the only older file kept (it is replaced at each snapshot).
+  std::vector<const char*> files = {"lsb.events.1", "lsb.events"};
+  if (q.log_files() == 1) files.erase(files.begin());
+  for (const char* file : files) {
     read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
       wire::EventRecord r;
       if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};

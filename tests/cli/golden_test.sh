@@ -80,6 +80,9 @@ golden bsub_parallel 'bsub -J runner -n 2 -m hostB -W 30 sleep 300'
 golden bsub_array 'bsub -J "arr[1-4]" -m hostA -o /dev/null true'
 golden bsub_too_many_processors 'bsub -n 64 sleep 1'
 golden bsub_bad_option 'bsub -Z sleep 1'
+golden bsub_unsupported_sla 'bsub -sla gold sleep 1'
+golden bsub_unsupported_group 'bsub -G staff sleep 1'
+golden bsub_unsupported_pty 'bsub -Ip sleep 1'
 check "jobs settle" wait_for 20 bash -c '[ "$(bjobs -u all -o stat -noheader | sort | tr "\n" " ")" = "PSUSP RUN " ] && [ "$(bjobs -d -o stat -noheader | wc -l)" = 6 ]'
 badmin qinact short >/dev/null
 golden bsub_to_inactive_queue 'bsub -J waiting -q short -m hostC sleep 1'
@@ -113,6 +116,7 @@ golden bjobs_json 'bjobs -a -o "jobid stat user queue job_name exec_host proj_na
 golden bjobs_json_empty 'bjobs -o "jobid stat" -json -q night'
 golden bjobs_o_bad_field 'bjobs -o "jobid nosuchfield"'
 golden bjobs_json_without_o 'bjobs -json'
+golden bjobs_job_group 'bjobs -g /proj'
 golden bjobs_not_found 'bjobs 999'
 golden bjobs_no_jobs 'bjobs -q night'
 
@@ -137,6 +141,7 @@ lic=$(submit -J lic -m hostC -R "rusage[licA=2]" -o /dev/null sleep 300)
 check "licence job runs" wait_for 20 state_is "$lic" RUN
 golden bhosts_shared 'bhosts -s'
 golden bhosts_shared_named 'bhosts -s licA nosuch'
+golden bhosts_exported 'bhosts -e'
 golden blimits 'blimits'
 golden blimits_config 'blimits -c'
 golden blimits_named 'blimits -n normal_on_hostB'

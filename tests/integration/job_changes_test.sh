@@ -114,4 +114,16 @@ check "migrated job runs on hostC" wait_for 20 bash -c "[ \"\$(bjobs -o exec_hos
 check "bmig of a job that is not rerunnable is refused" bash -c "bmig $stay 2>&1 | grep -q '^Job <$stay>: Job is not rerunnable'"
 check "refused: still on hostB" [ "$(bjobs -o exec_host -noheader "$stay")" = hostB ]
 bkill "$mover" "$stay" >/dev/null
+
+# --- bhist -n: how many event log files to read (after a snapshot moved the old one aside)
+early=$(submit -o /dev/null true)
+check "the early job is done" wait_for 10 state_is "$early" DONE
+sed -i '/^Begin Parameters/a MAX_JOB_NUM = 1' "$PARAMS"
+badmin reconfig >/dev/null 2>&1
+late=$(submit -o /dev/null true)
+check "a finished job past MAX_JOB_NUM moves lsb.events aside" wait_for 10 test -f "$TEST_DIR/work/quickstart/logdir/lsb.events.1"
+check "bhist reads every file kept by default" bash -c "bhist -a $early | grep -q '^$early '"
+check "bhist -n 0 reads them all too" bash -c "bhist -n 0 -a $early | grep -q '^$early '"
+check "bhist -n 1 reads lsb.events only" bash -c "bhist -n 1 -a $early 2>&1 | grep -qx 'No matching job found'"
+check "bhist -n 101 is refused" bash -c "bhist -n 101 2>&1 | grep -qx 'bhist: -n 101: the number of event log files must be 0 (all) to 100'"
 harness_done
