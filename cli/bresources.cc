@@ -19,12 +19,13 @@ using namespace lsf;
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("s", "")("c", "")("g", "")("names", po::value<std::vector<std::string>>(), "");
+  opts.add_options()("s", "")("c", "")("g", "")("p", "")("names", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("names", -1);
   auto vm = cli::parse_options("bresources", argc, argv, opts, pos, "Usage: bresources [-c | -s [resource ...]]\n");
-  if (vm.count("g")) {
-    std::cerr << "bresources: -g: guaranteed resource pools are not scheduled by this version\n";
+  if (vm.count("g") || vm.count("p")) {
+    std::cerr << "bresources: " << (vm.count("g") ? "-g" : "-p")
+              << ": guaranteed resource pools are not scheduled by this version\n";
     return 255;
   }
   cli::Session session("bresources");

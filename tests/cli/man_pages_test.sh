@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every command has a man page in docs/man that renders cleanly and documents every
-# option its usage lists.
+# option its usage lists, and a section in docs/commands.md that gives each its status.
 #   man_pages_test.sh BIN ROOT
 set -u
 BIN="$1"
@@ -23,6 +23,16 @@ for c in $commands; do
   # Options are words of their own: "-l", "[-l", "|-l" (not the "-read" of "re-read").
   for opt in $(grep -oE -- '(^|[ [|])-[A-Za-z]+' <<<"$usage" | sed 's/^[ [|]//' | sort -u); do
     grep -qF -- "\\$opt" "$page" || { echo "FAIL - $c: usage lists $opt, the man page does not"; fail=1; }
+  done
+  # docs/commands.md: the section whose heading names the command lists each option.
+  section=$(awk -v c="$c" '/^## / {inside = 0; n = split(substr($0, 4), names, /, /); for (i = 1; i <= n; i++) if (names[i] == c) inside = 1; next} inside' "$ROOT/docs/commands.md")
+  if [ -z "$section" ]; then
+    echo "FAIL - $c: no section in docs/commands.md"
+    fail=1
+  fi
+  for opt in $(grep -oE -- '(^|[ [|])-[A-Za-z]+' <<<"$usage" | sed 's/^[ [|]//' | sort -u); do
+    [ "$opt" = -h ] || [ "$opt" = -V ] && continue
+    grep -qF -- "\`$opt\`" <<<"$section" || { echo "FAIL - $c: usage lists $opt, docs/commands.md does not"; fail=1; }
   done
   [ $fail = 0 ] && echo "ok   - $c"
 done
