@@ -57,6 +57,14 @@ out=$(timeout 10 "$BIN/sbatchd" --host-name hostC --port 0 2>&1)
 chmod 600 "$CONF/lsf.sudoers"
 check "a daemon refuses a key others can read" grep -q "lsf.sudoers: must not be readable or writable by group or others (mode 0644)" <<<"$out"
 
+# --- only a daemon with the key may speak as sbatchd
+daemon_only="User permission denied: only an sbatchd holding the cluster key may send this"
+check "a user may not register a host" refused "$daemon_only" as lsfsched_it "$BIN/rpc_probe" register-host hostB 1
+check "a user may not report a job's end, even root locally" refused "$daemon_only" "$BIN/rpc_probe" job-finish hostA "$mine"
+check "  and that job still runs" wait_for 10 state_is "$mine" RUN
+probe=$(submit -m hostB -o /dev/null true)
+check "  and hostB still runs jobs" wait_for 10 state_is "$probe" DONE
+
 # --- users control only their own jobs
 theirs=$(submit -o /dev/null sleep 300)
 held=$(submit -H -o /dev/null sleep 1)
