@@ -782,6 +782,45 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   if (!may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
+  const int n = std::max(1, q.position());
+  auto reply = ok_reply();
+  reply.mutable_job_move()->set_message(label + " has been moved to position " + std::to_string(n) + " from " +
+                                        (q.top() ? "top." : "bottom."));
+  auto move = [&](std::int64_t id, std::int64_t position) {
+    for (const Job* e : state_.elements(id)) {  // every element of an array moves together
+      if (!e->pending() || e->position == position) continue;
+      wire::EventRecord ev;
+      auto* m = ev.mutable_job_move();
+      m->set_job_id(e->key.id);
+      m->set_index(e->key.index);
+      m->set_position(position);
+      record(ev);
+    }
+  };
+  if (!acts_as_admin(caller, *job)) {
+    // A user reorders only their own jobs, as LSF: they swap the places their jobs
+    // already hold in the queue, so no one else's job moves back.
+    std::map<std::int64_t, std::int64_t> place;  // job id -> its first place
+    for (const auto& [k, j] : state_.pending()) {
+      if (j->queue != job->queue || j->user() != job->user()) continue;
+      auto [it, fresh] = place.emplace(j->key.id, j->position);
+      if (!fresh) it->second = std::min(it->second, j->position);
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> order(place.begin(), place.end());  // (id, place)
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second < b.second : a.first < b.first;
+    });
+    std::vector<std::int64_t> places, ids;
+    for (const auto& [id, at] : order) {
+      places.push_back(at);
+      if (id != job->key.id) ids.push_back(id);
+    }
+    const size_t at = std::min<size_t>(static_cast<size_t>(n - 1), ids.size());
+    ids.insert(q.top() ? ids.begin() + static_cast<long>(at) : ids.end() - static_cast<long>(at), job->key.id);
+    for (size_t i = 0; i < ids.size(); ++i) move(ids[i], places[i]);
+    request_pass();
+    return reply_when_durable(respond, std::move(reply));
+  }
 
   // The queue's other pending jobs in their current order.
   std::vector<const Job*> others;
@@ -790,7 +829,6 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   std::sort(others.begin(), others.end(), [](const Job* a, const Job* b) {
     return a->position != b->position ? a->position < b->position : a->key < b->key;
   });
-  int n = std::max(1, q.position());
   std::int64_t position;
   if (others.empty()) {
     position = job->position;
@@ -801,20 +839,8 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
     size_t at = std::min<size_t>(n - 1, others.size());
     position = at == 0 ? others.back()->position + 1 : others[others.size() - at]->position;
   }
-  // Every element of an array moves together.
-  for (const Job* e : state_.elements(job->key.id)) {
-    if (!e->pending()) continue;
-    wire::EventRecord ev;
-    auto* m = ev.mutable_job_move();
-    m->set_job_id(e->key.id);
-    m->set_index(e->key.index);
-    m->set_position(position);
-    record(ev);
-  }
+  move(job->key.id, position);
   request_pass();
-  auto reply = ok_reply();
-  reply.mutable_job_move()->set_message(label + " has been moved to position " + std::to_string(n) + " from " +
-                                        (q.top() ? "top." : "bottom."));
   reply_when_durable(respond, std::move(reply));
 }
 

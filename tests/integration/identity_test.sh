@@ -112,4 +112,18 @@ check "a ClusterAdmin closes a host" bash -c "runuser -u lsfsched_ca -- env LSF_
 check "  and it is closed" wait_for 5 bash -c "bhosts hostC | awk 'NR==2{print \$2}' | grep -qx closed_Adm"
 
 bkill "$theirs" "$held" >/dev/null 2>&1
+
+# --- a user's btop reorders only their own jobs: nobody else's job moves back
+check "the other jobs are gone" wait_for 10 bash -c "state_is $theirs EXIT && state_is $mine EXIT"
+badmin hclose hostA >/dev/null 2>&1
+r1=$(submit -n 4 -m hostA -o /dev/null sleep 2)
+u1=$(as lsfsched_it bsub -n 4 -m hostA -o /dev/null sleep 2 | job_of)
+u2=$(as lsfsched_it bsub -n 4 -m hostA -o /dev/null sleep 2 | job_of)
+check "the user moves their later job to the top" bash -c \
+  "[ \"\$(runuser -u lsfsched_it -- env LSF_ENVDIR=$LSF_ENVDIR $BIN/btop $u2)\" = 'Job <$u2> has been moved to position 1 from top.' ]"
+badmin hopen hostA >/dev/null 2>&1
+check "root's earlier job still starts first" wait_for 10 state_is "$r1" RUN
+check "  while the user's two wait" bash -c "state_is $u1 PEND && state_is $u2 PEND"
+check "then the job the user moved up" wait_for 20 bash -c "state_is $u2 RUN && state_is $u1 PEND"
+bkill -u all 0 >/dev/null 2>&1
 harness_done
