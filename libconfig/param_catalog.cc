@@ -82,6 +82,7 @@ constexpr std::array kParams{
     ParamSpec{"lsf.conf", "", "LSB_MAILTO", A, "mail recipient for job mail"},
     ParamSpec{"lsf.conf", "", "LSB_MAILPROG", A, ""},
     ParamSpec{"lsf.conf", "", "LSB_DEBUG", A, ""},
+    ParamSpec{"lsf.conf", "", "LSB_MOD_ALL_JOBS", S, "Y: bmod may change a running job's -W and -M"},
     ParamSpec{"lsf.conf", "", "LSB_MAX_PACK_JOBS", S, "bsub -pack: jobs per request (default 300; 0: -pack refused)"},
     ParamSpec{"lsf.conf", "", "LSB_PACK_SKIP_ERROR", S, "Y: bsub -pack goes on past a refused line"},
     ParamSpec{"lsf.conf", "", "LSF_PIM_SLEEPTIME_UPDATE", A, ""},

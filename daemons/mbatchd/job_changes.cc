@@ -8,6 +8,7 @@
 #include <google/protobuf/reflection.h>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/text.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
@@ -209,6 +210,13 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
         return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "bmod cannot change " + name));
     }
   }
+  // LSB_MOD_ALL_JOBS=Y lets bmod change a running job's run and memory limits, which
+  // its sbatchd then enforces.
+  const bool running_changes_allowed = config::iequals(config_->lsf_conf.get("LSB_MOD_ALL_JOBS").value_or("N"), "Y");
+  static const std::set<std::string> kRunningLimits = {"run_limit_s", "mem_limit_kb"};
+  bool limits_only = true;
+  for (const auto* names : {&q.set(), &q.reset()})
+    for (const auto& name : *names) limits_only = limits_only && kRunningLimits.count(name) > 0;
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
@@ -217,8 +225,14 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
-    if (!job->pending()) {
+    // A started job: only its limits, and only where lsf.conf allows it, as LSF.
+    if (!job->pending() && !running_changes_allowed) {
       add_result(out, job->key, false, label(job->key) + ": Job has already started");
+      continue;
+    }
+    if (!job->pending() && !limits_only) {
+      add_result(out, job->key, false,
+                 label(job->key) + ": Job has already started; only -W, -Wn, -M and -Mn change a running job");
       continue;
     }
     wire::JobSpec spec = job->spec();
@@ -270,10 +284,28 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     record(ev);
     changed = true;
     log_->info("job {} modified by {}", job_label(job->key), caller.user_name());
+    if (!job->pending()) send_limits(*job);
     add_result(out, job->key, true, "Parameters of job <" + job_label(job->key) + "> are being changed");
   }
   if (changed) request_pass();
   reply_when_durable(respond, std::move(reply));
+}
+
+void Mbatchd::send_limits(const Job& job) {
+  wire::JobLaunch launch;
+  if (job.exec_hosts.empty() || !make_launch(job.key, launch)) return;
+  wire::RequestEnvelope req;
+  auto* m = req.mutable_modify_limits();
+  m->set_job_id(job.key.id);
+  m->set_index(job.key.index);
+  m->set_run_limit_s(launch.run_limit_s());
+  m->set_mem_limit_kb(launch.mem_limit_kb());
+  auto key = job.key;
+  call_host(job.exec_hosts.front(), std::move(req), [this, key](const net::CallResult& r) {
+    if (!r.ok())
+      log_->warn("job {}: its host did not take the new limits ({}); the old ones stay in force there", job_label(key),
+                 r.message());
+  });
 }
 
 }  // namespace lsf::mbd

@@ -195,6 +195,20 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_signal_job(request.signal_job(), respond);
     case wire::RequestEnvelope::kPeek:
       return on_peek(request.peek(), respond);
+    case wire::RequestEnvelope::kModifyLimits: {
+      const auto& m = request.modify_limits();
+      const std::string key = job_key(m.job_id(), m.index());
+      auto it = jobs_.find(key);
+      if (it == jobs_.end())
+        return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
+      auto* l = it->second.job.mutable_launch();
+      l->set_run_limit_s(m.run_limit_s());
+      l->set_mem_limit_kb(m.mem_limit_kb());
+      save_job(key);
+      log_->info("job {}: RUNLIMIT {} s, MEMLIMIT {} KB (bmod)", key, m.run_limit_s(), m.mem_limit_kb());
+      schedule_poll(std::chrono::milliseconds(0));
+      return respond(wire::ReplyEnvelope{});
+    }
     case wire::RequestEnvelope::kPing: {
       wire::ReplyEnvelope reply;
       reply.mutable_ping()->set_master_name(options_.host_name);

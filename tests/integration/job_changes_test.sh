@@ -115,6 +115,18 @@ check "bmig of a job that is not rerunnable is refused" bash -c "bmig $stay 2>&1
 check "refused: still on hostB" [ "$(bjobs -o exec_host -noheader "$stay")" = hostB ]
 bkill "$mover" "$stay" >/dev/null
 
+# --- bmod of a running job: -W and -M only, with LSB_MOD_ALL_JOBS=Y
+hog=$(submit -o /dev/null '(head -c 60000000 /dev/zero; sleep 60) | tail -n 1')
+check "the memory hog runs" wait_for 10 state_is "$hog" RUN
+echo "LSB_MOD_ALL_JOBS=Y" >>"$LSF_ENVDIR/lsf.conf"
+badmin reconfig >/dev/null 2>&1
+check "other changes to a running job are still refused" bash -c \
+  "bmod -J renamed $hog 2>&1 | grep -qx 'Job <$hog>: Job has already started; only -W, -Wn, -M and -Mn change a running job'"
+check "  and its name is unchanged" bash -c "bjobs -o job_name -noheader $hog | grep -vq renamed"
+check "bmod -M of a running job" bash -c "[ \"\$(bmod -M 20MB $hog)\" = 'Parameters of job <$hog> are being changed' ]"
+check "  its host enforces the new limit: TERM_MEMLIMIT" wait_for 20 bash -c \
+  "state_is $hog EXIT && bjobs_l_flat $hog | grep -q TERM_MEMLIMIT"
+
 # --- bhist -n: how many event log files to read (after a snapshot moved the old one aside)
 early=$(submit -o /dev/null true)
 check "the early job is done" wait_for 10 state_is "$early" DONE
