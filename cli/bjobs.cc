@@ -19,7 +19,8 @@ namespace {
 
 const char* kUsage =
     "Usage: bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] [-noheader]\n"
-    "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [jobid | \"jobid[index]\" ...]\n";
+    "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group]\n"
+    "             [jobid | \"jobid[index]\" ...]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::cerr << "bjobs: " << what << "\n" << kUsage;
@@ -51,7 +52,6 @@ int main(int argc, char** argv) {
   // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
   // script never reads an unfiltered list as a filtered one.
   if (vm.count("g")) not_supported("-g: job groups are not supported yet");
-  if (vm.count("G")) not_supported("-G: jobs are not associated with user groups yet (bsub -G)");
   if (vm.count("sla")) not_supported("-sla: service classes are not supported yet");
   if (vm.count("app")) not_supported("-app: application profiles (lsb.applications) are not supported");
 
@@ -93,6 +93,10 @@ int main(int argc, char** argv) {
   std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
   if (vm.count("A")) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
+  }
+  if (vm.count("G")) {
+    const auto group = vm["G"].as<std::string>();
+    std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().user_group() != group; });
   }
 
   auto rows = [&] {

@@ -48,8 +48,10 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     std::cout << "\n";
     std::string id = std::to_string(j.job_id()) + (j.index() > 0 ? "[" + std::to_string(j.index()) + "]" : "");
     std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
-                       j.spec().project() + ">, Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() +
-                       ">, Job Priority <" + std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
+                       j.spec().project() + ">" +
+                       (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
+                       ", Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" +
+                       std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
     print_wrapped(head, 22);
     std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
                       j.spec().cwd() + ">";

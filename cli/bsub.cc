@@ -179,7 +179,7 @@ po::variables_map parse_options(const std::vector<std::string>& option_args) {
 wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::string>& command,
                          const std::string& script, const config::LsfConf& conf, const std::string& from_host) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
-  for (const char* unsupported : {"G", "L", "g", "sp"})
+  for (const char* unsupported : {"L", "g", "sp"})
     if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
   if (vm.count("Ip") || vm.count("Is"))
     throw Refused(std::string(vm.count("Ip") ? "-Ip" : "-Is") +
@@ -210,6 +210,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
   if (vm.count("I")) spec->set_interactive(true);
+  if (vm.count("G")) spec->set_user_group(vm["G"].as<std::string>());
   if (vm.count("rn")) spec->set_rerunnable(false);
   // Mail is not sent by this scheduler: say so rather than pretend.
   for (const char* mail : {"B", "N", "u"})
@@ -356,7 +357,8 @@ int main(int argc, char** argv) {
   if (vm.count("h")) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
-                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-H] [-K | -I]\n"
+                 "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-G user_group]\n"
+                 "            [-H] [-K | -I]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n"
                  "       bsub -pack job_submission_file\n";

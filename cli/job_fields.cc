@@ -19,6 +19,7 @@ enum Field : size_t {
   kQueue,
   kJobPriority,
   kProjName,
+  kUgroup,
   kJobName,
   kPids,
   kExitCode,
@@ -69,6 +70,7 @@ constexpr FieldDef kFields[] = {
     {"queue", "", 10},
     {"job_priority", "priority", 12},
     {"proj_name", "proj project", 11},
+    {"ugroup", "", 15},
     {"job_name", "name", 10, true},
     {"pids", "", 20},
     {"exit_code", "", 10},
@@ -184,6 +186,8 @@ std::string job_field_value(const wire::JobInfo& j, const Column& column, std::i
       return j.priority() > 0 ? std::to_string(j.priority()) : "";
     case kProjName:
       return spec.project().empty() ? "default" : spec.project();
+    case kUgroup:
+      return spec.user_group();
     case kJobName:
       return j.job_name();
     case kPids:

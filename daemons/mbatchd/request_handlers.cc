@@ -281,6 +281,16 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   std::string queue;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
+  // -G: a user group of lsb.users the caller belongs to directly, as LSF requires.
+  if (!spec.user_group().empty()) {
+    const auto* group = config_->find_user_group(spec.user_group());
+    if (!group) return spec.user_group() + ": No such user group";
+    bool member = false;
+    for (const auto& m : group->members)
+      member = member || (!m.exclude && (m.kind == config::UserListItem::Kind::kAll || m.name == caller.user_name()));
+    if (!member)
+      return "User <" + caller.user_name() + "> is not a direct member of user group <" + spec.user_group() + ">";
+  }
   if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
 
   wire::EventRecord ev;

@@ -81,7 +81,7 @@ golden bsub_array 'bsub -J "arr[1-4]" -m hostA -o /dev/null true'
 golden bsub_too_many_processors 'bsub -n 64 sleep 1'
 golden bsub_bad_option 'bsub -Z sleep 1'
 golden bsub_unsupported_sla 'bsub -sla gold sleep 1'
-golden bsub_unsupported_group 'bsub -G staff sleep 1'
+golden bsub_bad_group 'bsub -G nosuch sleep 1'
 golden bsub_unsupported_pty 'bsub -Ip sleep 1'
 check "jobs settle" wait_for 20 bash -c '[ "$(bjobs -u all -o stat -noheader | sort | tr "\n" " ")" = "PSUSP RUN " ] && [ "$(bjobs -d -o stat -noheader | wc -l)" = 6 ]'
 badmin qinact short >/dev/null
@@ -188,4 +188,8 @@ golden bhosts_o 'bhosts -o "host_name status max njobs run"'
 golden bhosts_json 'bhosts -o "hname stat max" -json hostA'
 golden bhosts_noheader 'bhosts -noheader'
 golden bhosts_json_without_o 'bhosts -json'
+# bsub -G last: the job it makes changes no output above.
+golden bsub_user_group 'bsub -G staff -J grouped -H -q short sleep 1'
+golden bjobs_user_group 'bjobs -G staff -o "jobid user ugroup job_name"'
+golden bjobs_long_user_group 'bjobs -l -G staff'
 harness_done

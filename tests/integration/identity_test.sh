@@ -15,6 +15,7 @@ QUEUES="$CONF/lsbatch/quickstart/configdir/lsb.queues"
 sed -i '/^QUEUE_NAME   = night/a ADMINISTRATORS = lsfsched_qa' "$QUEUES"
 sed -i 's/^RUN_WINDOW.*//' "$QUEUES"  # night jobs run at any hour here
 sed -i 's/^Administrators = root$/Administrators = root lsfsched_ca/' "$CONF/lsf.cluster.quickstart"
+sed -i 's/^staff .*/&\nqa           (lsfsched_qa)/' "$CONF/lsbatch/quickstart/configdir/lsb.users"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 chmod 755 "$TEST_DIR"
 mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
@@ -83,6 +84,15 @@ check "btop of another's job is refused" refused "Job <$held>: User permission d
 check "bpeek of another's job is refused" refused "Job <$theirs>: User permission denied" as lsfsched_it bpeek "$theirs"
 check "brun is for administrators" refused "Job <$held>: User permission denied" as lsfsched_it brun -m hostA "$held"
 check "  and the job is still held" state_is "$held" PSUSP
+
+# --- bsub -G: only a group the user belongs to
+before=$(job_count)
+check "bsub -G of a group the user is not in is refused" refused \
+  "User <lsfsched_it> is not a direct member of user group <qa>. Job not submitted." as lsfsched_it bsub -G qa true
+check "  and no job was created" [ "$(job_count)" = "$before" ]
+grouped=$(as lsfsched_qa bsub -G qa -H true | job_of)
+check "a member's job carries the group" bash -c "[ \"\$(bjobs -o ugroup -noheader $grouped)\" = qa ]"
+bkill "$grouped" >/dev/null 2>&1
 
 # --- badmin is for administrators
 check "hclose by a user is refused" refused "User permission denied" as lsfsched_it badmin hclose hostB
