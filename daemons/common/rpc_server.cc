@@ -46,7 +46,9 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         shared_(std::move(shared)),
-        local_peer_(local_peer) {}
+        local_peer_(local_peer),
+        // Looked up once: the peer of a connection cannot change.
+        local_user_(local_peer ? user_name_of(local_peer->uid) : std::string()) {}
 
   void start() { read_header(); }
 
@@ -99,7 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       auto* caller = request.mutable_caller();
       caller->set_uid(local_peer_->uid);
       caller->set_gid(local_peer_->gid);
-      caller->set_user_name(user_name_of(local_peer_->uid));
+      caller->set_user_name(local_user_);
       peer.kind = PeerKind::kLocalUser;
       return {};
     }
@@ -160,6 +162,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
   asio::steady_timer timer_;
   std::shared_ptr<RpcServer::Shared> shared_;
   std::optional<ucred> local_peer_;
+  std::string local_user_;
   FrameHeader header_{};
   std::vector<char> body_;
 };

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/cluster_key.h"
 #include "daemons/common/rpc_client.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_reader.h"
@@ -64,7 +65,9 @@ int submit(int clients, long jobs) {
     threads.emplace_back([&] {
       net::RpcClient client(ep.host, ep.port, ep.timeout);
       client.set_local_socket(ep.local_socket);
+      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client.set_key(*key.key);
       client.set_local_socket(ep.local_socket);
+      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client.set_key(*key.key);
       while (next.fetch_add(1) < jobs)
         if (!client.call(submit_request(id)).ok()) ++failed;
     });
@@ -81,6 +84,7 @@ int latency(long jobs) {
   auto id = net::current_identity();
   net::RpcClient client(ep.host, ep.port, ep.timeout);
   client.set_local_socket(ep.local_socket);
+  if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client.set_key(*key.key);
   std::vector<double> ms;
   for (long i = 0; i < jobs; ++i) {
     auto start = Clock::now();
