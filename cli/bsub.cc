@@ -5,8 +5,10 @@
 // Options as LSF's: -q -n -R -m -W -c -M -o -oo -e -eo -i -J -x -r -b -E -Ep -w -P -H
 // -K -cwd. In a script read from stdin, `#BSUB` lines at the top give options too;
 // the command line wins.
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -110,10 +113,62 @@ int exit_code_of(const wire::JobInfo& j) {
   return code == 0 ? 1 : code;
 }
 
-// bsub -I: progress on standard error, the job's output on standard output as it comes,
-// then the job's exit code. Standard input is not passed to the job.
-int follow_interactive(cli::Session& session, std::int64_t id) {
+// bsub -Ip/-Is: the terminal bsub runs on, raw while the job has it (keystrokes go to
+// the job as typed, ^C included), restored whatever way bsub leaves.
+class RawTerminal {
+ public:
+  RawTerminal() {
+    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_) != 0) return;
+    termios raw = saved_;
+    cfmakeraw(&raw);
+    raw.c_oflag |= OPOST | ONLCR;  // our own messages still start at column 0
+    active_ = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+  }
+  ~RawTerminal() {
+    if (active_) tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+  }
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  termios saved_{};
+  bool active_ = false;
+};
+
+// What bsub -Ip/-Is has read from its standard input and not yet delivered.
+struct Keyboard {
+  bool open = true;  // standard input not at its end yet
+  std::string pending;
+
+  // Waits up to `ms` for input and takes what there is; at the end of the input, the
+  // terminal's end-of-file character, so the job sees it as a typed ^D.
+  void wait(int ms) {
+    if (!open) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      return;
+    }
+    pollfd fd{STDIN_FILENO, POLLIN, 0};
+    if (poll(&fd, 1, ms) <= 0) return;
+    char buf[4096];
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n > 0) {
+      pending.append(buf, static_cast<size_t>(n));
+    } else if (n == 0) {
+      open = false;
+      pending += '\x04';
+    }
+  }
+};
+
+// bsub -I, -Ip, -Is: progress on standard error, the job's output on standard output as
+// it comes, then the job's exit code. With a terminal (-Ip, -Is) what is typed goes to
+// the job; with -I standard input is not passed.
+int follow_interactive(cli::Session& session, std::int64_t id, bool terminal) {
   std::cerr << "<<Waiting for dispatch ...>>" << std::endl;
+  std::optional<RawTerminal> raw;
+  if (terminal) raw.emplace();
+  Keyboard keys;
+  keys.open = terminal;
   bool started = false;
   bool drained = false;  // the host has said there is no more output
   std::int64_t offset = 0;
@@ -122,7 +177,7 @@ int follow_interactive(cli::Session& session, std::int64_t id) {
     req.mutable_jobs()->add_jobs()->set_job_id(id);
     auto r = session.call(req);
     if (!r.ok() || r.reply->jobs().jobs_size() == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      keys.wait(200);
       continue;
     }
     const wire::JobInfo job = r.reply->jobs().jobs(0);
@@ -132,6 +187,13 @@ int follow_interactive(cli::Session& session, std::int64_t id) {
       started = true;
     }
     if (ended && (!started || drained)) return exit_code_of(job);
+    // Typed input, once the job's terminal is there (until then its host says so).
+    if (started && !ended && !keys.pending.empty()) {
+      wire::RequestEnvelope in;
+      in.mutable_job_input()->mutable_job()->set_job_id(id);
+      in.mutable_job_input()->set_data(keys.pending);
+      if (session.call(in).ok()) keys.pending.clear();
+    }
     // Read what there is; after the end, until the host says there is no more.
     while (started && !drained) {
       wire::RequestEnvelope peek;
@@ -145,7 +207,7 @@ int follow_interactive(cli::Session& session, std::int64_t id) {
       if (out.finished() && out.text().empty()) drained = true;
       if (out.text().empty()) break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    keys.wait(started ? 50 : 100);
   }
 }
 
@@ -181,12 +243,11 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
   for (const char* unsupported : {"L", "g", "sp"})
     if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
-  if (vm.count("Ip") || vm.count("Is"))
-    throw Refused(std::string(vm.count("Ip") ? "-Ip" : "-Is") +
-                  ": interactive jobs on a pseudo-terminal are not supported yet; -I shows the output");
+  if (vm.count("I") + vm.count("Ip") + vm.count("Is") > 1) throw Refused("-I, -Ip and -Is cannot be used together");
   if (vm.count("sla")) throw Refused("-sla: service classes are not supported yet");
   if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
-  if (vm.count("I") && vm.count("K")) throw Refused("-I and -K cannot be used together");
+  if ((vm.count("I") || vm.count("Ip") || vm.count("Is")) && vm.count("K"))
+    throw Refused("-I, -Ip and -Is cannot be used with -K");
   wire::JobSpec out;
   auto* spec = &out;
   if (!command.empty()) {
@@ -209,7 +270,8 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   // Without -J, the job is named after its command (the first line of a script).
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
-  if (vm.count("I")) spec->set_interactive(true);
+  if (vm.count("I") || vm.count("Ip") || vm.count("Is")) spec->set_interactive(true);
+  if (vm.count("Ip") || vm.count("Is")) spec->set_pty(true);
   if (vm.count("G")) spec->set_user_group(vm["G"].as<std::string>());
   if (vm.count("rn")) spec->set_rerunnable(false);
   // Mail is not sent by this scheduler: say so rather than pretend.
@@ -299,8 +361,9 @@ int submit_pack(cli::Session& session, const std::string& file) {
       std::vector<std::string> option_args, command;
       split_args(words, option_args, command);
       auto vm = parse_options(option_args);
-      if (vm.count("pack") || vm.count("I") || vm.count("K") || vm.count("h") || vm.count("V"))
-        throw Refused("-pack, -I, -K, -h and -V cannot be used in a pack");
+      if (vm.count("pack") || vm.count("I") || vm.count("Ip") || vm.count("Is") || vm.count("K") || vm.count("h") ||
+          vm.count("V"))
+        throw Refused("-pack, -I, -Ip, -Is, -K, -h and -V cannot be used in a pack");
       lines.push_back({number, build_spec(vm, command, {}, conf, session.identity().host_name()), {}});
     } catch (const Refused& r) {
       lines.push_back({number, std::nullopt, r.why});
@@ -358,7 +421,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
                  "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-G user_group]\n"
-                 "            [-H] [-K | -I]\n"
+                 "            [-H] [-K | -I | -Ip | -Is]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n"
                  "       bsub -pack job_submission_file\n";
@@ -426,6 +489,7 @@ int main(int argc, char** argv) {
   (err ? std::cerr : std::cout) << "Job <" << s.job_id() << "> is submitted to "
                                 << (s.default_queue() ? "default " : "") << "queue <" << s.queue() << ">." << std::endl;
   if (vm.count("K")) return wait_for_job(session, s.job_id());
-  if (vm.count("I")) return follow_interactive(session, s.job_id());
+  if (vm.count("I") || vm.count("Ip") || vm.count("Is"))
+    return follow_interactive(session, s.job_id(), vm.count("Ip") || vm.count("Is"));
   return 0;
 }

@@ -340,4 +340,26 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
   });
 }
 
+// bsub -Ip/-Is: the owner's keystrokes, for the job's terminal on its first host.
+void Mbatchd::on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& q = request.job_input();
+  const sched::JobKey key{q.job().job_id(), q.job().index()};
+  const std::string label = "Job <" + job_label(key) + ">";
+  const Job* job = state_.find_job(key);
+  if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
+  // Only the owner types into a job's terminal.
+  if (job->user() != request.caller().user_name())
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
+  if (!job->spec().pty()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": not a terminal job"));
+  if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
+  if (job->finished() || job->exec_hosts.empty())
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already finished"));
+  wire::RequestEnvelope ask;
+  *ask.mutable_job_input() = q;
+  call_host(job->exec_hosts.front(), std::move(ask), [respond](const net::CallResult& r) {
+    if (r.reply) return respond(*r.reply);
+    respond(net::error_reply(wire::STATUS_UNAVAILABLE, r.message()));
+  });
+}
+
 }  // namespace lsf::mbd

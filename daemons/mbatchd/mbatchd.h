@@ -98,6 +98,7 @@ class Mbatchd {
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
   // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
   void send_limits(const Job& job);
+  void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
   // Checks and records one submission; empty on success, else the refusal.
   std::string submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);

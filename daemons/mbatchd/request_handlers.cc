@@ -112,6 +112,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_submit(request, respond);
     case R::kSubmitPack:
       return on_submit_pack(request, respond);
+    case R::kJobInput:
+      return on_job_input(request, respond);
     case R::kJobs:
       return on_jobs(request, respond);
     case R::kSignalJobs:

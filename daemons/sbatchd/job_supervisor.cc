@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -43,6 +45,80 @@ bool lookup_user(const std::string& name, User& out) {
   out.uid = found->pw_uid;
   out.gid = found->pw_gid;
   return true;
+}
+
+// The relayed side of a job's pseudo-terminal, and the FIFO its input arrives by.
+struct Terminal {
+  int master = -1;
+  std::string slave_name;
+  int input = -1;       // <key>.in, read side
+  int input_keep = -1;  // a write side held open, so the FIFO never reads as closed
+  int output = -1;      // the spool file
+};
+
+// Empty on success, else why the terminal could not be made.
+std::string open_terminal(Terminal& t, const fs::path& fifo, const std::string& out, const uid_t* owner) {
+  t.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (t.master < 0 || grantpt(t.master) != 0 || unlockpt(t.master) != 0)
+    return std::string("cannot open a pseudo-terminal: ") + std::strerror(errno);
+  const char* name = ptsname(t.master);
+  if (!name) return std::string("ptsname: ") + std::strerror(errno);
+  t.slave_name = name;
+  if (owner && ::chown(name, *owner, static_cast<gid_t>(-1)) != 0)
+    return std::string("cannot hand the terminal to the user: ") + std::strerror(errno);
+  ::unlink(fifo.c_str());
+  if (mkfifo(fifo.c_str(), 0600) != 0) return "cannot make " + fifo.string() + ": " + std::strerror(errno);
+  t.input = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  t.input_keep = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  t.output = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (t.input < 0 || t.input_keep < 0 || t.output < 0)
+    return "cannot open the terminal's files: " + std::string(std::strerror(errno));
+  return {};
+}
+
+void write_all(int fd, const char* data, ssize_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, static_cast<size_t>(n));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    data += w;
+    n -= w;
+  }
+}
+
+// Copies terminal output to the spool and FIFO input to the terminal until the job
+// has ended and its output is read.
+void relay_terminal(Terminal& t, pid_t pid, int& status, rusage& usage) {
+  std::vector<char> buf(65536);
+  bool ended = false;
+  for (;;) {
+    pollfd fds[2] = {{t.master, POLLIN, 0}, {t.input, POLLIN, 0}};
+    int n = poll(fds, 2, ended ? 0 : 200);
+    if (n < 0 && errno != EINTR) break;
+    bool got = false;
+    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t r = ::read(t.master, buf.data(), buf.size());
+      if (r > 0) {
+        write_all(t.output, buf.data(), r);
+        got = true;
+      } else if (r < 0 && errno != EINTR && errno != EAGAIN) {
+        if (ended) break;  // EIO: every holder of the terminal has closed it
+        usleep(50000);     // closed while the job lives on: wait for its end
+      }
+    }
+    if (fds[1].revents & POLLIN) {
+      ssize_t r = ::read(t.input, buf.data(), buf.size());
+      if (r > 0) write_all(t.master, buf.data(), r);
+    }
+    if (!ended) {
+      pid_t w = wait4(pid, &status, WNOHANG, &usage);
+      if (w == pid) ended = true;
+    } else if (!got) {
+      break;  // ended and nothing more to read
+    }
+  }
+  for (int fd : {t.master, t.input, t.input_keep, t.output})
+    if (fd >= 0) ::close(fd);
 }
 
 std::string substitute(std::string s, const wire::JobLaunch& l) {
@@ -187,10 +263,29 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
   std::string err = l.spec().err_file().empty() ? "" : substitute(l.spec().err_file(), l);
   std::string in = l.spec().in_file().empty() ? "" : substitute(l.spec().in_file(), l);
 
+  // bsub -Ip/-Is: the job's terminal is a pseudo-terminal whose other side this
+  // process relays: what the job writes goes to the spool file bpeek reads, what
+  // sbatchd writes into <key>.in goes to the job.
+  Terminal term;
+  if (l.spec().pty()) {
+    std::string why = open_terminal(term, dir / (key + ".in"), out, root ? &user.uid : nullptr);
+    if (!why.empty()) finish("nostart", 0, 0, 0, why);
+  }
+
   pid_t pid = fork();
   if (pid < 0) finish("nostart", 0, 0, 0, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    setpgid(0, 0);
+    if (term.master >= 0) {
+      // A session of its own, with the terminal as its controlling tty.
+      setsid();
+      int slave = ::open(term.slave_name.c_str(), O_RDWR);
+      if (slave < 0) _exit(126);
+      ioctl(slave, TIOCSCTTY, 0);
+      for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(slave, fd);
+      if (slave > STDERR_FILENO) ::close(slave);
+    } else {
+      setpgid(0, 0);
+    }
     for (int s : {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) signal(s, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
@@ -208,16 +303,18 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
       if (fd != target) ::close(fd);
       return true;
     };
-    if (!redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY)) _exit(126);
     int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
     int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
-    // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
-    // dropped when the job ends.
-    if (!redirect(out, STDOUT_FILENO, out_flags)) _exit(126);
-    if (err.empty()) {
-      dup2(STDOUT_FILENO, STDERR_FILENO);
-    } else if (!redirect(err, STDERR_FILENO, err_flags)) {
-      _exit(126);
+    if (term.master < 0) {
+      if (!redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY)) _exit(126);
+      // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
+      // dropped when the job ends.
+      if (!redirect(out, STDOUT_FILENO, out_flags)) _exit(126);
+      if (err.empty()) {
+        dup2(STDOUT_FILENO, STDERR_FILENO);
+      } else if (!redirect(err, STDERR_FILENO, err_flags)) {
+        _exit(126);
+      }
     }
     if (l.cpu_limit_s() > 0) {
       rlimit rl{static_cast<rlim_t>(l.cpu_limit_s()), static_cast<rlim_t>(l.cpu_limit_s() + 5)};
@@ -229,11 +326,17 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
     _exit(127);
   }
-  setpgid(pid, pid);  // also here, so the group exists before anyone signals it
+  // Also here, so the group exists before anyone signals it; not for a terminal job,
+  // whose setsid() would fail once it leads a group.
+  if (term.master < 0) setpgid(pid, pid);
   write_file_atomic(dir / (key + ".pid"), std::to_string(pid) + "\n");
   int status = 0;
   rusage usage{};
-  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  if (term.master >= 0) {
+    relay_terminal(term, pid, status, usage);
+  } else {
+    while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
   }
   double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;

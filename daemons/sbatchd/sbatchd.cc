@@ -1,6 +1,7 @@
 #include "daemons/sbatchd/sbatchd.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,6 +196,22 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
       return on_signal_job(request.signal_job(), respond);
     case wire::RequestEnvelope::kPeek:
       return on_peek(request.peek(), respond);
+    case wire::RequestEnvelope::kJobInput: {
+      const auto& in = request.job_input();
+      const std::string key = job_key(in.job().job_id(), in.job().index());
+      const fs::path fifo = options_.state_dir / (key + ".in");
+      int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (!jobs_.count(key) || fd < 0) {
+        if (fd >= 0) ::close(fd);
+        return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " has no terminal on this host"));
+      }
+      const std::string& data = in.data();
+      ssize_t w = ::write(fd, data.data(), data.size());
+      ::close(fd);
+      if (w != static_cast<ssize_t>(data.size()))
+        return respond(net::error_reply(wire::STATUS_UNAVAILABLE, "job " + key + ": its terminal is busy"));
+      return respond(wire::ReplyEnvelope{});
+    }
     case wire::RequestEnvelope::kModifyLimits: {
       const auto& m = request.modify_limits();
       const std::string key = job_key(m.job_id(), m.index());
@@ -223,7 +240,7 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
   if (jobs_.count(key)) return {};  // a retried StartJob: already running
   // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
-  for (const char* ext : {".pid", ".exit", ".hosts", ".out"}) {
+  for (const char* ext : {".pid", ".exit", ".hosts", ".out", ".in"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }
@@ -407,7 +424,7 @@ void Sbatchd::check_memory() {
 
 void Sbatchd::forget(const std::string& key) {
   jobs_.erase(key);
-  for (const char* ext : {".job", ".pid", ".exit", ".hosts", ".out"}) {
+  for (const char* ext : {".job", ".pid", ".exit", ".hosts", ".out", ".in"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }

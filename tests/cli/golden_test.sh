@@ -82,7 +82,7 @@ golden bsub_too_many_processors 'bsub -n 64 sleep 1'
 golden bsub_bad_option 'bsub -Z sleep 1'
 golden bsub_unsupported_sla 'bsub -sla gold sleep 1'
 golden bsub_bad_group 'bsub -G nosuch sleep 1'
-golden bsub_unsupported_pty 'bsub -Ip sleep 1'
+golden bsub_interactive_twice 'bsub -I -Is sleep 1'
 check "jobs settle" wait_for 20 bash -c '[ "$(bjobs -u all -o stat -noheader | sort | tr "\n" " ")" = "PSUSP RUN " ] && [ "$(bjobs -d -o stat -noheader | wc -l)" = 6 ]'
 badmin qinact short >/dev/null
 golden bsub_to_inactive_queue 'bsub -J waiting -q short -m hostC sleep 1'

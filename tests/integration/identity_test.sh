@@ -94,6 +94,16 @@ grouped=$(as lsfsched_qa bsub -G qa -H true | job_of)
 check "a member's job carries the group" bash -c "[ \"\$(bjobs -o ugroup -noheader $grouped)\" = qa ]"
 bkill "$grouped" >/dev/null 2>&1
 
+# --- only the owner types into a terminal job
+as lsfsched_it bsub -Ip -J ptyjob 'sleep 30' </dev/null >"$TEST_DIR/shared/ptyjob.out" 2>&1 &
+follower=$!
+check "the user's terminal job runs" wait_for 10 bash -c "bjobs -u lsfsched_it -r -J ptyjob 2>/dev/null | grep -q RUN"
+ptyjob=$(bjobs -u lsfsched_it -J ptyjob -o jobid -noheader)
+check "another user may not type into it" refused "Job <$ptyjob>: User permission denied" as lsfsched_qa "$BIN/rpc_probe" job-input "$ptyjob" x
+check "  nor may an administrator" refused "Job <$ptyjob>: User permission denied" "$BIN/rpc_probe" job-input "$ptyjob" x
+bkill "$ptyjob" >/dev/null 2>&1
+timeout 20 tail --pid="$follower" -f /dev/null  # bsub -Ip returns once its job is killed
+
 # --- badmin is for administrators
 check "hclose by a user is refused" refused "User permission denied" as lsfsched_it badmin hclose hostB
 check "  and hostB is still ok" [ "$(host_status hostB)" = ok ]

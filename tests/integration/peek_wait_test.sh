@@ -43,7 +43,15 @@ check "bsub -I says it waits and where it starts, on stderr" bash -c \
   "sed -n 1p '$TEST_DIR/i.err' | grep -qx '<<Waiting for dispatch ...>>' && sed -n 2p '$TEST_DIR/i.err' | grep -qE '^<<Starting on host[ABC]>>\$'"
 bytes=$(timeout 60 bsub -I 'head -c 3000000 /dev/zero | tr "\0" x' 2>/dev/null | sed 1d | wc -c)
 check "bsub -I brings all of a 3 MB output, written just before the end" [ "$bytes" = 3000000 ]
-before=$(job_count)
-check "bsub -Is is refused" bash -c "bsub -Is true 2>&1 | grep -qx -- '-Is: interactive jobs on a pseudo-terminal are not supported yet; -I shows the output. Job not submitted.'"
-check "  and no job was created" [ "$(job_count)" = "$before" ]
+
+# --- bsub -Is/-Ip: the job on a pseudo-terminal, fed by what bsub reads
+printf 'echo pty-$((6*7))\ntty\nexit 5\n' | timeout 60 bsub -Is sh >"$TEST_DIR/pty.out" 2>/dev/null
+code=$?
+check "bsub -Is returns the shell's exit code" [ "$code" = 5 ]
+check "  the shell ran what was typed" bash -c "tr -d '\r' <'$TEST_DIR/pty.out' | grep -qx 'pty-42'"
+check "  on a terminal" bash -c "tr -d '\r' <'$TEST_DIR/pty.out' | grep -qE '^(# )?/dev/pts/[0-9]+\$'"
+printf 'hello\n' | timeout 60 bsub -Ip cat >"$TEST_DIR/cat.out" 2>/dev/null
+code=$?
+check "bsub -Ip: the end of input ends cat (exit 0)" [ "$code" = 0 ]
+check "  which printed what it read" bash -c "[ \$(tr -d '\r' <'$TEST_DIR/cat.out' | grep -cx hello) = 2 ]"  # echoed, then cat's
 harness_done

@@ -4,6 +4,7 @@
 //
 //   rpc_probe register-host HOST PORT    claim HOST is served at 127.0.0.1:PORT
 //   rpc_probe job-finish HOST JOBID      report job JOBID ended with exit code 0
+//   rpc_probe job-input JOBID TEXT       type TEXT into job JOBID's terminal (as bsub -Ip)
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -15,7 +16,7 @@ using namespace lsf;
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::cerr << "usage: rpc_probe register-host HOST PORT | job-finish HOST JOBID\n";
+    std::cerr << "usage: rpc_probe register-host HOST PORT | job-finish HOST JOBID | job-input JOBID TEXT\n";
     return 2;
   }
   const std::string what = argv[1];
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
     s->set_host_name(argv[2]);
     s->set_job_id(std::atoll(argv[3]));
     s->set_event(wire::JOB_EVENT_FINISH);
+  } else if (what == "job-input") {
+    req.mutable_job_input()->mutable_job()->set_job_id(std::atoll(argv[2]));
+    req.mutable_job_input()->set_data(argv[3]);
   } else {
     std::cerr << "rpc_probe: unknown request " << what << "\n";
     return 2;
