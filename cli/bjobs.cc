@@ -19,7 +19,7 @@ namespace {
 
 const char* kUsage =
     "Usage: bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] [-noheader]\n"
-    "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group]\n"
+    "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
     "             [jobid | \"jobid[index]\" ...]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -52,7 +52,6 @@ int main(int argc, char** argv) {
   // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
   // script never reads an unfiltered list as a filtered one.
   if (vm.count("g")) not_supported("-g: job groups are not supported yet");
-  if (vm.count("sla")) not_supported("-sla: service classes are not supported yet");
   if (vm.count("app")) not_supported("-app: application profiles (lsb.applications) are not supported");
 
   cli::Session session("bjobs");
@@ -97,6 +96,10 @@ int main(int argc, char** argv) {
   if (vm.count("G")) {
     const auto group = vm["G"].as<std::string>();
     std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().user_group() != group; });
+  }
+  if (vm.count("sla")) {
+    const auto sla = vm["sla"].as<std::string>();
+    std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().service_class() != sla; });
   }
 
   auto rows = [&] {

@@ -244,7 +244,6 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   for (const char* unsupported : {"L", "g", "sp"})
     if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
   if (vm.count("I") + vm.count("Ip") + vm.count("Is") > 1) throw Refused("-I, -Ip and -Is cannot be used together");
-  if (vm.count("sla")) throw Refused("-sla: service classes are not supported yet");
   if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
   if ((vm.count("I") || vm.count("Ip") || vm.count("Is")) && vm.count("K"))
     throw Refused("-I, -Ip and -Is cannot be used with -K");
@@ -273,6 +272,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   if (vm.count("I") || vm.count("Ip") || vm.count("Is")) spec->set_interactive(true);
   if (vm.count("Ip") || vm.count("Is")) spec->set_pty(true);
   if (vm.count("G")) spec->set_user_group(vm["G"].as<std::string>());
+  if (vm.count("sla")) spec->set_service_class(vm["sla"].as<std::string>());
   if (vm.count("rn")) spec->set_rerunnable(false);
   // Mail is not sent by this scheduler: say so rather than pretend.
   for (const char* mail : {"B", "N", "u"})
@@ -421,6 +421,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
                  "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-G user_group]\n"
+                 "            [-sla service_class]\n"
                  "            [-H] [-K | -I | -Ip | -Is]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n"

@@ -20,6 +20,7 @@ enum Field : size_t {
   kJobPriority,
   kProjName,
   kUgroup,
+  kSla,
   kJobName,
   kPids,
   kExitCode,
@@ -71,6 +72,7 @@ constexpr FieldDef kFields[] = {
     {"job_priority", "priority", 12},
     {"proj_name", "proj project", 11},
     {"ugroup", "", 15},
+    {"sla", "", 15},
     {"job_name", "name", 10, true},
     {"pids", "", 20},
     {"exit_code", "", 10},
@@ -188,6 +190,8 @@ std::string job_field_value(const wire::JobInfo& j, const Column& column, std::i
       return spec.project().empty() ? "default" : spec.project();
     case kUgroup:
       return spec.user_group();
+    case kSla:
+      return spec.service_class();
     case kJobName:
       return j.job_name();
     case kPids:

@@ -16,6 +16,15 @@ sed -i '/^QUEUE_NAME   = night/a ADMINISTRATORS = lsfsched_qa' "$QUEUES"
 sed -i 's/^RUN_WINDOW.*//' "$QUEUES"  # night jobs run at any hour here
 sed -i 's/^Administrators = root$/Administrators = root lsfsched_ca/' "$CONF/lsf.cluster.quickstart"
 sed -i 's/^staff .*/&\nqa           (lsfsched_qa)/' "$CONF/lsbatch/quickstart/configdir/lsb.users"
+cat >"$CONF/lsbatch/quickstart/configdir/lsb.serviceclasses" <<'SC'
+Begin ServiceClass
+NAME        = gold
+PRIORITY    = 10
+GOALS       = [VELOCITY 10 timeWindow ()]
+USER_GROUP  = qa
+DESCRIPTION = for the qa group only
+End ServiceClass
+SC
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 chmod 755 "$TEST_DIR"
 mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
@@ -93,6 +102,16 @@ check "  and no job was created" [ "$(job_count)" = "$before" ]
 grouped=$(as lsfsched_qa bsub -G qa -H true | job_of)
 check "a member's job carries the group" bash -c "[ \"\$(bjobs -o ugroup -noheader $grouped)\" = qa ]"
 bkill "$grouped" >/dev/null 2>&1
+
+# --- bsub -sla: only a service class whose USER_GROUP admits the user
+before=$(job_count)
+check "bsub -sla of a class the user may not use is refused" refused \
+  "User <lsfsched_it> may not submit to service class <gold>. Job not submitted." as lsfsched_it bsub -sla gold true
+check "  and no job was created" [ "$(job_count)" = "$before" ]
+attached=$(as lsfsched_qa bsub -sla gold -H true | job_of)
+check "a member's job is attached to the class" bash -c "[ \"\$(bjobs -o sla -noheader $attached)\" = gold ]"
+check "  bjobs -sla lists it" bash -c "bjobs -u all -sla gold -o jobid -noheader | grep -qx $attached"
+bkill "$attached" >/dev/null 2>&1
 
 # --- only the owner types into a terminal job
 as lsfsched_it bsub -Ip -J ptyjob 'sleep 30' </dev/null >"$TEST_DIR/shared/ptyjob.out" 2>&1 &
