@@ -71,6 +71,15 @@ void split_args(const std::vector<std::string>& args, std::vector<std::string>& 
   }
 }
 
+// The job's exit code as bsub -K and -I return it: 0 for DONE, the job's own code (or
+// 128 + signal) for EXIT, never 0 for EXIT.
+int exit_code_of(const wire::JobInfo& j) {
+  if (j.state() != wire::JOB_EXIT) return 0;
+  int st = j.exit_status();
+  int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+  return code == 0 ? 1 : code;
+}
+
 int wait_for_job(cli::Session& session, std::int64_t id) {
   std::cout << "<<Waiting for dispatch ...>>" << std::endl;
   bool started = false;
@@ -90,9 +99,7 @@ int wait_for_job(cli::Session& session, std::int64_t id) {
         if (j.state() != wire::JOB_DONE && j.state() != wire::JOB_EXIT) {
           all_done = false;
         } else if (j.state() == wire::JOB_EXIT) {
-          int st = j.exit_status();
-          code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-          if (code == 0) code = 1;
+          code = exit_code_of(j);
         }
       }
       if (all_done) {
@@ -102,15 +109,6 @@ int wait_for_job(cli::Session& session, std::int64_t id) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-}
-
-// The job's exit code as bsub -K and -I return it: 0 for DONE, the job's own code (or
-// 128 + signal) for EXIT, never 0 for EXIT.
-int exit_code_of(const wire::JobInfo& j) {
-  if (j.state() != wire::JOB_EXIT) return 0;
-  int st = j.exit_status();
-  int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-  return code == 0 ? 1 : code;
 }
 
 // bsub -Ip/-Is: the terminal bsub runs on, raw while the job has it (keystrokes go to

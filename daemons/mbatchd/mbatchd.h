@@ -172,6 +172,8 @@ class Mbatchd {
   std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
   // --- who may do what (permissions.cc)
   bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
+  // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
+  bool names_user(const std::string& name, const std::string& user) const;
   // An LSF administrator, or one of the queue's ADMINISTRATORS.
   bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the

@@ -14,16 +14,20 @@ bool Mbatchd::is_admin(const wire::Identity& caller) const {
   return caller.uid() == 0 || std::find(admins.begin(), admins.end(), caller.user_name()) != admins.end();
 }
 
+bool Mbatchd::names_user(const std::string& name, const std::string& user) const {
+  if (name == "all" || name == user) return true;
+  const auto& groups = config_index_.policy->group_members;
+  auto g = groups.find(name);
+  return g != groups.end() && g->second.count(user) > 0;
+}
+
 bool Mbatchd::is_queue_admin(const wire::Identity& caller, const std::string& queue) const {
   if (is_admin(caller)) return true;
   const auto* q = config_->find_queue(queue);
   if (!q) return false;
-  const auto& groups = config_index_.policy->group_members;
   for (const auto& item : q->administrators) {
     if (item.exclude) continue;
-    if (item.kind == config::UserListItem::Kind::kAll) return true;
-    if (item.name == caller.user_name()) return true;
-    if (auto g = groups.find(item.name); g != groups.end() && g->second.count(caller.user_name())) return true;
+    if (item.kind == config::UserListItem::Kind::kAll || names_user(item.name, caller.user_name())) return true;
   }
   return false;
 }

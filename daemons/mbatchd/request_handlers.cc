@@ -298,14 +298,9 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   if (!spec.service_class().empty()) {
     const auto* sc = config_->find_service_class(spec.service_class());
     if (!sc) return spec.service_class() + ": No such service class";
-    const auto& groups = config_index_.policy->group_members;
     auto admits = [&](const std::vector<std::string>& who) {
-      if (who.empty()) return true;
-      for (const auto& w : who) {
-        if (w == "all" || w == caller.user_name()) return true;
-        if (auto g = groups.find(w); g != groups.end() && g->second.count(caller.user_name())) return true;
-      }
-      return false;
+      return who.empty() || std::any_of(who.begin(), who.end(),
+                                        [&](const std::string& w) { return names_user(w, caller.user_name()); });
     };
     if (!admits(sc->user_group) || !admits(sc->access_users))
       return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
