@@ -119,6 +119,10 @@ struct BatchParams {
   // has no such cap). Absent: every blocked job of a SLOT_RESERVE queue.
   std::optional<int> reservation_depth;
   int max_job_num = 1000;
+  // LOCAL_MAX_PREEXEC_RETRY: failed pre-execs before the job is held (or exits, under
+  // LOCAL_MAX_PREEXEC_RETRY_ACTION=EXIT). Absent: retried for ever, as in LSF.
+  std::optional<int> local_max_preexec_retry;
+  bool preexec_retry_exit = false;
   std::int64_t max_jobid = 999999;
   int max_job_array_size = 1000;
   int clean_period = 3600;
@@ -178,6 +182,7 @@ struct Queue {
   bool exclusive = false;
   enum class Interactive { kYes, kNo, kOnly } interactive = Interactive::kYes;
   RequeueExitValues requeue_exit_values;
+  std::optional<bool> preexec_retry_exit;  // LOCAL_MAX_PREEXEC_RETRY_ACTION; unset: lsb.params'
   std::string pre_exec, post_exec, job_starter, pre_post_exec_user;
   std::string job_controls;                 // kept as written; acted on by sbatchd (later)
   std::vector<std::string> terminate_when;  // WINDOW LOAD PREEMPT

@@ -53,6 +53,10 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         set_int(out.job_accept_interval, 0, kMax);
       } else if (k == "RESERVATION_DEPTH") {
         set_opt_int(out.reservation_depth, 0);
+      } else if (k == "LOCAL_MAX_PREEXEC_RETRY") {
+        set_opt_int(out.local_max_preexec_retry, 1);
+      } else if (k == "LOCAL_MAX_PREEXEC_RETRY_ACTION") {
+        if (auto exit = ctx.preexec_retry_action(v, kv.where, context, k)) out.preexec_retry_exit = *exit;
       } else if (k == "MAX_JOB_NUM") {
         set_int(out.max_job_num, 1, kMax);
       } else if (k == "MAX_JOBID") {

@@ -154,6 +154,8 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
       ctx.error(at, context, k + ": " + r.error());
     else
       q.requeue_exit_values = *r;
+  } else if (k == "LOCAL_MAX_PREEXEC_RETRY_ACTION") {
+    if (auto exit = ctx.preexec_retry_action(v, at, context, k)) q.preexec_retry_exit = *exit;
   } else if (k == "PRE_EXEC") {
     q.pre_exec = v;
   } else if (k == "POST_EXEC") {
@@ -188,8 +190,8 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
     q.fairshare_queues = split_words(v);
   } else if (k == "SLOT_POOL") {
     q.slot_pool = v;
-    if (v.size() > 60 || v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") !=
-                             std::string::npos)
+    if (v.size() > 60 ||
+        v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
       ctx.error(at, context, "SLOT_POOL \"" + v + "\" must be at most 60 characters of letters, digits, _ and -");
   } else if (k == "SLOT_SHARE") {
     if (auto n = ctx.number(v, at, context, k, 0)) {

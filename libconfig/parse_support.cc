@@ -71,11 +71,19 @@ std::optional<double> FileContext::number(std::string_view value, const SourceLo
   return v;
 }
 
-std::optional<bool> FileContext::yes_no(std::string_view value, const SourceLocation& where,
-                                        const std::string& context, std::string_view key) const {
+std::optional<bool> FileContext::yes_no(std::string_view value, const SourceLocation& where, const std::string& context,
+                                        std::string_view key) const {
   auto v = parse_yes_no(value);
   if (!v) error(where, context, std::string(key) + " = \"" + std::string(value) + "\" is not Y or N");
   return v;
+}
+
+std::optional<bool> FileContext::preexec_retry_action(std::string_view value, const SourceLocation& where,
+                                                      const std::string& context, std::string_view key) const {
+  if (iequals(value, "EXIT")) return true;
+  if (iequals(value, "SUSPEND")) return false;
+  error(where, context, std::string(key) + " = \"" + std::string(value) + "\" is not SUSPEND or EXIT");
+  return std::nullopt;
 }
 
 std::optional<TimeWindowSet> FileContext::windows(std::string_view value, const SourceLocation& where,
@@ -150,8 +158,7 @@ std::optional<int> FileContext::bracketed_int(std::string_view value, std::strin
       if (n && *n >= 0) return static_cast<int>(*n);
     }
   }
-  error(where, context,
-        std::string(key) + " = \"" + std::string(value) + "\" is not " + std::string(keyword) + "[n]");
+  error(where, context, std::string(key) + " = \"" + std::string(value) + "\" is not " + std::string(keyword) + "[n]");
   return std::nullopt;
 }
 

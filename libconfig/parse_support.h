@@ -35,8 +35,11 @@ struct FileContext {
                                std::string_view key, double min) const;
   std::optional<bool> yes_no(std::string_view value, const SourceLocation& where, const std::string& context,
                              std::string_view key) const;
-  std::optional<TimeWindowSet> windows(std::string_view value, const SourceLocation& where,
-                                       const std::string& context, std::string_view key) const;
+  // LOCAL_MAX_PREEXEC_RETRY_ACTION: true for EXIT, false for SUSPEND.
+  std::optional<bool> preexec_retry_action(std::string_view value, const SourceLocation& where,
+                                           const std::string& context, std::string_view key) const;
+  std::optional<TimeWindowSet> windows(std::string_view value, const SourceLocation& where, const std::string& context,
+                                       std::string_view key) const;
   std::optional<ResourceRequirement> resreq(std::string_view value, const SourceLocation& where,
                                             const std::string& context, std::string_view key) const;
   std::optional<LoadThreshold> threshold(std::string_view value, const SourceLocation& where,

@@ -199,6 +199,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
       job->forced = e.forced();
       job->start_time = r.time();
+      ++job->attempt;
       job->pending_reason.reset();
       job->reason.clear();
       track(*job, +1);
@@ -231,6 +232,12 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       job->pid = 0;
       job->pending_reason =
           std::make_shared<const std::string>(e.reason().empty() ? sched::reason::kRequeued : e.reason());
+      // A failed pre-exec is tried again on a later pass, not in the same instant.
+      if (e.pre_exec_failed()) {
+        ++job->pre_exec_failures;
+        job->retry_at = r.time() + kPreExecRetryDelay;
+      }
+      if (e.hold()) job->pre_exec_failures = 0;
       for (const auto& h : e.exclude_hosts())
         if (std::find(job->excluded_hosts.begin(), job->excluded_hosts.end(), h) == job->excluded_hosts.end())
           job->excluded_hosts.push_back(h);
@@ -344,6 +351,8 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     r->set_exec_home(job.exec_home);
     r->set_position(job.position);
     r->set_forced(job.forced);
+    r->set_attempt(job.attempt);
+    r->set_pre_exec_failures(job.pre_exec_failures);
     for (const auto& h : job.excluded_hosts) r->add_excluded_hosts(h);
   }
   for (const auto& [name, q] : queues_) {
@@ -400,6 +409,8 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.exec_home = r.exec_home();
     job.position = r.position() != 0 ? r.position() : r.job_id();
     job.forced = r.forced();
+    job.attempt = r.attempt();
+    job.pre_exec_failures = r.pre_exec_failures();
     job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
     if (job.pending()) job.pending_reason = new_job_reason();
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());

@@ -157,16 +157,22 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   auto* out = reply.mutable_register_host();
   out->set_report_interval_ms(static_cast<int>(report_interval().count()));
   // Jobs this sbatchd runs that mbatchd has not running there: they must not go on.
+  // An sbatchd that predates attempts reports 0: taken as the current run.
+  auto same_run = [](const Job* job, const wire::RunningJob& rj) {
+    return rj.attempt() == 0 || rj.attempt() == job->attempt;
+  };
   for (const auto& rj : r.jobs()) {
     const Job* job = state_.find_job({rj.job_id(), rj.index()});
     bool ours = job && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
-                (job->state == wire::JOB_RUN || job->state == wire::JOB_USUSP || job->state == wire::JOB_SSUSP);
+                (job->state == wire::JOB_RUN || job->state == wire::JOB_USUSP || job->state == wire::JOB_SSUSP) &&
+                same_run(job, rj);
     // A finished job is still reported until its last status is acknowledged.
     bool finishing = job && job->finished();
     if (!ours && !finishing) {
       auto* u = out->add_unknown_jobs();
       u->set_job_id(rj.job_id());
       u->set_index(rj.index());
+      out->add_unknown_attempts(rj.attempt());
     }
   }
   log_->info("host {} registered from {}:{} with {} job(s)", r.host_name(), r.address(), r.port(), r.jobs_size());
@@ -176,7 +182,10 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   // StartJob never arrived (mbatchd died between JOB_START and the call): send it
   // again. With one, sbatchd lost the job: it is requeued if rerunnable, else it exits.
   std::set<sched::JobKey> reported;
-  for (const auto& rj : r.jobs()) reported.insert({rj.job_id(), rj.index()});
+  for (const auto& rj : r.jobs()) {
+    const Job* job = state_.find_job({rj.job_id(), rj.index()});
+    if (job && same_run(job, rj)) reported.insert({rj.job_id(), rj.index()});
+  }
   std::vector<sched::JobKey> resend, lost;
   for (const auto& [key, job] : state_.started()) {
     if (job->exec_hosts.empty() || job->exec_hosts.front() != r.host_name() || reported.count(key)) continue;
@@ -236,8 +245,10 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
   Job* job = state_.find_job({r.job_id(), r.index()});
   // Reports are retried until acknowledged, so a report may arrive twice or about a
   // job that has moved on: acknowledge without changing anything.
+  // A report about an earlier run of the job (a pre-exec failure acknowledged late, say)
+  // must not touch the run that replaced it, even on the same host.
   bool current = job && !job->finished() && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
-                 !job->pending();
+                 !job->pending() && (r.attempt() == 0 || r.attempt() == job->attempt);
   if (auto it = links_.find(r.host_name()); it != links_.end())
     it->second.last_report = std::chrono::steady_clock::now();
   if (!current) return;
@@ -287,13 +298,7 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
         finish_job(*job, wire::JOB_EXIT, r.wait_status(), 0, 0, r.message());
         break;
       }
-      wire::EventRecord ev;
-      auto* e = ev.mutable_job_requeue();
-      e->set_job_id(r.job_id());
-      e->set_index(r.index());
-      e->set_reason(sched::reason::kPreExecFailed);
-      record(ev);
-      request_pass();
+      pre_exec_failed(*job, r.wait_status());
       break;
     }
     case wire::JOB_EVENT_STOPPED:
@@ -312,6 +317,40 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
     default:
       break;
   }
+}
+
+// A failed pre-exec sends the job back to PEND for a later pass. Exit code 99 means
+// "do not retry" and LOCAL_MAX_PREEXEC_RETRY bounds the retries; past it the job is held
+// (PSUSP) or, under LOCAL_MAX_PREEXEC_RETRY_ACTION=EXIT, exits.
+void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
+  const config::Queue* queue = config_->find_queue(job.queue);
+  const auto& params = config_->params;
+  const int failures = job.pre_exec_failures + 1;
+  const bool give_up = WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 99;
+  const bool limit = params.local_max_preexec_retry && failures >= *params.local_max_preexec_retry;
+  const bool exit = queue && queue->preexec_retry_exit ? *queue->preexec_retry_exit : params.preexec_retry_exit;
+  if (give_up || (limit && exit)) {
+    log_->info("job {}: pre-exec failed{}; job exits", job_label(job.key), give_up ? " with 99" : " too often");
+    finish_job(job, wire::JOB_EXIT, wait_status, 0, 0, "TERM_PREEXEC_FAIL");
+    return;
+  }
+  wire::EventRecord ev;
+  auto* e = ev.mutable_job_requeue();
+  e->set_job_id(job.key.id);
+  e->set_index(job.key.index);
+  e->set_pre_exec_failed(true);
+  e->set_hold(limit);
+  e->set_reason(limit ? std::string(sched::reason::kPreExecFailed) + " " + std::to_string(failures) +
+                            " times (LOCAL_MAX_PREEXEC_RETRY); held"
+                      : std::string(sched::reason::kPreExecFailed));
+  log_->info("job {}: pre-exec failed ({} time(s)){}", job_label(job.key), failures, limit ? "; held" : "");
+  record(ev);
+  if (limit) return;
+  // The job may go again once its pause is over: make sure a pass comes then.
+  retry_timer_.expires_after(std::chrono::seconds(kPreExecRetryDelay));
+  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) request_pass();
+  });
 }
 
 void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,
@@ -345,6 +384,7 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   for (const auto& h : job->exec_hosts) l->add_exec_hosts(h);
   l->set_job_name(job->display_name());
   l->set_start_time(job->start_time);
+  l->set_attempt(job->attempt);
   std::int64_t run_limit = effective_run_limit(*job);
   if (queue) {
     l->set_job_starter(queue->job_starter);

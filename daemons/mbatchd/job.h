@@ -37,6 +37,10 @@ struct Submission {
   mutable Derived derived;
 };
 
+// Seconds (whole, so the pause is 1-2 s) a job whose pre-exec failed waits before it
+// may be dispatched again: LSF retries on a later scheduling pass, not at once.
+inline constexpr std::int64_t kPreExecRetryDelay = 2;
+
 struct Job {
   sched::JobKey key;
   std::shared_ptr<const Submission> submission;
@@ -57,6 +61,9 @@ struct Job {
   bool forced = false;                      // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
   std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
+  std::int32_t attempt = 0;                 // dispatches so far; the current run's number
+  std::int32_t pre_exec_failures = 0;       // since the last hold, for LOCAL_MAX_PREEXEC_RETRY
+  std::int64_t retry_at = 0;                // after a failed pre-exec: not dispatched before
 
   const wire::JobSpec& spec() const { return submission->spec; }
   const std::string& user() const { return submission->user; }

@@ -28,7 +28,8 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       work_(net::asio::make_work_guard(io_)),
       pass_timer_(io_),
       sleep_timer_(io_),
-      host_timer_(io_) {
+      host_timer_(io_),
+      retry_timer_(io_) {
   state_.sync_config(*config_);
 }
 
@@ -128,6 +129,7 @@ void Mbatchd::stop() {
     pass_timer_.cancel();
     sleep_timer_.cancel();
     host_timer_.cancel();
+    retry_timer_.cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {

@@ -149,6 +149,7 @@ class Mbatchd {
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
   bool requeue_on_exit(Job& job, int exit_code);
+  void pre_exec_failed(Job& job, int wait_status);
   void requeue_lost_jobs(const std::string& host);
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done);
@@ -200,6 +201,7 @@ class Mbatchd {
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
   net::asio::steady_timer host_timer_;
+  net::asio::steady_timer retry_timer_;  // a pass when a failed pre-exec may be retried
   bool pass_scheduled_ = false;
   bool pass_running_ = false;
   bool pass_again_ = false;

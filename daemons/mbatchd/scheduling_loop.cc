@@ -253,6 +253,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.res_req = requirement(job, *qf);
     jv.run_limit_s = run_limit(job, *qf);
     jv.begin_time = job.spec().begin_time();
+    jv.retry_at = job.retry_at;
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
     jv.array_limit = job.spec().array_limit();

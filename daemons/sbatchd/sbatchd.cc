@@ -143,6 +143,7 @@ void Sbatchd::register_host() {
     j->set_index(t.job.launch().index());
     j->set_pid(t.job_pid);
     j->set_stopped(t.job.stopped());
+    j->set_attempt(t.job.launch().attempt());
   }
   reporter_->send(std::move(req), [this](const wire::ReplyEnvelope& reply) {
     if (reply.status() != wire::STATUS_OK) {
@@ -151,10 +152,13 @@ void Sbatchd::register_host() {
     }
     const auto& rr = reply.register_host();
     if (rr.report_interval_ms() > 0) options_.report_interval = std::chrono::milliseconds(rr.report_interval_ms());
-    for (const auto& u : rr.unknown_jobs()) {
+    for (int i = 0; i < rr.unknown_jobs_size(); ++i) {
+      const auto& u = rr.unknown_jobs(i);
       auto key = job_key(u.job_id(), u.index());
       auto it = jobs_.find(key);
       if (it == jobs_.end()) continue;
+      // A newer run may have replaced the one mbatchd disowned while this reply travelled.
+      if (i < rr.unknown_attempts_size() && rr.unknown_attempts(i) != it->second.job.launch().attempt()) continue;
       log_->warn("job {} is unknown to mbatchd; killing it", key);
       if (it->second.job_pid > 0) kill(-it->second.job_pid, SIGKILL);
       forget(key);
@@ -238,7 +242,20 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
 
 std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
-  if (jobs_.count(key)) return {};  // a retried StartJob: already running
+  if (auto it = jobs_.find(key); it != jobs_.end()) {
+    const auto& t = it->second;
+    if (t.job.launch().attempt() == l.attempt()) return {};  // a retried StartJob: already running
+    // mbatchd has moved on to a new run (a failed pre-exec requeued the job, say) before
+    // the report about the old one was acknowledged. That report is still sent; it names
+    // its attempt, so neither side mistakes it for the new run.
+    if (!t.finish_sent) {
+      log_->warn("job {}: run {} replaced by run {} while still active; killing it", key, t.job.launch().attempt(),
+                 l.attempt());
+      if (t.job_pid > 0) kill(-t.job_pid, SIGKILL);
+      kill(-t.job.supervisor_pid(), SIGKILL);
+    }
+    jobs_.erase(it);
+  }
   // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
   for (const char* ext : {".pid", ".exit", ".hosts", ".out", ".in"}) {
     std::error_code ec;
@@ -317,11 +334,14 @@ void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status)
   auto req = envelope();
   status.set_host_name(options_.host_name);
   status.set_time(wall_now());
+  const std::int32_t attempt = jobs_.count(key) ? jobs_.at(key).job.launch().attempt() : 0;
+  status.set_attempt(attempt);
   *req.mutable_job_status() = std::move(status);
   const bool finish = req.job_status().event() != wire::JOB_EVENT_EXECUTE;
-  reporter_->send(std::move(req), [this, key, finish](const wire::ReplyEnvelope&) {
+  reporter_->send(std::move(req), [this, key, finish, attempt](const wire::ReplyEnvelope&) {
     if (!finish) return;
     auto it = jobs_.find(key);
+    if (it != jobs_.end() && it->second.job.launch().attempt() != attempt) return;  // a newer run
     if (it != jobs_.end() && it->second.job.launch().spec().interactive()) {
       it->second.forget_at = std::chrono::steady_clock::now() + kInteractiveOutputKept;
       return;

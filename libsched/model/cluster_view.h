@@ -65,6 +65,7 @@ struct JobView {
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
   std::int64_t run_limit_s = 0;                                // 0: none (backfill needs one)
   std::int64_t begin_time = 0;
+  std::int64_t retry_at = 0;  // its pre-exec failed: not dispatched before then
   DependencyState dependency = DependencyState::kNone;
   bool held = false;                        // PSUSP
   int array_limit = 0;                      // %n of `name[1-100]%n`; 0: none (key.id is the array)

@@ -61,6 +61,7 @@ class DefaultModule final : public Module {
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     if (job.held) return reason::kHeld;
     if (job.begin_time > ctx.now) return reason::kBeginTime;
+    if (job.retry_at > ctx.now) return reason::kPreExecFailed;
     if (job.dependency == DependencyState::kWaiting) return reason::kDependency;
     if (job.dependency == DependencyState::kNever) return reason::kDependencyNever;
     const QueuePolicy& q = ctx.queue_of(job);

@@ -45,6 +45,37 @@ id=$(submit -E "test -f $TEST_DIR/out/flag" -o pre.%J.out 'echo ran')
 check "failed pre-exec keeps the job pending" wait_for 10 bash -c "bjobs -p $id | grep -q \"The job's pre-exec command exited with non-zero status;\""
 touch flag
 check "job runs once pre-exec succeeds" wait_for 15 bash -c "grep -qx ran pre.$id.out"
+# A pre-exec that fails three times, then passes: each failure is reported for its own
+# run, the job waits between tries, and the job itself runs exactly once.
+pre="n=\$(cat $TEST_DIR/out/tries.\$LSB_JOBID 2>/dev/null || echo 0); n=\$((n+1)); echo \$n >$TEST_DIR/out/tries.\$LSB_JOBID; [ \$n -ge 4 ]"
+t0=$(date +%s)
+id=$(submit -E "$pre" -o /dev/null "echo ran >>$TEST_DIR/out/runs.\$LSB_JOBID")
+check "flaky pre-exec: the job ends DONE" wait_for 20 state_is "$id" DONE
+t1=$(date +%s)
+check "  after exactly four pre-execs" [ "$(cat tries.$id)" = 4 ]
+check "  and one run of the job" [ "$(wc -l <runs.$id)" = 1 ]
+check "  requeued three times" bash -c "[ \$(bhist -l $id | tr -d '\n' | tr -s ' ' | grep -o 'Job has been requeued' | wc -l) = 3 ]"
+check "  with a pause of at least a second before each retry" [ $((t1 - t0)) -ge 3 ]
+# LOCAL_MAX_PREEXEC_RETRY: past it the job is held (PSUSP), or exits under ..._ACTION=EXIT;
+# a pre-exec exiting 99 ends the job at once.
+sed -i '/^Begin Parameters/a LOCAL_MAX_PREEXEC_RETRY = 2' "$PARAMS"
+badmin reconfig >/dev/null 2>&1
+id=$(submit -E "$pre" -o /dev/null "echo ran >>$TEST_DIR/out/runs.\$LSB_JOBID")
+check "retry limit: held in PSUSP after 2 failures" wait_for 20 state_is "$id" PSUSP
+check "  the pre-exec ran twice" [ "$(cat tries.$id)" = 2 ]
+bresume "$id" >/dev/null
+check "  bresume lets it try again: it runs once the pre-exec passes" wait_for 20 state_is "$id" DONE
+check "  at its fourth pre-exec" [ "$(cat tries.$id)" = 4 ]
+sed -i '/^Begin Parameters/a LOCAL_MAX_PREEXEC_RETRY_ACTION = EXIT' "$PARAMS"
+badmin reconfig >/dev/null 2>&1
+id=$(submit -E "$pre" -o /dev/null "echo ran >>$TEST_DIR/out/runs.\$LSB_JOBID")
+check "retry limit with EXIT: the job exits" wait_for 20 state_is "$id" EXIT
+check "  having never run" bash -c "[ ! -e runs.$id ] && [ \$(cat tries.$id) = 2 ]"
+sed -i '/LOCAL_MAX_PREEXEC_RETRY/d' "$PARAMS"
+badmin reconfig >/dev/null 2>&1
+id=$(submit -E "exit 99" -o /dev/null true)
+check "pre-exec exit 99: the job exits without retry" wait_for 10 state_is "$id" EXIT
+check "  as TERM_PREEXEC_FAIL" bash -c "bjobs_l_flat $id | grep -q TERM_PREEXEC_FAIL"
 echo "r1m = 9.5" >"$TEST_DIR/load.hostA"
 echo "r1m = 9.5" >"$TEST_DIR/load.hostB"
 echo "r1m = 0.5" >"$TEST_DIR/load.hostC"  # not the machine's real load, which a busy CI may push past 5

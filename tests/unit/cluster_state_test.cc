@@ -1,0 +1,72 @@
+// mbatchd's job state as rebuilt from events: the run number a report must name and
+// the pre-exec failures LOCAL_MAX_PREEXEC_RETRY counts survive replay and snapshots.
+#include <gtest/gtest.h>
+
+#include "daemons/mbatchd/cluster_state.h"
+
+using namespace lsf;
+
+namespace {
+
+wire::EventRecord at(std::int64_t time, wire::EventRecord r) {
+  r.set_time(time);
+  return r;
+}
+
+wire::EventRecord job_new(std::int64_t id) {
+  wire::EventRecord r;
+  auto* e = r.mutable_job_new();
+  e->set_job_id(id);
+  e->set_user("alice");
+  e->mutable_spec()->set_command("true");
+  e->set_queue("normal");
+  return r;
+}
+
+wire::EventRecord job_start(std::int64_t id) {
+  wire::EventRecord r;
+  r.mutable_job_start()->set_job_id(id);
+  r.mutable_job_start()->add_exec_hosts("hostA");
+  return r;
+}
+
+wire::EventRecord pre_exec_requeue(std::int64_t id, bool hold = false) {
+  wire::EventRecord r;
+  auto* e = r.mutable_job_requeue();
+  e->set_job_id(id);
+  e->set_pre_exec_failed(true);
+  e->set_hold(hold);
+  return r;
+}
+
+TEST(ClusterState, EachDispatchIsANewAttempt) {
+  mbd::ClusterState s;
+  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  ASSERT_EQ(s.apply(at(101, job_start(1))), "");
+  EXPECT_EQ(s.find_job({1, 0})->attempt, 1);
+  ASSERT_EQ(s.apply(at(102, pre_exec_requeue(1))), "");
+  const mbd::Job* job = s.find_job({1, 0});
+  EXPECT_EQ(job->pre_exec_failures, 1);
+  EXPECT_EQ(job->retry_at, 102 + mbd::kPreExecRetryDelay);
+  ASSERT_EQ(s.apply(at(104, job_start(1))), "");
+  EXPECT_EQ(s.find_job({1, 0})->attempt, 2);
+
+  mbd::ClusterState restored;
+  restored.load_snapshot(s.snapshot(105));
+  EXPECT_EQ(restored.find_job({1, 0})->attempt, 2);
+  EXPECT_EQ(restored.find_job({1, 0})->pre_exec_failures, 1);
+}
+
+TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
+  mbd::ClusterState s;
+  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(s.apply(at(101 + i, job_start(1))), "");
+    ASSERT_EQ(s.apply(at(101 + i, pre_exec_requeue(1, i == 1))), "");
+  }
+  EXPECT_EQ(s.find_job({1, 0})->state, wire::JOB_PSUSP);
+  EXPECT_EQ(s.find_job({1, 0})->pre_exec_failures, 0);
+  EXPECT_EQ(s.find_job({1, 0})->attempt, 2);
+}
+
+}  // namespace
