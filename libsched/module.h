@@ -15,6 +15,8 @@
 //   reserve   hold what a job that cannot start may keep (slot reservation)
 //   hold      account for what a reservation holds
 //   backfill  slots a job may borrow from reservations on a host
+//   acts_when_full  could still start or preempt for a job although no candidate host
+//             has a free slot (else the pass reuses its class's outcome)
 //   finish    decisions about started jobs (suspend, resume)
 #pragma once
 
@@ -52,6 +54,7 @@ class Module {
   // Slots a reservation holds for the job: job slot limits count them, as LSF's do.
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
+  virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
   virtual void finish(PassContext&) {}
 };
 

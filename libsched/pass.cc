@@ -5,7 +5,8 @@
 // exclusivity share one host match (their Candidates); jobs that also share user,
 // project, slot counts and (once some job holds a reservation) run limit share the
 // outcome of a failed placement (a ReqClass). Within a pass free room only shrinks, so
-// once a class cannot be placed no later job of it can, and each costs one lookup.
+// once a class cannot be placed no later job of it can, and each costs one lookup; once
+// no host of a match has a free slot, its jobs share one outcome whoever submitted them.
 #include "libsched/pass.h"
 
 #include <map>
@@ -58,6 +59,27 @@ struct ReqClass {
   std::shared_ptr<const HostReasons> hosts;
 };
 
+// A host match and how far it has filled. Once none of its hosts has a free slot, no
+// job of it can start in this pass and every job fails for the same reasons (the hosts
+// are full or exclusive whoever asks), unless a module can still act for the job
+// (preempt): the first such failure is kept for the rest. A reservation needs a free
+// slot to hold, so it is no exception.
+struct Match {
+  Candidates cands;
+  size_t open_from = 0;  // hosts before this one have no free slot
+  std::optional<ReqClass> when_full;
+};
+
+bool no_free_slot(const PassContext& ctx, Match& m) {
+  const auto& hosts = m.cands.hosts;
+  while (m.open_from < hosts.size()) {
+    const HostState& hs = ctx.hosts[hosts[m.open_from]];
+    if (hs.free() > 0 && !hs.exclusive) break;
+    ++m.open_from;
+  }
+  return m.open_from == hosts.size();
+}
+
 struct LastReason {
   std::map<const char*, int> why_not;
   std::vector<std::pair<const char*, int>> refused;
@@ -100,7 +122,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   ctx.result.stats.jobs_pending = static_cast<int>(jobs.size());
 
   // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
-  std::unordered_map<MatchKey, Candidates, MatchKeyHash> matches;
+  std::unordered_map<MatchKey, Match, MatchKeyHash> matches;
   std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
   outcomes.reserve(jobs.size());
   std::unordered_map<const Candidates*, LastReason> last_reason;
@@ -120,7 +142,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     MatchKey mk{job.queue, job.res_req.get(), job.asked_hosts.get(), job.exclusive,
                 job.excluded_hosts.empty() ? nullptr : &job};
     auto [mit, fresh] = matches.try_emplace(mk);
-    Candidates& cands = mit->second;
+    Match& match = mit->second;
+    Candidates& cands = match.cands;
     if (fresh) {
       cands.hosts.reserve(view.hosts.size());
       for (size_t h = 0; h < view.hosts.size(); ++h) cands.hosts.push_back(static_cast<int>(h));
@@ -128,6 +151,14 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       for (auto& m : modules) m->hosts(ctx, job, cands);
       ++ctx.result.stats.classes;
     }
+    bool full = no_free_slot(ctx, match);
+    for (auto& m : modules)
+      if (full && m->acts_when_full(ctx, job)) full = false;
+    if (full && match.when_full) {
+      ctx.pend(job, match.when_full->reason, match.when_full->hosts);
+      continue;
+    }
+
     // The run limit matters only for backfill into slots reservations hold: before
     // any job holds slots in this pass it cannot change a job's outcome.
     std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
@@ -203,6 +234,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       for (auto& other : modules) other->hold(ctx, job, held);
       break;
     }
+    if (full) match.when_full = ReqClass{text, hosts};
     outcomes.emplace(rk, ReqClass{text, hosts});
     ctx.pend(job, std::move(text), std::move(hosts));
   }

@@ -38,10 +38,14 @@ struct Resume {
   JobKey job;
 };
 
-// One host-level reason with the hosts it applies to (bjobs -l names them).
+// One host-level reason with the hosts it applies to (bjobs -l names them). Hosts are
+// indexes into the pass's table of host names, which every reason of the pass shares:
+// a pass composes hundreds of these over thousands of hosts.
 struct HostReason {
   std::string reason;
-  std::vector<std::string> hosts;
+  std::vector<int> hosts;
+  std::shared_ptr<const std::vector<std::string>> names;
+  const std::string& name(int host) const { return (*names)[static_cast<size_t>(host)]; }
 };
 using HostReasons = std::vector<HostReason>;
 

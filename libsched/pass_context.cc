@@ -17,6 +17,23 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
     const HostPolicy& hp = policy.host(view.hosts[h].name);
     hosts[h].max_slots = hp.mxj_is_ncpus ? std::max(1, view.hosts[h].ncpus) : hp.mxj;
   }
+  running_begin_.reserve(view.running.size() + 1);
+  running_slots_.reserve(view.running.size());
+  for (const auto& job : view.running) {
+    const size_t begin = running_slots_.size();
+    running_begin_.push_back(begin);
+    for (const auto& name : job.hosts) {
+      int h = host_index(name);
+      if (h < 0) continue;
+      auto first = running_slots_.begin() + static_cast<std::ptrdiff_t>(begin);
+      auto it = std::find_if(first, running_slots_.end(), [h](const auto& e) { return e.first == h; });
+      if (it == running_slots_.end())
+        running_slots_.emplace_back(h, 1);
+      else
+        ++it->second;
+    }
+  }
+  running_begin_.push_back(running_slots_.size());
 }
 
 int PassContext::host_index(std::string_view name) const {
@@ -113,6 +130,16 @@ std::shared_ptr<const std::string> PassContext::intern(const std::string& text) 
   return it->second;
 }
 
+const std::shared_ptr<const std::vector<std::string>>& PassContext::host_names() const {
+  if (!host_names_) {
+    auto names = std::make_shared<std::vector<std::string>>();
+    names->reserve(view.hosts.size());
+    for (const auto& h : view.hosts) names->push_back(h.name);
+    host_names_ = std::move(names);
+  }
+  return host_names_;
+}
+
 ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string, std::vector<int>>& hosts) {
   std::vector<const std::pair<const std::string, std::vector<int>>*> items;
   for (const auto& item : hosts)
@@ -123,9 +150,7 @@ ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string,
     size_t n = item->second.size();
     if (!out.text.empty()) out.text += "; ";
     out.text += item->first + ": " + std::to_string(n) + (n == 1 ? " host" : " hosts");
-    HostReason r{item->first, {}};
-    for (int h : item->second) r.hosts.push_back(ctx.view.hosts[h].name);
-    out.hosts.push_back(std::move(r));
+    out.hosts.push_back(HostReason{item->first, item->second, ctx.host_names()});
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -74,6 +75,12 @@ class PassContext {
 
   const QueuePolicy& queue_of(const JobView& job) const { return policy.queues[job.queue]; }
   int host_index(std::string_view name) const;  // -1 when not in the view
+  // view.running[i]'s hosts as (host index, slots there), in the order they first
+  // appear; hosts not in the view are left out. Looked up once per pass for every module.
+  std::span<const std::pair<int, int>> slots_of(size_t running_index) const {
+    return {running_slots_.data() + running_begin_[running_index],
+            running_slots_.data() + running_begin_[running_index + 1]};
+  }
   // A host's resources with what started jobs reserve taken off (select[] sees these).
   config::ResourceLookup lookup(int host) const;
   double numeric(int host, std::string_view name) const;  // NaN when the host lacks it
@@ -98,13 +105,18 @@ class PassContext {
   }
   void pend(const JobView& job, const std::string& text) { pend(job, intern(text)); }
   std::shared_ptr<const std::string> intern(const std::string& text);
+  // Every host's name, in view order, made once per pass (HostReason points into it).
+  const std::shared_ptr<const std::vector<std::string>>& host_names() const;
 
  private:
   const std::vector<std::unique_ptr<Module>>& modules_;
   std::unordered_map<std::string, int> index_;
+  std::vector<size_t> running_begin_;  // into running_slots_, one more than view.running
+  std::vector<std::pair<int, int>> running_slots_;
   std::map<std::string, double, std::less<>> shared_used_;
   mutable std::unordered_map<const config::ResourceRequirement*, Usage> demands_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
+  mutable std::shared_ptr<const std::vector<std::string>> host_names_;
   // Each numeric resource read so far, for every host (NaN where a host lacks it):
   // classes x hosts lookups in a pass read a vector, not a map of names.
   struct NameHash {

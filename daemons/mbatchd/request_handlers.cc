@@ -355,7 +355,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
       for (const auto& r : *job.pending_hosts) {
         auto* out = info.add_pending_hosts();
         out->set_reason(r.reason);
-        for (const auto& h : r.hosts) out->add_hosts(h);
+        for (int h : r.hosts) out->add_hosts(r.name(h));
       }
     }
   }

@@ -10,7 +10,6 @@
 // lowest-priority job, one host action per SBD_SLEEP_TIME.
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
@@ -42,18 +41,15 @@ class DefaultModule final : public Module {
 
   void prepare(PassContext& ctx) override {
     array_running_ = ctx.view.array_running;
-    for (const auto& job : ctx.view.running) {
-      std::set<int> distinct;
-      for (const auto& name : job.hosts) {
-        int h = ctx.host_index(name);
-        if (h < 0) continue;
-        ++ctx.hosts[h].used;
-        if (job.state == RunState::kSsusp && job.cause == SuspendCause::kPreempted) ++ctx.hosts[h].preempted;
-        distinct.insert(h);
-      }
-      for (int h : distinct) {
-        ++ctx.hosts[h].jobs;
-        if (job.exclusive) ctx.hosts[h].exclusive = true;
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const RunningJobView& job = ctx.view.running[i];
+      const bool preempted = job.state == RunState::kSsusp && job.cause == SuspendCause::kPreempted;
+      for (auto [h, n] : ctx.slots_of(i)) {
+        HostState& hs = ctx.hosts[h];
+        hs.used += n;
+        if (preempted) hs.preempted += n;
+        ++hs.jobs;
+        if (job.exclusive) hs.exclusive = true;
       }
     }
   }
@@ -91,7 +87,9 @@ class DefaultModule final : public Module {
       if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
     }
     // Refusals in host order (bjobs -l lists hosts that way), candidates in rank order.
+    // Reasons are constants: grouped by pointer here, named once at the end.
     std::vector<const char*> refused(ctx.view.hosts.size(), nullptr);
+    std::vector<std::pair<const char*, std::vector<int>>> by_reason;
     for (size_t i = 0; i < ctx.view.hosts.size(); ++i) {
       int h = static_cast<int>(i);
       const HostView& host = ctx.view.hosts[h];
@@ -107,8 +105,17 @@ class DefaultModule final : public Module {
       if (!no && matches && !select_matches(ctx, *select, *matches, h)) no = reason::kHostSelect;
       if (no) {
         refused[h] = no;
-        cands.excluded[no].push_back(h);
+        auto it = std::find_if(by_reason.begin(), by_reason.end(), [no](const auto& r) { return r.first == no; });
+        if (it == by_reason.end()) it = by_reason.insert(it, {no, {}});
+        it->second.push_back(h);
       }
+    }
+    for (auto& [why, list] : by_reason) {
+      auto& into = cands.excluded[why];
+      if (into.empty())
+        into = std::move(list);
+      else
+        into.insert(into.end(), list.begin(), list.end());
     }
     std::vector<int> kept;
     kept.reserve(ctx.view.hosts.size());

@@ -50,14 +50,11 @@ class LimitModule final : public Module {
   std::string_view name() const override { return "schmod_limit"; }
 
   void prepare(PassContext& ctx) override {
-    for (const auto& job : ctx.view.running) {
-      std::map<int, int> per_host;
-      for (const auto& name : job.hosts) {
-        int h = ctx.host_index(name);
-        if (h >= 0) ++per_host[h];
-      }
-      Placement p;
-      for (auto [h, n] : per_host) p.hosts.emplace_back(h, n);
+    Placement p;
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const RunningJobView& job = ctx.view.running[i];
+      auto slots = ctx.slots_of(i);
+      p.hosts.assign(slots.begin(), slots.end());
       count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), job.start_time),
             static_cast<int>(job.hosts.size()));
     }
@@ -68,11 +65,11 @@ class LimitModule final : public Module {
     int need = job.min_slots;
     if (q.qjob_limit && queue_slots_[job.queue] + need > *q.qjob_limit)
       return with(reason::kQueueSlotLimit, queue_slots_[job.queue], *q.qjob_limit);
+    UserInfo& u = user(ctx, job.user);
     if (q.ujob_limit) {
-      int used = get(user_queue_slots_, pair_key(user(ctx, job.user).id, job.queue));
+      int used = get(user_queue_slots_, pair_key(u.id, job.queue));
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
     }
-    UserInfo& u = user(ctx, job.user);
     if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs)
       return with(reason::kUserLimit, u.slots, *u.limit.max_jobs);
     for (const auto& g : u.groups) {
@@ -82,10 +79,15 @@ class LimitModule final : public Module {
       if (used + need > *it->second.max_jobs)
         return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
     }
-    Counted want = demand(ctx, job, need);
+    Counted want{need, 1, {}};
+    bool with_resources = false;  // most limits count slots and jobs only
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (l.hosts.given || l.slots_per_processor || !applies(ctx, l, job.user, job.queue, job.project)) continue;
+      if (!l.resources.empty() && !with_resources) {
+        add_resources(ctx, job, need, want);
+        with_resources = true;
+      }
       LimitKey key{i, l.users.per_member ? job.user : "", l.queues.per_member ? q.name : "",
                    l.projects.per_member ? job.project : "", ""};
       if (auto no = exceeds(l, usage_[key], want, key)) return no;
@@ -230,22 +232,23 @@ class LimitModule final : public Module {
     return 0;
   }
 
-  static Counted demand(const PassContext& ctx, const JobView& job, int slots) {
-    Counted u;
-    u.slots = slots;
-    u.jobs = 1;
+  static void add_resources(const PassContext& ctx, const JobView& job, int slots, Counted& u) {
     const auto& use = ctx.demand(job.res_req.get());
     for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
     for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
+  }
+  static Counted demand(const PassContext& ctx, const JobView& job, int slots) {
+    Counted u{slots, 1, {}};
+    add_resources(ctx, job, slots, u);
     return u;
   }
 
   static std::optional<std::string> exceeds(const LimitPolicy& l, const Counted& used, const Counted& want,
                                             const LimitKey& key) {
-    std::string whose;
-    for (const auto* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key), &std::get<4>(key)})
-      if (!part->empty()) whose += (whose.empty() ? " for " : "/") + *part;
     auto text = [&](const std::string& what, double in_use, double limit) {
+      std::string whose;
+      for (const auto* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key), &std::get<4>(key)})
+        if (!part->empty()) whose += (whose.empty() ? " for " : "/") + *part;
       return "Resource (" + what + ") limit defined " + l.scope() + " has been reached (limit " + l.name + whose +
              ": " + numbers(in_use, limit) + ")";
     };

@@ -20,14 +20,15 @@ class PreemptionModule final : public Module {
 
   void prepare(PassContext& ctx) override {
     victims_.resize(ctx.view.hosts.size());
-    for (const auto& job : ctx.view.running) {
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const RunningJobView& job = ctx.view.running[i];
       if (job.state != RunState::kRun) continue;
-      std::set<int> seen;
-      for (const auto& name : job.hosts) {
-        int h = ctx.host_index(name);
-        if (h >= 0 && seen.insert(h).second) victims_[h].push_back(&job);
-      }
+      for (auto [h, n] : ctx.slots_of(i)) victims_[h].push_back(&job);
     }
+  }
+
+  bool acts_when_full(const PassContext& ctx, const JobView& job) override {
+    return !ctx.queue_of(job).preempts.empty();
   }
 
   bool preempt(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) override {

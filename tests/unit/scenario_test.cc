@@ -326,7 +326,11 @@ class Scenario {
       std::string got;
       for (const auto& d : r.reasons) {
         if (key_text(d.job) != k || !d.hosts) continue;
-        for (const auto& hr : *d.hosts) got += (got.empty() ? "" : "; ") + hr.reason + ": " + join(hr.hosts);
+        for (const auto& hr : *d.hosts) {
+          std::vector<std::string> names;
+          for (int h : hr.hosts) names.push_back(hr.name(h));
+          got += (got.empty() ? "" : "; ") + hr.reason + ": " + join(names);
+        }
       }
       EXPECT_EQ(got, kv.second.as<std::string>()) << "job " << k << "\n" << all;
     }
