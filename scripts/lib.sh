@@ -22,6 +22,7 @@ DEPENDENCIES=(
   "libbenchmark-dev:/usr/include/benchmark/benchmark.h"
   "jq:/usr/bin/jq"
   "libssl-dev:/usr/include/openssl/hmac.h"
+  "zlib1g-dev:/usr/include/zlib.h"
   "util-linux:/usr/bin/unshare"
 )
 

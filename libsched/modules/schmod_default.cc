@@ -306,12 +306,16 @@ class DefaultModule final : public Module {
 
   // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
   static void load_control(PassContext& ctx) {
-    std::map<int, std::vector<const RunningJobView*>> by_host;
-    for (const auto& job : ctx.view.running) {
-      int h = job.hosts.empty() ? -1 : ctx.host_index(job.hosts.front());
-      if (h >= 0) by_host[h].push_back(&job);
+    // Jobs by first execution host.
+    std::vector<std::vector<const RunningJobView*>> by_host(ctx.view.hosts.size());
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      auto slots = ctx.slots_of(i);
+      if (!slots.empty()) by_host[slots.front().first].push_back(&ctx.view.running[i]);
     }
-    for (auto& [h, jobs] : by_host) {
+    std::vector<const RunningJobView*> running, waiting;  // per host, reused
+    for (int h = 0; h < static_cast<int>(by_host.size()); ++h) {
+      const auto& jobs = by_host[h];
+      if (jobs.empty()) continue;
       const HostView& host = ctx.view.hosts[h];
       if (host.status != "ok" && host.status != "closed_Adm") continue;
       if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
@@ -322,7 +326,7 @@ class DefaultModule final : public Module {
 
       // Suspend: the lowest-priority, most recently started running job whose host or
       // queue stop threshold (or STOP_COND) the load passes.
-      std::vector<const RunningJobView*> running;
+      running.clear();
       for (auto* j : jobs)
         if (j->state == RunState::kRun) running.push_back(j);
       std::sort(running.begin(), running.end(), [&](auto* a, auto* b) {
@@ -331,13 +335,23 @@ class DefaultModule final : public Module {
         return a->key > b->key;
       });
       bool acted = false;
+      // The host's own stop thresholds, and each queue's, are the same for all its jobs.
+      std::optional<std::string> host_over;
+      std::vector<std::pair<int, std::string>> queue_over;
       for (auto* j : running) {
         if (j->forced) continue;  // brun -f
         // A host's only job is suspended only when someone uses the host (it < 1).
         if (running.size() == 1 && jobs.size() == 1 && !std::isnan(it) && it >= 1) break;
         const QueuePolicy& q = ctx.policy.queues[j->queue];
-        std::string index = over_stop(ctx, h, host_t, idle_long);
-        if (index.empty()) index = over_stop(ctx, h, q.thresholds, idle_long);
+        if (!host_over) host_over = over_stop(ctx, h, host_t, idle_long);
+        std::string index = *host_over;
+        if (index.empty()) {
+          auto known =
+              std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
+          if (known == queue_over.end())
+            known = queue_over.insert(queue_over.end(), {j->queue, over_stop(ctx, h, q.thresholds, idle_long)});
+          index = known->second;
+        }
         if (!index.empty()) {
           ctx.result.suspends.push_back(
               {j->key, SuspendCause::kLoad, std::string(reason::kSuspLoad) + ": " + index_description(index)});
@@ -354,7 +368,7 @@ class DefaultModule final : public Module {
 
       // Resume: the highest-priority job the system suspended for load (or that its
       // owner resumed), when load is under both scheduling thresholds and RESUME_COND.
-      std::vector<const RunningJobView*> waiting;
+      waiting.clear();
       for (auto* j : jobs)
         if (j->state == RunState::kSsusp && (j->cause == SuspendCause::kLoad || j->cause == SuspendCause::kUser))
           waiting.push_back(j);

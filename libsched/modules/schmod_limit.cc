@@ -108,7 +108,7 @@ class LimitModule final : public Module {
     const HostPolicy& hp = ctx.policy.host(host.name);
     if (hp.jl_u || users_.count(job.user)) {
       const UserInfo* u = find_user(job.user);
-      int mine = u ? get(user_host_slots_, pair_key(u->id, h)) : 0;
+      int mine = u ? on_host(user_host_slots_, h, u->id) : 0;
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
       if (u && u->limit.jl_p)
         cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
@@ -123,9 +123,9 @@ class LimitModule final : public Module {
         }
       }
     }
-    if (q.hjob_limit) cap(*q.hjob_limit - get(host_queue_slots_, host_queue(h, job.queue)), reason::kHostQueuePerHost);
+    if (q.hjob_limit) cap(*q.hjob_limit - on_host(host_queue_slots_, h, job.queue), reason::kHostQueuePerHost);
     if (q.pjob_limit)
-      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - get(host_queue_slots_, host_queue(h, job.queue)),
+      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - on_host(host_queue_slots_, h, job.queue),
           reason::kHostQueuePerCpu);
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
@@ -178,6 +178,10 @@ class LimitModule final : public Module {
   }
 
  private:
+  // Per host, slots by queue and by user: a host runs few jobs, so a short list each
+  // (40,000 running jobs would otherwise be 40,000 hash nodes made every pass).
+  using PerHost = std::vector<std::vector<std::pair<std::int64_t, int>>>;
+
   // Each user's counts and limits, looked up once per call by name.
   struct UserInfo {
     int slots = 0;
@@ -204,7 +208,21 @@ class LimitModule final : public Module {
     auto it = m.find(k);
     return it == m.end() ? 0 : it->second;
   }
-  static std::int64_t host_queue(int h, int queue) { return (std::int64_t{h} << 20) | queue; }
+  static int on_host(const PerHost& m, int h, std::int64_t who) {
+    if (static_cast<size_t>(h) >= m.size()) return 0;
+    for (const auto& [w, n] : m[h])
+      if (w == who) return n;
+    return 0;
+  }
+  static void add_on_host(PerHost& m, int h, std::int64_t who, int n) {
+    if (static_cast<size_t>(h) >= m.size()) m.resize(static_cast<size_t>(h) + 1);
+    for (auto& [w, have] : m[h])
+      if (w == who) {
+        have += n;
+        return;
+      }
+    m[h].emplace_back(who, n);
+  }
   static std::int64_t pair_key(std::int64_t a, int b) { return (a << 24) | b; }
   static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
     auto it = m.find(k);
@@ -270,9 +288,9 @@ class LimitModule final : public Module {
     queue_slots_[queue] += slots;
     for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
-      user_host_slots_[pair_key(u.id, h)] += n;
+      add_on_host(user_host_slots_, h, u.id, n);
       for (const auto& g : u.groups) group_host_slots_[g][h] += n;
-      host_queue_slots_[host_queue(h, queue)] += n;
+      add_on_host(host_queue_slots_, h, queue, n);
     }
     const std::string& qname = ctx.policy.queues[queue].name;
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
@@ -329,8 +347,8 @@ class LimitModule final : public Module {
   std::map<std::string, int> group_slots_;
   std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
   std::map<int, int> queue_slots_;
-  std::unordered_map<std::int64_t, int> host_queue_slots_;
-  std::unordered_map<std::int64_t, int> user_host_slots_, user_queue_slots_;
+  PerHost host_queue_slots_, user_host_slots_;
+  std::unordered_map<std::int64_t, int> user_queue_slots_;
   std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
 };
 

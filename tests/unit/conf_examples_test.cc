@@ -29,7 +29,7 @@ TEST(ConfExamples, EveryFolderLoadsWithoutErrors) {
     EXPECT_TRUE(r.usable()) << rel << ":\n" << r.diagnostics.to_string();
     ++checked;
   }
-  EXPECT_EQ(checked, 5);  // quickstart, queue-fairshare, package-guarantee, multicluster/{provider,consumer}
+  EXPECT_EQ(checked, 6);  // quickstart, queue-fairshare, package-guarantee, multicluster/{provider,consumer}, bsim
 }
 
 TEST(ConfExamples, QuickstartHasThreeHostsAndANightQueueWithARunWindow) {

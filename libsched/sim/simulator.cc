@@ -1,0 +1,192 @@
+#include "libsched/sim/simulator.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <stdexcept>
+
+namespace lsf::sched::sim {
+namespace {
+
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+// A started job's clock: it advances only while the job runs (preemption suspends it).
+struct Live {
+  size_t index = 0;              // into the trace
+  std::int64_t end = kNever;     // when it ends if it keeps running
+  std::int64_t remaining = 0;    // while suspended: how long it still has to run
+  std::uint64_t generation = 0;  // finish events of older generations are stale
+};
+
+struct Finish {
+  std::int64_t at;
+  std::uint64_t generation;
+  JobKey key;
+  bool operator>(const Finish& o) const { return at != o.at ? at > o.at : key.id > o.key.id; }
+};
+
+class Simulation {
+ public:
+  Simulation(ClusterView cluster, const std::vector<Job>& jobs) : view_(std::move(cluster)), jobs_(jobs) {
+    if (!view_.pending.empty() || !view_.running.empty())
+      throw std::invalid_argument("simulate: the cluster view must start without jobs");
+    for (size_t i = 1; i < jobs_.size(); ++i)
+      if (jobs_[i].submit < jobs_[i - 1].submit) throw std::invalid_argument("simulate: jobs not sorted by submit");
+    result_.jobs.reserve(jobs_.size());
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      Outcome o;
+      o.id = jobs_[i].id;
+      o.submit = jobs_[i].submit;
+      o.procs = jobs_[i].procs;
+      result_.jobs.push_back(std::move(o));
+      by_id_[jobs_[i].id] = i;
+    }
+  }
+
+  Result run(const Observer& observe, const std::function<void(double)>& progress) {
+    size_t next = 0;
+    size_t reported = 0;
+    while (true) {
+      std::int64_t now = kNever;
+      if (next < jobs_.size()) now = jobs_[next].submit;
+      drop_stale();
+      if (!finishes_.empty()) now = std::min(now, finishes_.top().at);
+      if (now == kNever) break;  // nothing will happen again: what still pends never starts
+
+      while (!finishes_.empty() && finishes_.top().at == now) {
+        Finish f = finishes_.top();
+        finishes_.pop();
+        auto it = live_.find(f.key);
+        if (it == live_.end() || it->second.generation != f.generation) continue;
+        Outcome& o = result_.jobs[it->second.index];
+        o.end = now;
+        o.killed = jobs_[it->second.index].run_limit > 0 && now - o.start >= jobs_[it->second.index].run_limit &&
+                   jobs_[it->second.index].runtime > jobs_[it->second.index].run_limit;
+        live_.erase(it);
+        std::erase_if(view_.running, [&](const RunningJobView& r) { return r.key == f.key; });
+      }
+      while (next < jobs_.size() && jobs_[next].submit == now) view_.pending.push_back(pending(jobs_[next++]));
+      if (progress && next - reported >= 1000) {
+        reported = next;
+        progress(static_cast<double>(next) / static_cast<double>(jobs_.size()));
+      }
+
+      PassResult pass = schedule(view_, now);
+      ++result_.passes;
+      apply(pass, now);
+      if (observe) observe(now, view_, pass);
+    }
+    if (progress) progress(1.0);
+    return std::move(result_);
+  }
+
+ private:
+  JobView pending(const Job& job) const {
+    JobView v;
+    v.key = {job.id, 0};
+    v.queue = job.queue;
+    v.order = job.id;
+    v.user = job.user;
+    v.project = job.project;
+    v.min_slots = v.max_slots = std::max(1, job.procs);
+    v.run_limit_s = job.run_limit;
+    return v;
+  }
+
+  void drop_stale() {
+    while (!finishes_.empty()) {
+      const Finish& f = finishes_.top();
+      auto it = live_.find(f.key);
+      if (it != live_.end() && it->second.generation == f.generation) return;
+      finishes_.pop();
+    }
+  }
+
+  void schedule_finish(const JobKey& key, Live& live, std::int64_t end) {
+    live.end = end;
+    ++live.generation;
+    finishes_.push({end, live.generation, key});
+  }
+
+  void apply(const PassResult& pass, std::int64_t now) {
+    std::set<JobKey> dispatched;
+    for (const auto& d : pass.dispatches) {
+      auto pos =
+          std::find_if(view_.pending.begin(), view_.pending.end(), [&](const JobView& j) { return j.key == d.job; });
+      if (pos == view_.pending.end()) continue;
+      size_t index = by_id_.at(d.job.id);
+      const Job& job = jobs_[index];
+      Outcome& o = result_.jobs[index];
+      o.start = now;
+      o.hosts = d.hosts;
+      std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
+      view_.running.push_back(started_view(*pos, d.hosts, now));
+      Live& live = live_[d.job];
+      live.index = index;
+      schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));
+      dispatched.insert(d.job);
+    }
+    if (!dispatched.empty()) {
+      std::erase_if(view_.pending, [&](const JobView& j) { return dispatched.count(j.key) > 0; });
+      // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
+      std::set<std::string> hosts;
+      for (const auto& d : pass.dispatches) hosts.insert(d.hosts.begin(), d.hosts.end());
+      for (auto& h : view_.hosts)
+        if (hosts.count(h.name)) h.last_dispatch = now;
+    }
+
+    // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
+    std::map<JobKey, std::int64_t> since;
+    for (const auto& r : pass.reservations) since[r.job] = r.since;
+    for (auto& j : view_.pending) {
+      auto it = since.find(j.key);
+      j.reserving_since = it == since.end() ? 0 : it->second;
+    }
+
+    for (const auto& s : pass.suspends) {
+      auto it = live_.find(s.job);
+      RunningJobView* r = running(s.job);
+      if (it == live_.end() || !r || r->state != RunState::kRun) continue;
+      r->state = RunState::kSsusp;
+      r->cause = s.cause;
+      it->second.remaining = it->second.end - now;
+      ++it->second.generation;  // its finish waits for the resume
+    }
+    for (const auto& s : pass.resumes) {
+      auto it = live_.find(s.job);
+      RunningJobView* r = running(s.job);
+      if (it == live_.end() || !r || r->state == RunState::kRun) continue;
+      r->state = RunState::kRun;
+      r->cause = SuspendCause::kNone;
+      schedule_finish(s.job, it->second, now + it->second.remaining);
+    }
+  }
+
+  static RunningJobView started_view(const JobView& job, const std::vector<std::string>& hosts, std::int64_t now) {
+    return started(job, hosts, now);
+  }
+
+  RunningJobView* running(const JobKey& key) {
+    for (auto& r : view_.running)
+      if (r.key == key) return &r;
+    return nullptr;
+  }
+
+  ClusterView view_;
+  const std::vector<Job>& jobs_;
+  Result result_;
+  std::map<std::int64_t, size_t> by_id_;
+  std::map<JobKey, Live> live_;
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> finishes_;
+};
+
+}  // namespace
+
+Result simulate(ClusterView cluster, const std::vector<Job>& jobs, const Observer& observe,
+                const std::function<void(double)>& progress) {
+  return Simulation(std::move(cluster), jobs).run(observe, progress);
+}
+
+}  // namespace lsf::sched::sim
