@@ -1,25 +1,29 @@
 // bsim: runs a workload trace through the real scheduling pass on a virtual clock, under
 // an LSF configuration, and says what schedule came out.
 //
-//   bsim --trace FILE.swf[.gz] [-c LSF_ENVDIR] [--jobs N] [--queue Q] [--hosts N] [--slots M]
-//        [--estimate user|exact|K] [--csv FILE] [--swf FILE] [--by-user] [--by-queue] [-q]
+//   bsim --trace FILE.swf[.gz] [-c LSF_ENVDIR] [--queue Q] [--compare DIR[:QUEUE] ...]
+//        [--jobs N] [--hosts N] [--slots M] [--estimate user|exact|K]
+//        [--csv FILE] [--swf FILE] [--plot PREFIX] [--by-user] [--by-queue] [-q]
 //
-// Each trace job is submitted at its submit time to --queue (default: DEFAULT_QUEUE) with -n its
-// processors and -W what --estimate says (the user's request, its real runtime, or K
-// times that), runs for its real runtime unless -W kills it first. Hosts: --hosts N of
-// --slots M each; by default MaxProcs (or MaxNodes) hosts of one slot from the trace
-// header; --hosts 0
-// takes the configuration's hosts.
+// Each trace job is submitted at its submit time to --queue (default: DEFAULT_QUEUE)
+// with -n its processors and -W what --estimate says (the user's request, its real
+// runtime, or K times that), and runs for its real runtime unless -W kills it first.
+// Hosts: --hosts N of --slots M each; by default MaxProcs (or MaxNodes) hosts of one slot
+// from the trace header; --hosts 0 takes the configuration's hosts. --compare runs the
+// trace once per configuration (and queue) named and prints a row for each.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <boost/program_options.hpp>
 
+#include "cli/bsim/svg_plot.h"
 #include "cli/bsim/swf_trace.h"
 #include "libconfig/config_loader.h"
 #include "libsched/sim/cluster_model.h"
@@ -51,40 +55,223 @@ std::optional<Estimate> parse_estimate(const std::string& text) {
   return e;
 }
 
+struct Options {
+  Estimate estimate;
+  int hosts = -1;
+  int slots = 1;
+  bool progress = false;
+};
+
+// One simulation of the trace under one configuration and queue.
+struct Run {
+  std::string label;
+  std::vector<sched::sim::Job> jobs;  // by submit time
+  std::vector<const bsim::SwfJob*> source;
+  std::size_t skipped = 0;  // without a runtime in the log
+  std::size_t hosts = 0;
+  std::int64_t slots = 0;
+  sched::sim::Result result;
+  sched::sim::Summary summary;
+  bsim::Series queue_length, busy;  // after every pass
+};
+
 int default_queue(const config::ClusterConfig& config, const sched::SchedPolicy& policy) {
   for (const auto& name : config.params.default_queues)
     if (int q = policy.queue_index(name); q >= 0) return q;
   return policy.queues.empty() ? -1 : 0;
 }
 
-void print_figures(const char* label, const sched::sim::Figures& f) {
-  std::printf("%-22s %8lld %6lld %6lld %10.3f %10.0f %8.0f %10.0f %10.0f %9.2f\n", label,
-              static_cast<long long>(f.jobs), static_cast<long long>(f.never), static_cast<long long>(f.killed),
-              f.utilization, f.avg_wait, f.median_wait, f.p95_wait, f.max_wait, f.avg_bounded_slowdown);
+// Errors go to stderr; nullopt when the run could not be made.
+std::optional<Run> simulate(const std::string& envdir, const std::string& queue_name, const bsim::SwfTrace& trace,
+                            const Options& opt, const std::string& label) {
+  config::LoadOptions load;
+  load.envdir = envdir;
+  load.now = config::local_week_instant();
+  auto loaded = config::load_cluster_config(load);
+  for (const auto& d : loaded.diagnostics.items())
+    if (d.severity == config::Severity::kError) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+  if (!loaded.usable()) {
+    std::fprintf(stderr, "bsim: the configuration in %s has errors\n", envdir.c_str());
+    return std::nullopt;
+  }
+  sched::sim::HostModel model;
+  model.slots = opt.slots;
+  if (opt.hosts >= 0) {
+    model.hosts = opt.hosts;
+  } else if (trace.max_procs || trace.max_nodes) {
+    std::int64_t procs = trace.max_procs ? *trace.max_procs : *trace.max_nodes;
+    model.hosts = static_cast<int>((procs + opt.slots - 1) / opt.slots);
+  } else {
+    std::fprintf(stderr, "bsim: the trace has no MaxProcs or MaxNodes header: give --hosts\n");
+    return std::nullopt;
+  }
+  auto cluster = sched::sim::model_cluster(*loaded.config, model);
+  const int queue =
+      queue_name.empty() ? default_queue(*loaded.config, *cluster.policy) : cluster.policy->queue_index(queue_name);
+  if (queue < 0) {
+    std::fprintf(stderr, "bsim: %s\n",
+                 queue_name.empty() ? "the configuration has no queue" : ("no queue " + queue_name).c_str());
+    return std::nullopt;
+  }
+
+  Run run;
+  run.label = label;
+  run.hosts = cluster.hosts.size();
+  run.slots = sched::sim::total_slots(cluster, model);
+  std::vector<sched::sim::Job> jobs;
+  std::vector<const bsim::SwfJob*> source;
+  for (const auto& s : trace.jobs) {
+    std::int64_t procs = s.req_procs > 0 ? s.req_procs : s.alloc_procs;
+    if (s.run < 0 || procs <= 0) {
+      ++run.skipped;
+      continue;
+    }
+    sched::sim::Job j;
+    j.id = s.id;
+    j.submit = s.submit;
+    j.runtime = s.run;
+    j.procs = static_cast<int>(procs);
+    j.queue = queue;
+    j.user = "user" + std::to_string(s.user);
+    j.project = "group" + std::to_string(s.group);
+    switch (opt.estimate.kind) {
+      case Estimate::kUser:
+        j.run_limit = s.req_time > 0 ? s.req_time : 0;
+        break;
+      case Estimate::kExact:
+        j.run_limit = std::max<std::int64_t>(1, s.run);
+        break;
+      case Estimate::kFactor:
+        j.run_limit = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(opt.estimate.factor * s.run)));
+        break;
+    }
+    jobs.push_back(std::move(j));
+    source.push_back(&s);
+  }
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  for (size_t i : order) {
+    run.jobs.push_back(jobs[i]);
+    run.source.push_back(source[i]);
+  }
+
+  run.queue_length.label = run.busy.label = label;
+  auto observe = [&](std::int64_t now, const sched::ClusterView& view, const sched::PassResult&) {
+    std::size_t busy = 0;
+    for (const auto& r : view.running)
+      if (r.state == sched::RunState::kRun) busy += r.hosts.size();
+    const double days = static_cast<double>(now) / 86400.0;
+    run.queue_length.points.emplace_back(days, static_cast<double>(view.pending.size()));
+    run.busy.points.emplace_back(days,
+                                 run.slots ? 100.0 * static_cast<double>(busy) / static_cast<double>(run.slots) : 0.0);
+  };
+  auto progress = [&](double f) {
+    if (opt.progress)
+      std::fprintf(stderr, "\rbsim: %s%s%3.0f%% of %zu jobs submitted", label.c_str(), label.empty() ? "" : ": ",
+                   f * 100, run.jobs.size());
+  };
+  try {
+    run.result = sched::sim::simulate(cluster, run.jobs, observe, progress);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "\nbsim: %s\n", e.what());
+    return std::nullopt;
+  }
+  if (opt.progress) std::fprintf(stderr, "\n");
+  std::vector<std::string> queue_names;
+  for (const auto& q : cluster.policy->queues) queue_names.push_back(q.name);
+  run.summary = sched::sim::summarize(run.result, run.jobs, run.slots, queue_names);
+  return run;
 }
 
-void print_header() {
-  std::printf("%-22s %8s %6s %6s %10s %10s %8s %10s %10s %9s\n", "", "JOBS", "NEVER", "KILLED", "UTIL", "AVG_WAIT",
-              "MED_WAIT", "P95_WAIT", "MAX_WAIT", "AVG_BSLD");
+bool write_csv(const std::string& path, const Run& run) {
+  std::ofstream csv(path);
+  csv << "job,submit,start,end,wait,run,procs,killed,first_host\n";
+  for (const auto& o : run.result.jobs)
+    csv << o.id << ',' << o.submit << ',' << o.start << ',' << o.end << ',' << (o.start >= 0 ? o.start - o.submit : -1)
+        << ',' << (o.start >= 0 ? o.end - o.start : -1) << ',' << o.procs << ',' << (o.killed ? 1 : 0) << ','
+        << (o.hosts.empty() ? "" : o.hosts.front()) << '\n';
+  return static_cast<bool>(csv);
+}
+
+bool write_swf(const std::string& path, const std::string& trace_path, const Run& run) {
+  std::ofstream swf(path);
+  swf << "; Simulated by bsim from " << trace_path << "\n";
+  for (size_t i = 0; i < run.result.jobs.size(); ++i) {
+    bsim::SwfJob s = *run.source[i];
+    const auto& o = run.result.jobs[i];
+    s.wait = o.start >= 0 ? o.start - o.submit : -1;
+    s.run = o.start >= 0 ? o.end - o.start : -1;
+    s.alloc_procs = o.procs;
+    swf << bsim::swf_line(s) << '\n';
+  }
+  return static_cast<bool>(swf);
+}
+
+// Three charts: jobs waiting and slots busy over time, and the share of jobs that
+// waited at most x hours; a line per run.
+bool write_plots(const std::string& prefix, const std::vector<Run>& runs) {
+  std::vector<bsim::Series> queue, busy, waits;
+  for (const auto& r : runs) {
+    queue.push_back(r.queue_length);
+    busy.push_back(r.busy);
+    bsim::Series cdf;
+    cdf.label = r.label;
+    std::vector<double> w;
+    for (const auto& o : r.result.jobs)
+      if (o.start >= 0) w.push_back(static_cast<double>(o.start - o.submit) / 3600.0);
+    std::sort(w.begin(), w.end());
+    for (size_t i = 0; i < w.size(); ++i)
+      cdf.points.emplace_back(w[i], 100.0 * static_cast<double>(i + 1) / static_cast<double>(w.size()));
+    waits.push_back(std::move(cdf));
+  }
+  const std::pair<std::string, std::string> files[] = {
+      {prefix + ".queue.svg", bsim::line_chart("Jobs waiting", "days", "pending jobs", queue)},
+      {prefix + ".util.svg", bsim::line_chart("Utilization", "days", "% of slots busy", busy)},
+      {prefix + ".wait.svg", bsim::line_chart("Waits", "hours waited", "% of jobs that waited at most", waits)},
+  };
+  for (const auto& [path, text] : files) {
+    std::ofstream out(path);
+    out << text;
+    if (!out) {
+      std::fprintf(stderr, "bsim: cannot write %s\n", path.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+void print_header(int width) {
+  std::printf("%-*s %8s %6s %6s %10s %10s %8s %10s %10s %9s\n", width, "", "JOBS", "NEVER", "KILLED", "UTIL",
+              "AVG_WAIT", "MED_WAIT", "P95_WAIT", "MAX_WAIT", "AVG_BSLD");
+}
+
+void print_figures(int width, const std::string& label, const sched::sim::Figures& f) {
+  std::printf("%-*s %8lld %6lld %6lld %10.3f %10.0f %8.0f %10.0f %10.0f %9.2f\n", width, label.c_str(),
+              static_cast<long long>(f.jobs), static_cast<long long>(f.never), static_cast<long long>(f.killed),
+              f.utilization, f.avg_wait, f.median_wait, f.p95_wait, f.max_wait, f.avg_bounded_slowdown);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   po::options_description opts("bsim options");
-  std::string trace_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name;
+  std::string trace_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
+  std::vector<std::string> compare;
   std::size_t limit = 0;
-  int hosts = -1, slots = 1;
+  Options opt;
   opts.add_options()("help,h", "this help")("trace", po::value(&trace_path), "SWF trace (.swf or .swf.gz)")(
-      "conf,c", po::value(&envdir), "directory of lsf.conf (default: $LSF_ENVDIR)")("jobs", po::value(&limit),
-                                                                                    "simulate the first N jobs only")(
+      "conf,c", po::value(&envdir), "directory of lsf.conf (default: $LSF_ENVDIR)")(
       "queue", po::value(&queue_name), "the queue every job goes to (default: DEFAULT_QUEUE)")(
-      "hosts", po::value(&hosts), "N identical hosts (0: the configuration's hosts)")("slots", po::value(&slots),
-                                                                                      "slots per host (default 1)")(
+      "compare", po::value(&compare)->composing(), "DIR[:QUEUE]: a run per configuration, side by side")(
+      "jobs", po::value(&limit), "simulate the first N jobs only")("hosts", po::value(&opt.hosts),
+                                                                   "N identical hosts (0: the configuration's hosts)")(
+      "slots", po::value(&opt.slots), "slots per host (default 1)")(
       "estimate", po::value(&estimate_text), "run limit the scheduler sees: user, exact or a factor K")(
-      "csv", po::value(&csv_path), "write the schedule, one job per line")(
-      "swf", po::value(&swf_path), "write the schedule as an SWF trace")("by-user", "a row per user")(
-      "by-queue", "a row per queue")("quiet,q", "no progress");
+      "csv", po::value(&csv_path), "write the schedule, one job per line")("swf", po::value(&swf_path),
+                                                                           "write the schedule as an SWF trace")(
+      "plot", po::value(&plot_prefix), "write PREFIX.queue.svg, PREFIX.util.svg and PREFIX.wait.svg")(
+      "by-user", "a row per user")("by-queue", "a row per queue")("quiet,q", "no progress");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -106,26 +293,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bsim: --estimate %s: user, exact or a positive factor\n", estimate_text.c_str());
     return 2;
   }
-  if (slots < 1) {
+  opt.estimate = *estimate;
+  if (opt.slots < 1) {
     std::fprintf(stderr, "bsim: --slots must be at least 1\n");
     return 2;
   }
-  if (envdir.empty())
-    if (const char* e = std::getenv("LSF_ENVDIR")) envdir = e;
-  if (envdir.empty()) {
-    std::fprintf(stderr, "bsim: no configuration: give -c DIR or set LSF_ENVDIR\n");
+  if (!compare.empty() && (!csv_path.empty() || !swf_path.empty())) {
+    std::fprintf(stderr, "bsim: --csv and --swf write one schedule; not with --compare\n");
     return 2;
   }
-  config::LoadOptions load;
-  load.envdir = envdir;
-  load.now = config::local_week_instant();
-  auto loaded = config::load_cluster_config(load);
-  for (const auto& d : loaded.diagnostics.items())
-    if (d.severity == config::Severity::kError) std::fprintf(stderr, "%s\n", d.to_string().c_str());
-  if (!loaded.usable()) {
-    std::fprintf(stderr, "bsim: the configuration in %s has errors\n", envdir.c_str());
-    return 1;
+  if (compare.empty()) {
+    if (envdir.empty())
+      if (const char* e = std::getenv("LSF_ENVDIR")) envdir = e;
+    if (envdir.empty()) {
+      std::fprintf(stderr, "bsim: no configuration: give -c DIR or set LSF_ENVDIR\n");
+      return 2;
+    }
   }
+  opt.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
 
   bsim::SwfTrace trace;
   try {
@@ -135,124 +320,47 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  sched::sim::HostModel model;
-  model.slots = slots;
-  if (hosts >= 0) {
-    model.hosts = hosts;
-  } else if (trace.max_procs || trace.max_nodes) {
-    std::int64_t procs = trace.max_procs ? *trace.max_procs : *trace.max_nodes;
-    model.hosts = static_cast<int>((procs + slots - 1) / slots);
+  std::vector<Run> runs;
+  if (compare.empty()) {
+    auto run = simulate(envdir, queue_name, trace, opt, queue_name);
+    if (!run) return 1;
+    runs.push_back(std::move(*run));
   } else {
-    std::fprintf(stderr, "bsim: the trace has no MaxProcs or MaxNodes header: give --hosts\n");
-    return 2;
+    for (const auto& entry : compare) {
+      auto colon = entry.rfind(':');
+      std::string dir = colon == std::string::npos ? entry : entry.substr(0, colon);
+      std::string queue = colon == std::string::npos ? queue_name : entry.substr(colon + 1);
+      auto run = simulate(dir, queue, trace, opt, entry);
+      if (!run) return 1;
+      runs.push_back(std::move(*run));
+    }
   }
-  auto cluster = sched::sim::model_cluster(*loaded.config, model);
-  const int queue =
-      queue_name.empty() ? default_queue(*loaded.config, *cluster.policy) : cluster.policy->queue_index(queue_name);
-  if (queue < 0) {
-    std::fprintf(stderr, "bsim: %s\n",
-                 queue_name.empty() ? "the configuration has no queue" : ("no queue " + queue_name).c_str());
+
+  const Run& first = runs.front();
+  if (!csv_path.empty() && !write_csv(csv_path, first)) {
+    std::fprintf(stderr, "bsim: cannot write %s\n", csv_path.c_str());
     return 1;
   }
-
-  // Jobs that never ran in the log (cancelled: no runtime) are not replayed.
-  std::vector<sched::sim::Job> jobs;
-  std::vector<const bsim::SwfJob*> source;
-  std::size_t skipped = 0;
-  for (const auto& s : trace.jobs) {
-    std::int64_t procs = s.req_procs > 0 ? s.req_procs : s.alloc_procs;
-    if (s.run < 0 || procs <= 0) {
-      ++skipped;
-      continue;
-    }
-    sched::sim::Job j;
-    j.id = s.id;
-    j.submit = s.submit;
-    j.runtime = s.run;
-    j.procs = static_cast<int>(procs);
-    j.queue = queue;
-    j.user = "user" + std::to_string(s.user);
-    j.project = "group" + std::to_string(s.group);
-    switch (estimate->kind) {
-      case Estimate::kUser:
-        j.run_limit = s.req_time > 0 ? s.req_time : 0;
-        break;
-      case Estimate::kExact:
-        j.run_limit = std::max<std::int64_t>(1, s.run);
-        break;
-      case Estimate::kFactor:
-        j.run_limit = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(estimate->factor * s.run)));
-        break;
-    }
-    jobs.push_back(std::move(j));
-    source.push_back(&s);
-  }
-  std::vector<size_t> order(jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
-  std::vector<sched::sim::Job> sorted;
-  std::vector<const bsim::SwfJob*> sorted_source;
-  for (size_t i : order) {
-    sorted.push_back(jobs[i]);
-    sorted_source.push_back(source[i]);
-  }
-
-  const bool show_progress = !vm.count("quiet") && isatty(STDERR_FILENO);
-  auto progress = [&](double f) {
-    if (show_progress) std::fprintf(stderr, "\rbsim: %3.0f%% of %zu jobs submitted", f * 100, sorted.size());
-  };
-  sched::sim::Result result;
-  try {
-    result = sched::sim::simulate(cluster, sorted, {}, progress);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "\nbsim: %s\n", e.what());
+  if (!swf_path.empty() && !write_swf(swf_path, trace_path, first)) {
+    std::fprintf(stderr, "bsim: cannot write %s\n", swf_path.c_str());
     return 1;
   }
-  if (show_progress) std::fprintf(stderr, "\n");
+  if (!plot_prefix.empty() && !write_plots(plot_prefix, runs)) return 1;
 
-  if (!csv_path.empty()) {
-    std::ofstream csv(csv_path);
-    csv << "job,submit,start,end,wait,run,procs,killed,first_host\n";
-    for (const auto& o : result.jobs) {
-      csv << o.id << ',' << o.submit << ',' << o.start << ',' << o.end << ','
-          << (o.start >= 0 ? o.start - o.submit : -1) << ',' << (o.start >= 0 ? o.end - o.start : -1) << ',' << o.procs
-          << ',' << (o.killed ? 1 : 0) << ',' << (o.hosts.empty() ? "" : o.hosts.front()) << '\n';
-    }
-    if (!csv) {
-      std::fprintf(stderr, "bsim: cannot write %s\n", csv_path.c_str());
-      return 1;
-    }
+  std::printf("Trace %s: %zu jobs simulated (%zu without a runtime left out)\n", trace_path.c_str(), first.jobs.size(),
+              first.skipped);
+  std::printf("Cluster: %zu hosts, %lld slots; makespan %lld s; %lld passes\n\n", first.hosts,
+              static_cast<long long>(first.slots), static_cast<long long>(first.summary.all.makespan),
+              static_cast<long long>(first.result.passes));
+  int width = 22;
+  for (const auto& r : runs) width = std::max(width, static_cast<int>(r.label.size()));
+  print_header(width);
+  for (const auto& r : runs) {
+    print_figures(width, compare.empty() ? "all" : r.label, r.summary.all);
+    if (vm.count("by-queue"))
+      for (const auto& [name, f] : r.summary.by_queue) print_figures(width, "  queue " + name, f);
+    if (vm.count("by-user"))
+      for (const auto& [name, f] : r.summary.by_user) print_figures(width, "  " + name, f);
   }
-  if (!swf_path.empty()) {
-    std::ofstream swf(swf_path);
-    swf << "; Simulated by bsim from " << trace_path << "\n";
-    for (size_t i = 0; i < result.jobs.size(); ++i) {
-      bsim::SwfJob s = *sorted_source[i];
-      const auto& o = result.jobs[i];
-      s.wait = o.start >= 0 ? o.start - o.submit : -1;
-      s.run = o.start >= 0 ? o.end - o.start : -1;
-      s.alloc_procs = o.procs;
-      swf << bsim::swf_line(s) << '\n';
-    }
-    if (!swf) {
-      std::fprintf(stderr, "bsim: cannot write %s\n", swf_path.c_str());
-      return 1;
-    }
-  }
-
-  std::vector<std::string> queue_names;
-  for (const auto& q : cluster.policy->queues) queue_names.push_back(q.name);
-  auto summary = sched::sim::summarize(result, sorted, sched::sim::total_slots(cluster, model), queue_names);
-  std::printf("Trace %s: %zu jobs simulated (%zu without a runtime left out), %lld passes\n", trace_path.c_str(),
-              sorted.size(), skipped, static_cast<long long>(result.passes));
-  std::printf("Cluster: %zu hosts, %lld slots; makespan %lld s\n\n", cluster.hosts.size(),
-              static_cast<long long>(sched::sim::total_slots(cluster, model)),
-              static_cast<long long>(summary.all.makespan));
-  print_header();
-  print_figures("all", summary.all);
-  if (vm.count("by-queue"))
-    for (const auto& [name, f] : summary.by_queue) print_figures(("queue " + name).c_str(), f);
-  if (vm.count("by-user"))
-    for (const auto& [name, f] : summary.by_user) print_figures(name.c_str(), f);
   return 0;
 }

@@ -40,6 +40,18 @@ gzip -c "$tmp/t.swf" >"$tmp/t.swf.gz"
 "$bsim" -c "$conf" --trace "$tmp/t.swf.gz" --queue easy --csv "$tmp/gz.csv" -q >/dev/null
 check 'cmp -s "$tmp/easy.csv" "$tmp/gz.csv"' "gzipped trace differs"
 
+# --compare: a row per configuration and queue; --plot: three charts, a line per run.
+"$bsim" --trace "$tmp/t.swf" --compare "$conf:greedy" --compare "$conf:easy" --plot "$tmp/p" -q >"$tmp/cmp.out"
+check '[ $? -eq 0 ]' "compare: exit code"
+check 'grep -q "^$conf:greedy  *5 " "$tmp/cmp.out" && grep -q "^$conf:easy  *5 " "$tmp/cmp.out"' "compare rows: $(cat "$tmp/cmp.out")"
+check '[ "$(grep "^$conf:easy " "$tmp/cmp.out" | tr -s " " | cut -d" " -f2-)" = "$(grep "^all " "$tmp/easy.out" | tr -s " " | cut -d" " -f2-)" ]' \
+  "compare's easy row differs from the single run"
+for chart in queue util wait; do
+  check '[ "$(grep -c "<polyline" "$tmp/p.$chart.svg")" = 2 ] && tail -1 "$tmp/p.$chart.svg" | grep -qx "</svg>"' "chart $chart"
+done
+out=$("$bsim" --trace "$tmp/t.swf" --compare "$conf" --csv "$tmp/x.csv" -q 2>&1); rc=$?
+check '[ $rc -eq 2 ] && grep -qF "not with --compare" <<<"$out"' "compare with csv: $out"
+
 # Errors name what is wrong.
 echo "6 5 -1 3 1" >>"$tmp/t.swf"
 out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" -q 2>&1); rc=$?
