@@ -12,9 +12,11 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
     : view(v), policy(*v.policy), now(t), modules_(modules) {
   hosts.resize(view.hosts.size());
   index_.reserve(view.hosts.size());
+  host_policies_.reserve(view.hosts.size());
   for (size_t h = 0; h < view.hosts.size(); ++h) {
     index_.emplace(view.hosts[h].name, static_cast<int>(h));
     const HostPolicy& hp = policy.host(view.hosts[h].name);
+    host_policies_.push_back(&hp);
     hosts[h].max_slots = hp.mxj_is_ncpus ? std::max(1, view.hosts[h].ncpus) : hp.mxj;
   }
   running_begin_.reserve(view.running.size() + 1);

@@ -196,8 +196,8 @@ class DefaultModule final : public Module {
   bool window_shut(const PassContext& ctx, int h) {
     if (shut_.empty()) {
       shut_.reserve(ctx.view.hosts.size());
-      for (const auto& host : ctx.view.hosts)
-        shut_.push_back(!ctx.policy.host(host.name).dispatch_window.is_open(ctx.view.week));
+      for (int i = 0; i < static_cast<int>(ctx.view.hosts.size()); ++i)
+        shut_.push_back(!ctx.host_policy(i).dispatch_window.is_open(ctx.view.week));
     }
     return shut_[h];
   }
@@ -241,7 +241,7 @@ class DefaultModule final : public Module {
   // A host's own loadSched thresholds, worked out once per pass.
   bool host_busy(const PassContext& ctx, int h) {
     if (busy_.empty()) busy_.assign(ctx.view.hosts.size(), -1);
-    if (busy_[h] < 0) busy_[h] = over_sched(ctx, h, ctx.policy.host(ctx.view.hosts[h].name).thresholds);
+    if (busy_[h] < 0) busy_[h] = over_sched(ctx, h, ctx.host_policy(h).thresholds);
     return busy_[h];
   }
 
@@ -319,7 +319,7 @@ class DefaultModule final : public Module {
       const HostView& host = ctx.view.hosts[h];
       if (host.status != "ok" && host.status != "closed_Adm") continue;
       if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
-      const auto& host_t = ctx.policy.host(host.name).thresholds;
+      const auto& host_t = ctx.host_policy(h).thresholds;
       double it = ctx.numeric(h, "it");
       bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
       auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };

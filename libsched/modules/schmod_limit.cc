@@ -105,9 +105,9 @@ class LimitModule final : public Module {
         *why = text;
       }
     };
-    const HostPolicy& hp = ctx.policy.host(host.name);
-    if (hp.jl_u || users_.count(job.user)) {
-      const UserInfo* u = find_user(job.user);
+    const HostPolicy& hp = ctx.host_policy(h);
+    const UserInfo* u = room_user(job);
+    if (hp.jl_u || u) {
       int mine = u ? on_host(user_host_slots_, h, u->id) : 0;
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
       if (u && u->limit.jl_p)
@@ -203,6 +203,15 @@ class LimitModule final : public Module {
     auto it = users_.find(name);
     return it == users_.end() ? nullptr : &it->second;
   }
+  // room() is asked for one job host after host: its user is looked up once. Counting
+  // may add the user, so count() forgets the answer.
+  const UserInfo* room_user(const JobView& job) {
+    if (&job != room_job_) {
+      room_job_ = &job;
+      room_user_ = find_user(job.user);
+    }
+    return room_user_;
+  }
   template <typename Map, typename Key>
   static int get(const Map& m, const Key& k) {
     auto it = m.find(k);
@@ -282,6 +291,7 @@ class LimitModule final : public Module {
 
   void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project, const Placement& p,
              const sched::Usage& use, int slots, bool runs = true) {
+    room_job_ = nullptr;
     UserInfo& u = this->user(ctx, user);
     u.slots += slots;
     user_queue_slots_[pair_key(u.id, queue)] += slots;
@@ -344,6 +354,8 @@ class LimitModule final : public Module {
   }
 
   std::unordered_map<std::string, UserInfo> users_;
+  const JobView* room_job_ = nullptr;
+  const UserInfo* room_user_ = nullptr;
   std::map<std::string, int> group_slots_;
   std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
   std::map<int, int> queue_slots_;
