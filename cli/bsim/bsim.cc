@@ -2,6 +2,7 @@
 // an LSF configuration, and says what schedule came out.
 //
 //   bsim --trace FILE.swf[.gz] [-c LSF_ENVDIR] [--queue Q] [--compare DIR[:QUEUE] ...]
+//        [--map-queue N=Q ...] [--map-partition N=Q ...]
 //        [--jobs N] [--hosts N] [--slots M] [--estimate user|exact|K]
 //        [--csv FILE] [--swf FILE] [--plot PREFIX] [--by-user] [--by-queue] [-q]
 //
@@ -9,7 +10,9 @@
 // with -n its processors and -W what --estimate says (the user's request, its real
 // runtime, or K times that), and runs for its real runtime unless -W kills it first.
 // Hosts: --hosts N of --slots M each; by default MaxProcs (or MaxNodes) hosts of one slot
-// from the trace header; --hosts 0 takes the configuration's hosts. --compare runs the
+// from the trace header; --hosts 0 takes the configuration's hosts. --map-queue and
+// --map-partition send jobs of a trace queue or partition number elsewhere (partition
+// first). --compare runs the
 // trace once per configuration (and queue) named and prints a row for each.
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include <boost/program_options.hpp>
@@ -57,6 +61,8 @@ std::optional<Estimate> parse_estimate(const std::string& text) {
 
 struct Options {
   Estimate estimate;
+  // SWF queue and partition numbers -> LSF queue names (--map-queue, --map-partition).
+  std::map<std::int64_t, std::string> queue_map, partition_map;
   int hosts = -1;
   int slots = 1;
   bool progress = false;
@@ -114,6 +120,21 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
     return std::nullopt;
   }
 
+  // Where mapped trace queues and partitions go; a name the configuration lacks is an error.
+  std::map<std::int64_t, int> by_queue, by_partition;
+  for (const auto& [maps, into, option] : {std::tuple{&opt.queue_map, &by_queue, "--map-queue"},
+                                           std::tuple{&opt.partition_map, &by_partition, "--map-partition"}}) {
+    for (const auto& [number, name] : *maps) {
+      int q = cluster.policy->queue_index(name);
+      if (q < 0) {
+        std::fprintf(stderr, "bsim: %s %lld=%s: no queue %s\n", option, static_cast<long long>(number), name.c_str(),
+                     name.c_str());
+        return std::nullopt;
+      }
+      (*into)[number] = q;
+    }
+  }
+
   Run run;
   run.label = label;
   run.hosts = cluster.hosts.size();
@@ -132,6 +153,10 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
     j.runtime = s.run;
     j.procs = static_cast<int>(procs);
     j.queue = queue;
+    if (auto p = by_partition.find(s.partition); p != by_partition.end())
+      j.queue = p->second;
+    else if (auto q = by_queue.find(s.queue); q != by_queue.end())
+      j.queue = q->second;
     j.user = "user" + std::to_string(s.user);
     j.project = "group" + std::to_string(s.group);
     switch (opt.estimate.kind) {
@@ -257,13 +282,15 @@ void print_figures(int width, const std::string& label, const sched::sim::Figure
 int main(int argc, char** argv) {
   po::options_description opts("bsim options");
   std::string trace_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
-  std::vector<std::string> compare;
+  std::vector<std::string> compare, map_queue, map_partition;
   std::size_t limit = 0;
   Options opt;
   opts.add_options()("help,h", "this help")("trace", po::value(&trace_path), "SWF trace (.swf or .swf.gz)")(
       "conf,c", po::value(&envdir), "directory of lsf.conf (default: $LSF_ENVDIR)")(
       "queue", po::value(&queue_name), "the queue every job goes to (default: DEFAULT_QUEUE)")(
       "compare", po::value(&compare)->composing(), "DIR[:QUEUE]: a run per configuration, side by side")(
+      "map-queue", po::value(&map_queue)->composing(), "N=QUEUE: jobs of the trace's queue N go to QUEUE")(
+      "map-partition", po::value(&map_partition)->composing(), "N=QUEUE: jobs of partition N go to QUEUE")(
       "jobs", po::value(&limit), "simulate the first N jobs only")("hosts", po::value(&opt.hosts),
                                                                    "N identical hosts (0: the configuration's hosts)")(
       "slots", po::value(&opt.slots), "slots per host (default 1)")(
@@ -294,6 +321,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   opt.estimate = *estimate;
+  for (const auto& [list, into, option] : {std::tuple{&map_queue, &opt.queue_map, "--map-queue"},
+                                           std::tuple{&map_partition, &opt.partition_map, "--map-partition"}}) {
+    for (const auto& entry : *list) {
+      auto eq = entry.find('=');
+      char* end = nullptr;
+      long long number = eq == std::string::npos ? 0 : std::strtoll(entry.c_str(), &end, 10);
+      if (eq == std::string::npos || eq == 0 || end != entry.c_str() + eq || eq + 1 == entry.size()) {
+        std::fprintf(stderr, "bsim: %s %s: give NUMBER=QUEUE\n", option, entry.c_str());
+        return 2;
+      }
+      (*into)[number] = entry.substr(eq + 1);
+    }
+  }
   if (opt.slots < 1) {
     std::fprintf(stderr, "bsim: --slots must be at least 1\n");
     return 2;

@@ -52,6 +52,17 @@ done
 out=$("$bsim" --trace "$tmp/t.swf" --compare "$conf" --csv "$tmp/x.csv" -q 2>&1); rc=$?
 check '[ $rc -eq 2 ] && grep -qF "not with --compare" <<<"$out"' "compare with csv: $out"
 
+# --map-queue / --map-partition: the trace's queue 1 (every job here) to easy; a
+# partition mapping wins over the queue's.
+"$bsim" -c "$conf" --trace "$tmp/t.swf" --map-queue 1=easy --csv "$tmp/mapped.csv" -q >/dev/null
+check 'cmp -s "$tmp/easy.csv" "$tmp/mapped.csv"' "--map-queue 1=easy: $(starts "$tmp/mapped.csv")"
+"$bsim" -c "$conf" --trace "$tmp/t.swf" --map-queue 1=easy --map-partition -1=reserve --csv "$tmp/part.csv" -q >/dev/null
+check 'cmp -s "$tmp/reserve.csv" "$tmp/part.csv"' "--map-partition -1=reserve: $(starts "$tmp/part.csv")"
+out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" --map-queue 1=nosuch -q 2>&1); rc=$?
+check '[ $rc -eq 1 ] && grep -qF "bsim: --map-queue 1=nosuch: no queue nosuch" <<<"$out"' "map to unknown queue: $out"
+out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" --map-queue easy -q 2>&1); rc=$?
+check '[ $rc -eq 2 ] && grep -qF "bsim: --map-queue easy: give NUMBER=QUEUE" <<<"$out"' "bad map: $out"
+
 # Errors name what is wrong.
 echo "6 5 -1 3 1" >>"$tmp/t.swf"
 out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" -q 2>&1); rc=$?
