@@ -11,12 +11,13 @@ namespace lsf::sched {
 PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector<std::unique_ptr<Module>>& modules)
     : view(v), policy(*v.policy), now(t), modules_(modules) {
   hosts.resize(view.hosts.size());
-  index_.reserve(view.hosts.size());
-  host_policies_.reserve(view.hosts.size());
+  // The caller's table serves only if it was made for this policy and these hosts.
+  const auto& given = view.host_table;
+  bool fits = given && given->policy == view.policy && given->names->size() == view.hosts.size();
+  for (size_t h = 0; fits && h < view.hosts.size(); ++h) fits = (*given->names)[h] == view.hosts[h].name;
+  table_ = fits ? given : make_host_table(view);
   for (size_t h = 0; h < view.hosts.size(); ++h) {
-    index_.emplace(view.hosts[h].name, static_cast<int>(h));
-    const HostPolicy& hp = policy.host(view.hosts[h].name);
-    host_policies_.push_back(&hp);
+    const HostPolicy& hp = *table_->policies[h];
     hosts[h].max_slots = hp.mxj_is_ncpus ? std::max(1, view.hosts[h].ncpus) : hp.mxj;
   }
   running_begin_.reserve(view.running.size() + 1);
@@ -39,8 +40,8 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
 }
 
 int PassContext::host_index(std::string_view name) const {
-  auto it = index_.find(std::string(name));
-  return it == index_.end() ? -1 : it->second;
+  auto it = table_->index.find(std::string(name));
+  return it == table_->index.end() ? -1 : it->second;
 }
 
 const std::vector<double>& PassContext::column(std::string_view name) const {
@@ -132,14 +133,22 @@ std::shared_ptr<const std::string> PassContext::intern(const std::string& text) 
   return it->second;
 }
 
-const std::shared_ptr<const std::vector<std::string>>& PassContext::host_names() const {
-  if (!host_names_) {
-    auto names = std::make_shared<std::vector<std::string>>();
-    names->reserve(view.hosts.size());
-    for (const auto& h : view.hosts) names->push_back(h.name);
-    host_names_ = std::move(names);
+const std::shared_ptr<const std::vector<std::string>>& PassContext::host_names() const { return table_->names; }
+
+std::shared_ptr<const HostTable> make_host_table(const ClusterView& view) {
+  auto table = std::make_shared<HostTable>();
+  table->policy = view.policy;
+  auto names = std::make_shared<std::vector<std::string>>();
+  names->reserve(view.hosts.size());
+  table->index.reserve(view.hosts.size());
+  table->policies.reserve(view.hosts.size());
+  for (size_t h = 0; h < view.hosts.size(); ++h) {
+    names->push_back(view.hosts[h].name);
+    table->index.emplace(view.hosts[h].name, static_cast<int>(h));
+    table->policies.push_back(&view.policy->host(view.hosts[h].name));
   }
-  return host_names_;
+  table->names = std::move(names);
+  return table;
 }
 
 ComposedReasons host_reasons(const PassContext& ctx, const std::map<std::string, std::vector<int>>& hosts) {

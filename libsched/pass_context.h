@@ -76,7 +76,7 @@ class PassContext {
   const QueuePolicy& queue_of(const JobView& job) const { return policy.queues[job.queue]; }
   int host_index(std::string_view name) const;  // -1 when not in the view
   // The lsb.hosts row of view.hosts[h], looked up once per pass (room() asks per host).
-  const HostPolicy& host_policy(int h) const { return *host_policies_[static_cast<size_t>(h)]; }
+  const HostPolicy& host_policy(int h) const { return *table_->policies[static_cast<size_t>(h)]; }
   // view.running[i]'s hosts as (host index, slots there), in the order they first
   // appear; hosts not in the view are left out. Looked up once per pass for every module.
   std::span<const std::pair<int, int>> slots_of(size_t running_index) const {
@@ -112,14 +112,12 @@ class PassContext {
 
  private:
   const std::vector<std::unique_ptr<Module>>& modules_;
-  std::unordered_map<std::string, int> index_;
-  std::vector<const HostPolicy*> host_policies_;
-  std::vector<size_t> running_begin_;  // into running_slots_, one more than view.running
+  std::shared_ptr<const HostTable> table_;  // the view's, or made for this pass
+  std::vector<size_t> running_begin_;       // into running_slots_, one more than view.running
   std::vector<std::pair<int, int>> running_slots_;
   std::map<std::string, double, std::less<>> shared_used_;
   mutable std::unordered_map<const config::ResourceRequirement*, Usage> demands_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
-  mutable std::shared_ptr<const std::vector<std::string>> host_names_;
   // Each numeric resource read so far, for every host (NaN where a host lacks it):
   // classes x hosts lookups in a pass read a vector, not a map of names.
   struct NameHash {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "libconfig/resreq.h"
@@ -93,14 +94,28 @@ struct RunningJobView {
   std::shared_ptr<const config::ResourceRequirement> res_req;
 };
 
+// What a pass works out about the hosts before anything else (names to indexes, each
+// host's lsb.hosts row): the same every pass while the host list and the policy stay.
+// A caller that keeps its view between passes (the simulator) makes it once with
+// make_host_table(); without one, each pass makes its own.
+struct HostTable {
+  std::shared_ptr<const SchedPolicy> policy;  // the policy it was made for
+  std::unordered_map<std::string, int> index;
+  std::vector<const HostPolicy*> policies;
+  std::shared_ptr<const std::vector<std::string>> names;
+};
+
 struct ClusterView {
   std::shared_ptr<const SchedPolicy> policy;
-  config::WeekInstant week;  // `now` in local time, for windows
+  std::shared_ptr<const HostTable> host_table;  // optional; ignored unless made for these hosts
+  config::WeekInstant week;                     // `now` in local time, for windows
   std::vector<HostView> hosts;
   std::vector<QueueView> queues;  // parallel to policy->queues
   std::vector<JobView> pending;
   std::vector<RunningJobView> running;        // RUN, SSUSP and USUSP jobs
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
 };
+
+std::shared_ptr<const HostTable> make_host_table(const ClusterView& view);
 
 }  // namespace lsf::sched

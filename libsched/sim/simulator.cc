@@ -32,6 +32,8 @@ class Simulation {
   Simulation(ClusterView cluster, const std::vector<Job>& jobs) : view_(std::move(cluster)), jobs_(jobs) {
     if (!view_.pending.empty() || !view_.running.empty())
       throw std::invalid_argument("simulate: the cluster view must start without jobs");
+    // The hosts never change here: every pass may share one table of them.
+    view_.host_table = make_host_table(view_);
     for (size_t i = 1; i < jobs_.size(); ++i)
       if (jobs_[i].submit < jobs_[i - 1].submit) throw std::invalid_argument("simulate: jobs not sorted by submit");
     result_.jobs.reserve(jobs_.size());

@@ -113,3 +113,32 @@ TEST(Simulator, SameInputSameSchedule) {
 }
 
 }  // namespace
+
+namespace {
+
+// A host table made for other hosts must not be used. The table is made while the only
+// host has a name the policy does not know (no MXJ); then the host gets its real name,
+// whose MXJ is 1, and the job running on it must fill it.
+TEST(HostTable, OneMadeForOtherHostsIsIgnored) {
+  lsf::testing::ConfigTree tree;
+  auto loaded = tree.load();
+  ASSERT_TRUE(loaded.usable());
+  auto view = sim::model_cluster(*loaded.config, {1, 1});
+  const std::string real = view.hosts[0].name;
+  view.hosts[0].name = "unknown";
+  view.host_table = make_host_table(view);
+  view.hosts[0].name = real;
+  RunningJobView r;
+  r.key = {1, 0};
+  r.hosts = {real};
+  view.running.push_back(r);
+  JobView j;
+  j.key = {2, 0};
+  j.order = 2;
+  view.pending.push_back(j);
+  EXPECT_TRUE(schedule(view, 10).dispatches.empty());
+  view.host_table = make_host_table(view);  // now made for these hosts: the same answer
+  EXPECT_TRUE(schedule(view, 10).dispatches.empty());
+}
+
+}  // namespace
