@@ -225,6 +225,10 @@ class Mbatchd {
   mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const config::ResourceRequirement>>
       merged_requirements_;
   std::uint64_t config_generation_ = 1;  // bumped by every applied reconfig
+  // The pass's host table for the current configuration (the host list changes only
+  // with it); made by the first view after a reconfig.
+  mutable std::shared_ptr<const sched::HostTable> host_table_;
+  mutable std::uint64_t host_table_generation_ = 0;
   std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
   std::chrono::microseconds last_view_took_{0};  // building the view on the state thread
   std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;

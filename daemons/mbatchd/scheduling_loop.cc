@@ -176,6 +176,11 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
       hv.ncpus = std::max(1, static_cast<int>(link->second.load.ncpus()));
     view.hosts.push_back(std::move(hv));
   }
+  if (!host_table_ || host_table_generation_ != config_generation_) {
+    host_table_ = sched::make_host_table(view);
+    host_table_generation_ = config_generation_;
+  }
+  view.host_table = host_table_;
   const auto& policy = *config_index_.policy;
   // Per queue, once per view: its index in the policy and its default run limit.
   struct QueueFacts {
