@@ -71,6 +71,9 @@ void split_args(const std::vector<std::string>& args, std::vector<std::string>& 
   }
 }
 
+// bsub -I, -Ip or -Is.
+bool interactive(const po::variables_map& vm) { return vm.count("I") || vm.count("Ip") || vm.count("Is"); }
+
 // The job's exit code as bsub -K and -I return it: 0 for DONE, the job's own code (or
 // 128 + signal) for EXIT, never 0 for EXIT.
 int exit_code_of(const wire::JobInfo& j) {
@@ -243,8 +246,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
     if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
   if (vm.count("I") + vm.count("Ip") + vm.count("Is") > 1) throw Refused("-I, -Ip and -Is cannot be used together");
   if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
-  if ((vm.count("I") || vm.count("Ip") || vm.count("Is")) && vm.count("K"))
-    throw Refused("-I, -Ip and -Is cannot be used with -K");
+  if (interactive(vm) && vm.count("K")) throw Refused("-I, -Ip and -Is cannot be used with -K");
   wire::JobSpec out;
   auto* spec = &out;
   if (!command.empty()) {
@@ -267,7 +269,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   // Without -J, the job is named after its command (the first line of a script).
   if (!vm.count("J")) spec->set_job_name(command.empty() ? script.substr(0, script.find('\n')) : spec->command());
   if (vm.count("H")) spec->set_hold(true);
-  if (vm.count("I") || vm.count("Ip") || vm.count("Is")) spec->set_interactive(true);
+  if (interactive(vm)) spec->set_interactive(true);
   if (vm.count("Ip") || vm.count("Is")) spec->set_pty(true);
   if (vm.count("G")) spec->set_user_group(vm["G"].as<std::string>());
   if (vm.count("sla")) spec->set_service_class(vm["sla"].as<std::string>());
@@ -359,8 +361,7 @@ int submit_pack(cli::Session& session, const std::string& file) {
       std::vector<std::string> option_args, command;
       split_args(words, option_args, command);
       auto vm = parse_options(option_args);
-      if (vm.count("pack") || vm.count("I") || vm.count("Ip") || vm.count("Is") || vm.count("K") || vm.count("h") ||
-          vm.count("V"))
+      if (vm.count("pack") || interactive(vm) || vm.count("K") || vm.count("h") || vm.count("V"))
         throw Refused("-pack, -I, -Ip, -Is, -K, -h and -V cannot be used in a pack");
       lines.push_back({number, build_spec(vm, command, {}, conf, session.identity().host_name()), {}});
     } catch (const Refused& r) {
@@ -488,7 +489,6 @@ int main(int argc, char** argv) {
   (err ? std::cerr : std::cout) << "Job <" << s.job_id() << "> is submitted to "
                                 << (s.default_queue() ? "default " : "") << "queue <" << s.queue() << ">." << std::endl;
   if (vm.count("K")) return wait_for_job(session, s.job_id());
-  if (vm.count("I") || vm.count("Ip") || vm.count("Is"))
-    return follow_interactive(session, s.job_id(), vm.count("Ip") || vm.count("Is"));
+  if (interactive(vm)) return follow_interactive(session, s.job_id(), vm.count("Ip") || vm.count("Is"));
   return 0;
 }

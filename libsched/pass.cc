@@ -9,6 +9,7 @@
 // no host of a match has a free slot, its jobs share one outcome whoever submitted them.
 #include "libsched/pass.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -152,8 +153,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       ++ctx.result.stats.classes;
     }
     bool full = no_free_slot(ctx, match);
-    for (auto& m : modules)
-      if (full && m->acts_when_full(ctx, job)) full = false;
+    if (full) full = std::none_of(modules.begin(), modules.end(), [&](auto& m) { return m->acts_when_full(ctx, job); });
     if (full && match.when_full) {
       ctx.pend(job, match.when_full->reason, match.when_full->hosts);
       continue;

@@ -29,6 +29,7 @@
 
 #include "cli/bsim/svg_plot.h"
 #include "cli/bsim/swf_trace.h"
+#include "cli/bsim/trace_jobs.h"
 #include "libconfig/config_loader.h"
 #include "libsched/sim/cluster_model.h"
 #include "libsched/sim/simulator.h"
@@ -92,7 +93,9 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
                             const Options& opt, const std::string& label) {
   config::LoadOptions load;
   load.envdir = envdir;
-  load.now = config::local_week_instant();
+  // A fixed instant, not the clock: the same input gives the same output whenever it
+  // runs (`#if time` blocks see Sunday 00:00, as the pass's windows do).
+  load.now = config::WeekInstant{};
   auto loaded = config::load_cluster_config(load);
   for (const auto& d : loaded.diagnostics.items())
     if (d.severity == config::Severity::kError) std::fprintf(stderr, "%s\n", d.to_string().c_str());
@@ -139,26 +142,12 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
   run.label = label;
   run.hosts = cluster.hosts.size();
   run.slots = sched::sim::total_slots(cluster, model);
-  std::vector<sched::sim::Job> jobs;
-  std::vector<const bsim::SwfJob*> source;
-  for (const auto& s : trace.jobs) {
-    std::int64_t procs = s.req_procs > 0 ? s.req_procs : s.alloc_procs;
-    if (s.run < 0 || procs <= 0) {
-      ++run.skipped;
-      continue;
-    }
-    sched::sim::Job j;
-    j.id = s.id;
-    j.submit = s.submit;
-    j.runtime = s.run;
-    j.procs = static_cast<int>(procs);
+  auto replayed = bsim::trace_jobs(trace, [&](const bsim::SwfJob& s, sched::sim::Job& j) {
     j.queue = queue;
     if (auto p = by_partition.find(s.partition); p != by_partition.end())
       j.queue = p->second;
     else if (auto q = by_queue.find(s.queue); q != by_queue.end())
       j.queue = q->second;
-    j.user = "user" + std::to_string(s.user);
-    j.project = "group" + std::to_string(s.group);
     switch (opt.estimate.kind) {
       case Estimate::kUser:
         j.run_limit = s.req_time > 0 ? s.req_time : 0;
@@ -170,16 +159,10 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
         j.run_limit = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(opt.estimate.factor * s.run)));
         break;
     }
-    jobs.push_back(std::move(j));
-    source.push_back(&s);
-  }
-  std::vector<size_t> order(jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
-  for (size_t i : order) {
-    run.jobs.push_back(jobs[i]);
-    run.source.push_back(source[i]);
-  }
+  });
+  run.jobs = std::move(replayed.jobs);
+  run.source = std::move(replayed.source);
+  run.skipped = replayed.skipped;
 
   run.queue_length.label = run.busy.label = label;
   auto observe = [&](std::int64_t now, const sched::ClusterView& view, const sched::PassResult&) {

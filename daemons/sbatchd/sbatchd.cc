@@ -334,7 +334,8 @@ void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status)
   auto req = envelope();
   status.set_host_name(options_.host_name);
   status.set_time(wall_now());
-  const std::int32_t attempt = jobs_.count(key) ? jobs_.at(key).job.launch().attempt() : 0;
+  auto tracked = jobs_.find(key);
+  const std::int32_t attempt = tracked == jobs_.end() ? 0 : tracked->second.job.launch().attempt();
   status.set_attempt(attempt);
   *req.mutable_job_status() = std::move(status);
   const bool finish = req.job_status().event() != wire::JOB_EVENT_EXECUTE;

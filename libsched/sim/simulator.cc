@@ -124,7 +124,7 @@ class Simulation {
       o.start = now;
       o.hosts = d.hosts;
       std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
-      view_.running.push_back(started_view(*pos, d.hosts, now));
+      view_.running.push_back(started(*pos, d.hosts, now));
       Live& live = live_[d.job];
       live.index = index;
       schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));
@@ -164,10 +164,6 @@ class Simulation {
       r->cause = SuspendCause::kNone;
       schedule_finish(s.job, it->second, now + it->second.remaining);
     }
-  }
-
-  static RunningJobView started_view(const JobView& job, const std::vector<std::string>& hosts, std::int64_t now) {
-    return started(job, hosts, now);
   }
 
   RunningJobView* running(const JobKey& key) {

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <map>
 
-#include "cli/bsim/swf_trace.h"
+#include "cli/bsim/trace_jobs.h"
 #include "config_tree.h"
 #include "libsched/sim/cluster_model.h"
 #include "libsched/sim/simulator.h"
@@ -45,20 +45,10 @@ TEST_P(TraceInvariants, First2000Jobs) {
   const int slots = static_cast<int>(trace.max_procs ? *trace.max_procs : *trace.max_nodes);
   auto cluster = sim::model_cluster(*loaded.config, {slots, 1});
 
-  std::vector<sim::Job> jobs;
-  for (const auto& s : trace.jobs) {
-    std::int64_t procs = s.req_procs > 0 ? s.req_procs : s.alloc_procs;
-    if (s.run < 0 || procs <= 0) continue;
-    sim::Job j;
-    j.id = s.id;
-    j.submit = s.submit;
-    j.runtime = s.run;
-    j.run_limit = s.req_time > 0 ? s.req_time : s.run;  // the model's trace has no estimates
-    j.procs = static_cast<int>(procs);
-    j.user = "user" + std::to_string(s.user);
-    jobs.push_back(j);
-  }
-  std::stable_sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) { return a.submit < b.submit; });
+  // The jobs as bsim replays them; the model's trace has no estimates: exact ones there.
+  auto jobs = bsim::trace_jobs(trace, [](const bsim::SwfJob& s, sim::Job& j) {
+                j.run_limit = s.req_time > 0 ? s.req_time : s.run;
+              }).jobs;
 
   std::map<std::int64_t, std::int64_t> promised;  // job -> earliest start a reservation gave
   int over = 0;
