@@ -81,6 +81,7 @@ class DefaultModule final : public Module {
     const QueuePolicy& q = ctx.queue_of(job);
     const config::SelectExpr* select = job.res_req && !job.res_req->select.empty() ? &job.res_req->select : nullptr;
     const std::vector<char>& in_queue = queue_hosts(ctx, job.queue);
+    std::vector<signed char>* queue_busy = queue_busy_row(ctx, job.queue);
     std::vector<signed char>* matches = nullptr;
     if (select) {
       matches = &select_[select];
@@ -101,7 +102,9 @@ class DefaultModule final : public Module {
           std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
         no = reason::kHostExcluded;
       if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
-      if (!no && (host_busy(ctx, h) || queue_busy(ctx, job.queue, h))) no = reason::kHostLoad;
+      if (!no &&
+          (host_busy(ctx, h) || (queue_busy && busy_on(ctx, *queue_busy, h, ctx.policy.queues[job.queue].thresholds))))
+        no = reason::kHostLoad;
       if (!no && matches && !select_matches(ctx, *select, *matches, h)) no = reason::kHostSelect;
       if (no) {
         refused[h] = no;
@@ -221,12 +224,16 @@ class DefaultModule final : public Module {
     return it->second;
   }
 
-  // A queue's loadSched thresholds on a host, worked out once per pass.
-  bool queue_busy(const PassContext& ctx, int queue, int h) {
-    if (ctx.policy.queues[queue].thresholds.empty()) return false;
+  // A queue's loadSched thresholds per host, each worked out once per pass when first
+  // asked; null when the queue has none.
+  std::vector<signed char>* queue_busy_row(const PassContext& ctx, int queue) {
+    if (ctx.policy.queues[queue].thresholds.empty()) return nullptr;
     auto& row = queue_busy_[queue];
     if (row.empty()) row.assign(ctx.view.hosts.size(), -1);
-    if (row[h] < 0) row[h] = over_sched(ctx, h, ctx.policy.queues[queue].thresholds);
+    return &row;
+  }
+  bool busy_on(const PassContext& ctx, std::vector<signed char>& row, int h, const config::Thresholds& t) {
+    if (row[h] < 0) row[h] = over_sched(ctx, h, t);
     return row[h];
   }
 
@@ -241,14 +248,28 @@ class DefaultModule final : public Module {
   // A host's own loadSched thresholds, worked out once per pass.
   bool host_busy(const PassContext& ctx, int h) {
     if (busy_.empty()) busy_.assign(ctx.view.hosts.size(), -1);
-    if (busy_[h] < 0) busy_[h] = over_sched(ctx, h, ctx.host_policy(h).thresholds);
-    return busy_[h];
+    return busy_on(ctx, busy_, h, ctx.host_policy(h).thresholds);
   }
 
-  static bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
-    return !first_past(
-                t, [&](std::string_view i) { return ctx.numeric(h, i); }, false)
-                .empty();
+  // loadSched thresholds as read for every host: each index's column and direction
+  // found once per threshold set and pass, not per host.
+  struct SchedLimit {
+    const std::string* index;
+    const std::vector<double>* column;
+    double limit;
+    bool larger_better;
+  };
+  bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
+    auto [it, fresh] = compiled_.try_emplace(&t);
+    if (fresh)
+      for (const auto& [index, th] : t)
+        if (th.sched) it->second.push_back({&index, &ctx.column(index), *th.sched, config::larger_is_better(index)});
+    const bool reserved = !ctx.hosts[h].reserved.empty();
+    for (const SchedLimit& l : it->second) {
+      double v = reserved ? ctx.numeric(h, *l.index) : (*l.column)[h];
+      if (!std::isnan(v) && (l.larger_better ? v < l.limit : v > l.limit)) return true;
+    }
+    return false;
   }
 
   // The first stop threshold a host's load passes, or empty.
@@ -305,7 +326,7 @@ class DefaultModule final : public Module {
   }
 
   // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
-  static void load_control(PassContext& ctx) {
+  void load_control(PassContext& ctx) {
     // Jobs by first execution host.
     std::vector<std::vector<const RunningJobView*>> by_host(ctx.view.hosts.size());
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
@@ -389,6 +410,7 @@ class DefaultModule final : public Module {
   std::map<std::int64_t, int> array_running_;
   std::vector<signed char> busy_;
   std::map<int, std::vector<signed char>> queue_busy_;
+  std::map<const config::Thresholds*, std::vector<SchedLimit>> compiled_;
   std::vector<char> closed_;         // per queue: a run or dispatch window is closed
   std::vector<char> shut_;           // per host: its dispatch window is closed
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr

@@ -11,6 +11,7 @@
 // hosts decide how many slots a host can give (and, for a host group as a whole, the
 // sum over the placement).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -34,13 +35,18 @@ struct Counted {
   std::map<std::string, double, std::less<>> resources;
 };
 
-// user, queue, project, host: the members of a PER_* consumer, empty otherwise.
-using LimitKey = std::tuple<size_t, std::string, std::string, std::string, std::string>;
+// A Limit section and the members of its PER_* consumers (user and project ids of
+// this pass, queue and host indexes), -1 for a consumer counted as a whole. Integers:
+// every pending job is checked against it, and 100,000 string keys cost more than the
+// rest of admission.
+struct LimitKey {
+  int limit, user, queue, project, host;
+  bool operator==(const LimitKey&) const = default;
+};
 struct LimitKeyHash {
   size_t operator()(const LimitKey& k) const {
-    size_t h = std::get<0>(k);
-    for (const auto* part : {&std::get<1>(k), &std::get<2>(k), &std::get<3>(k), &std::get<4>(k)})
-      h = h * 1000003 ^ std::hash<std::string>()(*part);
+    size_t h = static_cast<size_t>(k.limit);
+    for (int part : {k.user, k.queue, k.project, k.host}) h = h * 1000003 ^ static_cast<size_t>(part + 1);
     return h;
   }
 };
@@ -88,9 +94,8 @@ class LimitModule final : public Module {
         add_resources(ctx, job, need, want);
         with_resources = true;
       }
-      LimitKey key{i, l.users.per_member ? job.user : "", l.queues.per_member ? q.name : "",
-                   l.projects.per_member ? job.project : "", ""};
-      if (auto no = exceeds(l, usage_[key], want, key)) return no;
+      LimitKey key = key_of(l, i, u.id, job.queue, project_id(l, job.project), -1);
+      if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
     }
     return std::nullopt;
   }
@@ -132,8 +137,9 @@ class LimitModule final : public Module {
       bool per_host = l.hosts.per_member || l.slots_per_processor;
       if (!(l.hosts.given || l.slots_per_processor) || !l.hosts.matches(host.name)) continue;
       if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
-      LimitKey key = key_of(l, i, job.user, q.name, job.project, per_host ? host.name : "");
-      auto it = usage_.find(key);
+      int uid = u ? static_cast<int>(u->id) : -2;  // -2: a user nothing counts yet
+      LimitKey key = key_of(l, i, uid, job.queue, find_project(l, job.project), per_host ? h : -1);
+      auto it = uid == -2 && l.users.per_member ? usage_.end() : usage_.find(key);
       Counted none;
       const Counted& used = it == usage_.end() ? none : it->second;
       if (l.jobs && used.jobs + 1 > *l.jobs) cap(0, reason::kHostSlotLimit);
@@ -152,7 +158,6 @@ class LimitModule final : public Module {
 
   std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Placement& p) override {
     // A Limit on a host group as a whole: the placement's slots on its hosts together.
-    const QueuePolicy& q = ctx.queue_of(job);
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!l.hosts.given || l.hosts.per_member || l.slots_per_processor) continue;
@@ -161,9 +166,9 @@ class LimitModule final : public Module {
       for (auto [h, n] : p.hosts)
         if (l.hosts.matches(ctx.view.hosts[h].name)) slots += n;
       if (slots == 0) continue;
-      LimitKey key = key_of(l, i, job.user, q.name, job.project, "");
+      LimitKey key = key_of(l, i, static_cast<int>(user(ctx, job.user).id), job.queue, project_id(l, job.project), -1);
       Counted want = demand(ctx, job, slots);
-      if (auto no = exceeds(l, usage_[key], want, key)) return no;
+      if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
     }
     return std::nullopt;
   }
@@ -193,7 +198,8 @@ class LimitModule final : public Module {
   UserInfo& user(const PassContext& ctx, const std::string& name) {
     auto [it, fresh] = users_.try_emplace(name);
     if (fresh) {
-      it->second.id = static_cast<std::int64_t>(users_.size());
+      it->second.id = static_cast<std::int64_t>(user_names_.size());
+      user_names_.push_back(name);
       it->second.limit = ctx.policy.user_limit(name);
       it->second.groups = ctx.policy.groups_of(name);
     }
@@ -247,10 +253,21 @@ class LimitModule final : public Module {
     return l.users.matches(user) && l.queues.matches(ctx.policy.queues[queue].name) && l.projects.matches(project);
   }
 
-  static LimitKey key_of(const LimitPolicy& l, size_t i, const std::string& user, const std::string& queue,
-                         const std::string& project, const std::string& host) {
-    return {i, l.users.per_member ? user : "", l.queues.per_member ? queue : "", l.projects.per_member ? project : "",
-            host};
+  static LimitKey key_of(const LimitPolicy& l, size_t i, int user, int queue, int project, int host) {
+    return {static_cast<int>(i), l.users.per_member ? user : -1, l.queues.per_member ? queue : -1,
+            l.projects.per_member ? project : -1, host};
+  }
+  // Projects get ids only where a limit counts them one by one.
+  int project_id(const LimitPolicy& l, const std::string& project) {
+    if (!l.projects.per_member) return -1;
+    auto [it, fresh] = projects_.try_emplace(project, static_cast<int>(project_names_.size()));
+    if (fresh) project_names_.push_back(project);
+    return it->second;
+  }
+  int find_project(const LimitPolicy& l, const std::string& project) const {
+    if (!l.projects.per_member) return -1;
+    auto it = projects_.find(project);
+    return it == projects_.end() ? -2 : it->second;
   }
 
   static double per_slot_demand(const PassContext& ctx, const JobView& job, std::string_view res) {
@@ -270,12 +287,12 @@ class LimitModule final : public Module {
     return u;
   }
 
-  static std::optional<std::string> exceeds(const LimitPolicy& l, const Counted& used, const Counted& want,
-                                            const LimitKey& key) {
+  std::optional<std::string> exceeds(const PassContext& ctx, const LimitPolicy& l, const Counted& used,
+                                     const Counted& want, const LimitKey& key) const {
     auto text = [&](const std::string& what, double in_use, double limit) {
       std::string whose;
-      for (const auto* part : {&std::get<1>(key), &std::get<2>(key), &std::get<3>(key), &std::get<4>(key)})
-        if (!part->empty()) whose += (whose.empty() ? " for " : "/") + *part;
+      for (const std::string& part : names(ctx, key))
+        if (!part.empty()) whose += (whose.empty() ? " for " : "/") + part;
       return "Resource (" + what + ") limit defined " + l.scope() + " has been reached (limit " + l.name + whose +
              ": " + numbers(in_use, limit) + ")";
     };
@@ -293,6 +310,7 @@ class LimitModule final : public Module {
              const sched::Usage& use, int slots, bool runs = true) {
     room_job_ = nullptr;
     UserInfo& u = this->user(ctx, user);
+    const int uid = static_cast<int>(u.id);
     u.slots += slots;
     user_queue_slots_[pair_key(u.id, queue)] += slots;
     queue_slots_[queue] += slots;
@@ -302,13 +320,13 @@ class LimitModule final : public Module {
       for (const auto& g : u.groups) group_host_slots_[g][h] += n;
       add_on_host(host_queue_slots_, h, queue, n);
     }
-    const std::string& qname = ctx.policy.queues[queue].name;
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!applies(ctx, l, user, queue, project)) continue;
+      const int pid = project_id(l, project);
       bool host_dim = l.hosts.given || l.slots_per_processor;
       if (!host_dim) {
-        add(usage_[key_of(l, i, user, qname, project, "")], slots, use, runs);
+        add(usage_[key_of(l, i, uid, queue, pid, -1)], slots, use, runs);
         continue;
       }
       bool per_host = l.hosts.per_member || l.slots_per_processor;
@@ -316,7 +334,7 @@ class LimitModule final : public Module {
       for (auto [h, n] : p.hosts) {
         const std::string& host = ctx.view.hosts[h].name;
         if (!l.hosts.matches(host)) continue;
-        add(usage_[key_of(l, i, user, qname, project, per_host ? host : "")], n, use, runs && (per_host || first));
+        add(usage_[key_of(l, i, uid, queue, pid, per_host ? h : -1)], n, use, runs && (per_host || first));
         first = false;
       }
     }
@@ -324,14 +342,19 @@ class LimitModule final : public Module {
 
  public:
   // blimits: every combination with something counted, in a stable order.
-  std::vector<LimitUsage> report() const {
+  std::vector<LimitUsage> report(const PassContext& ctx) const {
     std::vector<LimitUsage> out;
     for (const auto& [key, c] : usage_) {
       bool any = c.slots > 0 || c.jobs > 0;
       for (const auto& [name, amount] : c.resources) any = any || amount > 0;
       if (!any) continue;
       LimitUsage u;
-      std::tie(u.limit, u.user, u.queue, u.project, u.host) = key;
+      u.limit = static_cast<size_t>(key.limit);
+      auto [user, queue, project, host] = names(ctx, key);
+      u.user = std::move(user);
+      u.queue = std::move(queue);
+      u.project = std::move(project);
+      u.host = std::move(host);
       u.slots = c.slots;
       u.jobs = c.jobs;
       u.resources = c.resources;
@@ -353,7 +376,20 @@ class LimitModule final : public Module {
       for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
   }
 
+  // The names in a key, "" for a consumer counted as a whole.
+  std::array<std::string, 4> names(const PassContext& ctx, const LimitKey& key) const {
+    auto of = [](const std::vector<std::string>& table, int id) {
+      return id >= 0 && static_cast<size_t>(id) < table.size() ? table[static_cast<size_t>(id)] : std::string();
+    };
+    std::string queue = key.queue >= 0 ? ctx.policy.queues[static_cast<size_t>(key.queue)].name : "";
+    std::string host = key.host >= 0 ? ctx.view.hosts[static_cast<size_t>(key.host)].name : "";
+    return {of(user_names_, key.user), queue, of(project_names_, key.project), host};
+  }
+
   std::unordered_map<std::string, UserInfo> users_;
+  std::vector<std::string> user_names_;  // by UserInfo::id
+  std::unordered_map<std::string, int> projects_;
+  std::vector<std::string> project_names_;
   const JobView* room_job_ = nullptr;
   const UserInfo* room_user_ = nullptr;
   std::map<std::string, int> group_slots_;
@@ -373,7 +409,7 @@ std::vector<LimitUsage> limit_usage(const ClusterView& view, std::int64_t now) {
   modules.push_back(std::make_unique<LimitModule>());
   PassContext ctx(view, now, modules);
   modules.front()->prepare(ctx);
-  return static_cast<const LimitModule&>(*modules.front()).report();
+  return static_cast<const LimitModule&>(*modules.front()).report(ctx);
 }
 
 }  // namespace lsf::sched
