@@ -17,11 +17,14 @@
 //   backfill  slots a job may borrow from reservations on a host
 //   acts_when_full  could still start or preempt for a job although no candidate host
 //             has a free slot (else the pass reuses its class's outcome)
+//   picker    takes over the order of one queue's jobs while the pass runs, for
+//             policies whose next job depends on what started (fairshare)
 //   finish    decisions about started jobs (suspend, resume)
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +34,15 @@
 namespace lsf::sched {
 
 enum class Allocation { kNotMine, kPlaced, kNoRoom };
+
+// Hands out one queue's pending jobs one at a time, each exactly once, learning what
+// started in between; null when every job has been handed out.
+class JobPicker {
+ public:
+  virtual ~JobPicker() = default;
+  virtual const JobView* next() = 0;
+  virtual void started(const JobView&, const Placement&) {}
+};
 
 class Module {
  public:
@@ -55,6 +67,10 @@ class Module {
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
   virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
+  // `jobs`: the queue's pending jobs in the order the order hooks gave.
+  virtual std::unique_ptr<JobPicker> picker(PassContext&, int /*queue*/, std::span<const JobView* const> /*jobs*/) {
+    return nullptr;
+  }
   virtual void finish(PassContext&) {}
 };
 

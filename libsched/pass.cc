@@ -128,14 +128,14 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   outcomes.reserve(jobs.size());
   std::unordered_map<const Candidates*, LastReason> last_reason;
 
-  for (const JobView* jp : jobs) {
-    const JobView& job = *jp;
+  // Considers one job: true when it was placed (in `placement`), else it pends.
+  auto consider = [&](const JobView& job, Placement& placement) -> bool {
     std::optional<std::string> refused;
     for (auto& m : modules)
       if ((refused = m->admit(ctx, job))) break;
     if (refused) {
       ctx.pend(job, std::move(*refused));
-      continue;
+      return false;
     }
     ++ctx.result.stats.jobs_considered;
 
@@ -156,7 +156,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     if (full) full = std::none_of(modules.begin(), modules.end(), [&](auto& m) { return m->acts_when_full(ctx, job); });
     if (full && match.when_full) {
       ctx.pend(job, match.when_full->reason, match.when_full->hosts);
-      continue;
+      return false;
     }
 
     // The run limit matters only for backfill into slots reservations hold: before
@@ -165,10 +165,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, backfill_key};
     if (auto known = outcomes.find(rk); known != outcomes.end()) {
       ctx.pend(job, known->second.reason, known->second.hosts);
-      continue;
+      return false;
     }
 
-    Placement placement;
     Allocation a = Allocation::kNotMine;
     for (auto& m : modules)
       if ((a = m->allocate(ctx, job, cands, placement)) != Allocation::kNotMine) break;
@@ -200,7 +199,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
         for (int i = 0; i < n; ++i) d.hosts.push_back(view.hosts[h].name);
       ctx.result.dispatches.push_back(std::move(d));
       ++ctx.result.stats.dispatched;
-      continue;
+      return true;
     }
 
     std::shared_ptr<const std::string> text;
@@ -237,6 +236,30 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     if (full) match.when_full = ReqClass{text, hosts};
     outcomes.emplace(rk, ReqClass{text, hosts});
     ctx.pend(job, std::move(text), std::move(hosts));
+    return false;
+  };
+
+  // Queue by queue (the order hooks keep a queue's jobs together): a module may take
+  // over the order within a queue while its jobs start (fairshare).
+  for (size_t begin = 0; begin < jobs.size();) {
+    size_t end = begin;
+    while (end < jobs.size() && jobs[end]->queue == jobs[begin]->queue) ++end;
+    std::span<const JobView* const> segment(jobs.data() + begin, end - begin);
+    std::unique_ptr<JobPicker> picker;
+    for (auto& m : modules)
+      if ((picker = m->picker(ctx, jobs[begin]->queue, segment))) break;
+    if (picker) {
+      while (const JobView* job = picker->next()) {
+        Placement placement;
+        if (consider(*job, placement)) picker->started(*job, placement);
+      }
+    } else {
+      for (const JobView* job : segment) {
+        Placement placement;
+        consider(*job, placement);
+      }
+    }
+    begin = end;
   }
 
   for (auto& m : modules) m->finish(ctx);

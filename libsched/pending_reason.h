@@ -7,6 +7,7 @@ inline constexpr const char* kNewJob = "New job is waiting for scheduling";
 inline constexpr const char* kBeginTime = "The job has a specified start time";
 inline constexpr const char* kDependency = "Job dependency condition not satisfied";
 inline constexpr const char* kDependencyNever = "Dependency condition invalid or never satisfied";
+inline constexpr const char* kNoShare = "The user has no share in the queue's fairshare policy";
 inline constexpr const char* kQueueInactive = "The queue is inactivated by the administrator";
 inline constexpr const char* kQueueWindow = "The queue is inactivated by its time windows";
 inline constexpr const char* kQueueSlotLimit = "The queue has reached its job slot limit";

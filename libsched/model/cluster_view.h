@@ -17,6 +17,7 @@
 #include "libconfig/select_expr.h"
 #include "libconfig/time_window.h"
 #include "libsched/model/policy.h"
+#include "libsched/share_history.h"
 
 namespace lsf::sched {
 
@@ -92,6 +93,7 @@ struct RunningJobView {
   bool exclusive = false;
   bool forced = false;  // brun -f: never suspended for load
   std::shared_ptr<const config::ResourceRequirement> res_req;
+  double cpu_s = 0;  // CPU time used so far (fairshare's cpu_time)
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each
@@ -114,6 +116,8 @@ struct ClusterView {
   std::vector<JobView> pending;
   std::vector<RunningJobView> running;        // RUN, SSUSP and USUSP jobs
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
+  // What finished jobs used, for fairshare queues; null: nothing yet.
+  std::shared_ptr<const ShareHistory> share_history;
 };
 
 std::shared_ptr<const HostTable> make_host_table(const ClusterView& view);

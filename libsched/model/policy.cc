@@ -12,8 +12,9 @@ namespace {
 // lsb.modules when absent. LSF's own default is schmod_default and schmod_fcfs; the
 // policies every LSF admin expects to work out of the box (limits, parallel jobs,
 // reservation, preemption) come with them, as lsfinstall's template configures them.
-const std::vector<std::string> kDefaultModules = {"schmod_default",  "schmod_fcfs",    "schmod_limit",
-                                                  "schmod_parallel", "schmod_reserve", "schmod_preemption"};
+const std::vector<std::string> kDefaultModules = {"schmod_default",   "schmod_fcfs",     "schmod_fairshare",
+                                                  "schmod_limit",     "schmod_parallel", "schmod_reserve",
+                                                  "schmod_preemption"};
 
 void expand_group(const config::ClusterConfig& cfg, const std::string& name, std::set<std::string, std::less<>>& out,
                   bool& all, std::set<std::string>& visiting) {
@@ -188,6 +189,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.stop_cond = q.stop_cond;
     qp.resume_cond = q.resume_cond;
     qp.requeue_exit_values = q.requeue_exit_values;
+    qp.fairshare = fairshare_policy(cfg, q);
     p->queues.push_back(std::move(qp));
   }
   // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);

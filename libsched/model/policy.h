@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "libconfig/cluster_config.h"
+#include "libsched/model/share_tree.h"
 
 namespace lsf::sched {
 
@@ -39,6 +40,7 @@ struct QueuePolicy {
   std::set<std::string, std::less<>> preempts;  // queues this one may preempt
   std::optional<config::ResourceRequirement> stop_cond, resume_cond;
   config::RequeueExitValues requeue_exit_values;
+  std::shared_ptr<const FairsharePolicy> fairshare;  // FAIRSHARE; null: FCFS
 };
 
 // One lsb.users User row that applies to a user (directly, as `default`, or as `group@`).

@@ -10,9 +10,10 @@ namespace lsf::sched {
 std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string>& names,
                                                    std::vector<std::string>* unknown) {
   static const std::map<std::string, std::unique_ptr<Module> (*)(), std::less<>> kKnown = {
-      {"schmod_default", make_schmod_default}, {"schmod_fcfs", make_schmod_fcfs},
-      {"schmod_limit", make_schmod_limit},     {"schmod_parallel", make_schmod_parallel},
-      {"schmod_reserve", make_schmod_reserve}, {"schmod_preemption", make_schmod_preemption},
+      {"schmod_default", make_schmod_default},     {"schmod_fcfs", make_schmod_fcfs},
+      {"schmod_limit", make_schmod_limit},         {"schmod_parallel", make_schmod_parallel},
+      {"schmod_reserve", make_schmod_reserve},     {"schmod_preemption", make_schmod_preemption},
+      {"schmod_fairshare", make_schmod_fairshare},
   };
   std::vector<std::unique_ptr<Module>> out;
   std::vector<std::string> order;

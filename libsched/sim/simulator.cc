@@ -34,6 +34,8 @@ class Simulation {
       throw std::invalid_argument("simulate: the cluster view must start without jobs");
     // The hosts never change here: every pass may share one table of them.
     view_.host_table = make_host_table(view_);
+    for (const auto& q : view_.policy->queues) fairshare_ |= q.fairshare != nullptr;
+    view_.share_history = history_;
     for (size_t i = 1; i < jobs_.size(); ++i)
       if (jobs_[i].submit < jobs_[i - 1].submit) throw std::invalid_argument("simulate: jobs not sorted by submit");
     result_.jobs.reserve(jobs_.size());
@@ -64,6 +66,7 @@ class Simulation {
         if (it == live_.end() || it->second.generation != f.generation) continue;
         Outcome& o = result_.jobs[it->second.index];
         o.end = now;
+        charge(jobs_[it->second.index], o);
         o.killed = jobs_[it->second.index].run_limit > 0 && now - o.start >= jobs_[it->second.index].run_limit &&
                    jobs_[it->second.index].runtime > jobs_[it->second.index].run_limit;
         live_.erase(it);
@@ -75,6 +78,7 @@ class Simulation {
         progress(static_cast<double>(next) / static_cast<double>(jobs_.size()));
       }
 
+      if (fairshare_) count_cpu(now);
       PassResult pass = schedule(view_, now);
       ++result_.passes;
       apply(pass, now);
@@ -166,6 +170,21 @@ class Simulation {
     }
   }
 
+  // Fairshare: a finished job's use goes to the history of its queue. Jobs are taken to
+  // use their slots' CPU all the time they run (traces rarely say otherwise).
+  void charge(const Job& job, const Outcome& o) {
+    const auto& fs = view_.policy->queues[static_cast<size_t>(job.queue)].fairshare;
+    if (!fs) return;
+    double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.hosts.size());
+    history_->charge(view_.policy->queues[static_cast<size_t>(job.queue)].name, job.user, {slot_s, slot_s}, o.end,
+                     fs->hist_hours);
+  }
+  void count_cpu(std::int64_t now) {
+    for (auto& r : view_.running)
+      if (r.state == RunState::kRun)
+        r.cpu_s = static_cast<double>(now - r.start_time) * static_cast<double>(r.hosts.size());
+  }
+
   RunningJobView* running(const JobKey& key) {
     for (auto& r : view_.running)
       if (r.key == key) return &r;
@@ -174,6 +193,8 @@ class Simulation {
 
   ClusterView view_;
   const std::vector<Job>& jobs_;
+  bool fairshare_ = false;  // some queue has FAIRSHARE
+  std::shared_ptr<ShareHistory> history_ = std::make_shared<ShareHistory>();
   Result result_;
   std::map<std::int64_t, size_t> by_id_;
   std::map<JobKey, Live> live_;

@@ -1,0 +1,103 @@
+// schmod_fairshare: queue-level user fairshare. In a queue with FAIRSHARE, the next job
+// is chosen down the share tree: at each level the account with the highest dynamic
+// priority that still has jobs to consider, down to a user's account, whose first job
+// (FCFS) is considered. A job that starts lowers its account's priority (one more
+// slot, more committed run time) before the next choice, so users take turns in
+// proportion to their shares. Users without a share in the queue do not run there.
+#include <map>
+
+#include "libsched/modules/modules.h"
+#include "libsched/pending_reason.h"
+#include "libsched/share_accounts.h"
+
+namespace lsf::sched {
+namespace {
+
+class SharePicker final : public JobPicker {
+ public:
+  SharePicker(ShareAccounts& tree, std::span<const JobView* const> jobs) : tree_(tree) {
+    for (const JobView* job : jobs) {
+      int leaf = tree_.leaf(job->user);
+      if (leaf < 0) {
+        unshared_.push_back(job);  // refused by admit(); handed out first
+        continue;
+      }
+      waiting_[leaf].push_back(job);
+      for (int n = leaf; n >= 0; n = tree_.accounts()[static_cast<size_t>(n)].parent)
+        ++tree_.accounts()[static_cast<size_t>(n)].pending;
+    }
+  }
+
+  const JobView* next() override {
+    if (next_unshared_ < unshared_.size()) return unshared_[next_unshared_++];
+    auto& nodes = tree_.accounts();
+    if (nodes[0].pending == 0) return nullptr;
+    int node = 0;
+    while (!nodes[static_cast<size_t>(node)].leaf) {
+      int best = -1;
+      double best_priority = 0;
+      for (int child : nodes[static_cast<size_t>(node)].children) {
+        if (nodes[static_cast<size_t>(child)].pending == 0) continue;
+        double p = tree_.priority(child);
+        if (best < 0 || p > best_priority) {
+          best = child;
+          best_priority = p;
+        }
+      }
+      node = best;
+    }
+    auto& queue = waiting_[node];
+    const JobView* job = queue[taken_[node]++];
+    for (int n = node; n >= 0; n = nodes[static_cast<size_t>(n)].parent) --nodes[static_cast<size_t>(n)].pending;
+    return job;
+  }
+
+  void started(const JobView& job, const Placement& p) override {
+    tree_.started(tree_.leaf(job.user), p.slots(), job.run_limit_s);
+  }
+
+ private:
+  ShareAccounts& tree_;
+  std::vector<const JobView*> unshared_;
+  size_t next_unshared_ = 0;
+  std::map<int, std::vector<const JobView*>> waiting_;  // per leaf account, FCFS
+  std::map<int, size_t> taken_;
+};
+
+class FairshareModule final : public Module {
+ public:
+  std::string_view name() const override { return "schmod_fairshare"; }
+
+  std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
+    ShareAccounts* tree = tree_of(ctx, job.queue);
+    if (tree && tree->leaf(job.user) < 0) return reason::kNoShare;
+    return std::nullopt;
+  }
+
+  std::unique_ptr<JobPicker> picker(PassContext& ctx, int queue, std::span<const JobView* const> jobs) override {
+    ShareAccounts* tree = tree_of(ctx, queue);
+    if (!tree) return nullptr;
+    return std::make_unique<SharePicker>(*tree, jobs);
+  }
+
+  // Slots a reservation holds count as the user's job slots, as LSF counts them.
+  void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
+    if (ShareAccounts* tree = tree_of(ctx, job.queue)) tree->started(tree->leaf(job.user), p.slots(), 0);
+  }
+
+ private:
+  ShareAccounts* tree_of(const PassContext& ctx, int queue) {
+    if (!ctx.policy.queues[static_cast<size_t>(queue)].fairshare) return nullptr;
+    auto it = trees_.find(queue);
+    if (it == trees_.end()) it = trees_.emplace(queue, ShareAccounts(ctx.view, queue, ctx.now)).first;
+    return &it->second;
+  }
+
+  std::map<int, ShareAccounts> trees_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> make_schmod_fairshare() { return std::make_unique<FairshareModule>(); }
+
+}  // namespace lsf::sched

@@ -1,0 +1,68 @@
+// One fairshare queue's share tree as it stands at `now`: every account with what its
+// users run and have used, and LSF's dynamic priority of each. Made by schmod_fairshare
+// for each pass and by share_table() for bqueues -l.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "libsched/model/cluster_view.h"
+
+namespace lsf::sched {
+
+struct ShareAccount {
+  std::string name;  // user, group, `others`; the root is ""
+  double shares = 0;
+  int parent = -1;
+  std::vector<int> children;
+  bool leaf = false;       // jobs are charged here
+  int slots = 0;           // slots of started jobs (run or suspended), and placed this pass
+  double cpu_s = 0;        // finished jobs' CPU time (decayed) + running jobs'
+  double run_s = 0;        // running jobs' run time x slots
+  double hist_run_s = 0;   // finished jobs' run time x slots (decayed)
+  double committed_s = 0;  // running jobs' run limits x slots
+  int pending = 0;         // jobs not yet handed out in this pass (schmod_fairshare)
+};
+
+class ShareAccounts {
+ public:
+  // The queue's running jobs and history are counted in.
+  ShareAccounts(const ClusterView& view, int queue, std::int64_t now);
+
+  // The account a user's jobs go to; -1 when the user has no share.
+  int leaf(std::string_view user);
+  // Counts a job started in this pass: its slots and committed run time.
+  void started(int leaf, int slots, std::int64_t run_limit_s);
+  // LSF's dynamic priority: shares / (cpu_time x CPU_TIME_FACTOR + (historical +
+  // current run time) x RUN_TIME_FACTOR + (committed - run time) x
+  // COMMITTED_RUN_TIME_FACTOR + (1 + slots) x RUN_JOB_FACTOR), times in hours.
+  double priority(int node) const;
+
+  const std::vector<ShareAccount>& accounts() const { return nodes_; }
+  std::vector<ShareAccount>& accounts() { return nodes_; }
+
+ private:
+  void add(int leaf, int slots, double cpu_s, double run_s, double hist_run_s, double committed_s);
+
+  const FairsharePolicy& policy_;
+  std::vector<ShareAccount> nodes_;
+  std::map<std::pair<int, std::string>, int, std::less<>> child_;  // (parent, name) -> node
+  std::map<std::string, int, std::less<>> leaf_of_;                // user -> leaf (-1: none)
+};
+
+// bqueues -l's SHARE_INFO_FOR table: every account of a fairshare queue, depth first
+// (children by name), with its depth below the queue.
+struct ShareRow {
+  std::string name;
+  int depth = 0;
+  bool group = false;
+  double shares = 0, priority = 0;
+  int started = 0;
+  double cpu_s = 0, run_s = 0;
+};
+std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now);
+
+}  // namespace lsf::sched
