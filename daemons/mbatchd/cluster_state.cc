@@ -131,6 +131,18 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
   }
 }
 
+void ClusterState::charge_share(const Job& job) {
+  auto hist = hist_hours_.find(job.queue);
+  if (hist == hist_hours_.end() || job.start_time <= 0 || job.end_time < job.start_time) return;
+  // Passes read the history from other threads through their views: a view may hold
+  // this one, so change a copy (views are only made on this thread, so a count of one
+  // means nobody else can see it).
+  if (share_history_.use_count() > 1) share_history_ = std::make_shared<sched::ShareHistory>(*share_history_);
+  double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
+  sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
+  share_history_->charge(job.queue, job.user(), use, job.end_time, hist->second);
+}
+
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
                                       std::shared_ptr<const sched::HostReasons> hosts) {
   auto it = pending_.find(key);
@@ -151,7 +163,10 @@ std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64
     job->exit_status = e.exit_status();
     job->cpu_time = e.cpu_time();
     job->max_rss_kb = e.max_rss_kb();
-    if (!was_finished) ++finished_since_snapshot_;
+    if (!was_finished) {
+      ++finished_since_snapshot_;
+      charge_share(*job);
+    }
   }
   if (!e.reason().empty() || job->finished()) job->reason = e.reason();
   if (job->state == wire::JOB_RUN) job->reason.clear();
@@ -371,6 +386,14 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     e->set_op(wire::CONTROL_CLOSE);
     e->set_comment(h.admin_comment);
   }
+  for (const auto& e : share_history_->entries()) {
+    auto* u = s.add_share_usage();
+    u->set_queue(e.queue);
+    u->set_user(e.user);
+    u->set_cpu_s(e.use.cpu_s);
+    u->set_run_s(e.use.run_s);
+    u->set_as_of(e.as_of);
+  }
   return s;
 }
 
@@ -426,12 +449,17 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     *rec.mutable_host_ctrl() = e;
     apply(rec);
   }
+  auto history = std::make_shared<sched::ShareHistory>();
+  for (const auto& u : s.share_usage()) history->restore({u.queue(), u.user(), {u.cpu_s(), u.run_s()}, u.as_of()});
+  share_history_ = std::move(history);
 }
 
 void ClusterState::sync_config(const config::ClusterConfig& config) {
+  hist_hours_.clear();
   for (const auto& q : config.queues) {
     auto& s = queues_[q.name];
     s.name = q.name;
+    if (q.fairshare) hist_hours_[q.name] = q.hist_hours.value_or(config.params.hist_hours);
   }
   for (const auto& h : config.hosts) {
     auto& s = hosts_[h.name];

@@ -15,6 +15,7 @@
 
 #include "daemons/mbatchd/job.h"
 #include "libconfig/cluster_config.h"
+#include "libsched/share_history.h"
 #include "lsf.pb.h"
 
 namespace lsf::mbd {
@@ -83,10 +84,15 @@ class ClusterState {
   // walk instead of one lookup each.
   void set_pending_reasons(std::vector<sched::PendingReason>& reasons);
 
+  // What finished jobs of fairshare queues used (decayed); charged as each job ends,
+  // so replaying the log rebuilds it, and kept in snapshots.
+  std::shared_ptr<const sched::ShareHistory> share_history() const { return share_history_; }
+
  private:
   void track(Job& job, int sign);
   Job& add_job(Job job);
   std::string apply_status(const wire::JobStatusEvent& e, std::int64_t time);
+  void charge_share(const Job& job);
 
   std::map<sched::JobKey, Job> jobs_;
   std::map<sched::JobKey, Job*> pending_;
@@ -97,6 +103,8 @@ class ClusterState {
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;
+  std::map<std::string, double> hist_hours_;  // fairshare queues: HIST_HOURS
+  std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 
 // Parses what a submission needs parsed (resource requirement, dependency).

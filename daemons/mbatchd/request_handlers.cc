@@ -6,13 +6,16 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
+#include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/pending_reason.h"
+#include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
 namespace {
@@ -306,6 +309,11 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
       return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
   }
   if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
+  // Only users with a share may submit to a fairshare queue, administrators included.
+  const auto& policy = *config_index_.policy;
+  if (const auto& fs = policy.queues[static_cast<size_t>(policy.queue_index(queue))].fairshare;
+      fs && sched::share_path(*fs, caller.user_name()).empty())
+    return "User <" + caller.user_name() + "> has no share in fairshare queue <" + queue + ">";
 
   wire::EventRecord ev;
   auto* e = ev.mutable_job_new();
@@ -555,6 +563,8 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
       queues.push_back(&q);
   // bqueues lists queues by priority, highest first.
   std::stable_sort(queues.begin(), queues.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
+  // Share trees need running jobs and history: one view (without pending jobs) for all.
+  std::optional<sched::ClusterView> view;
   for (const auto* q : queues) {
     const auto& st = state_.queues().at(q->name);
     auto* i = out->add_queues();
@@ -579,6 +589,23 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
     i->set_dispatch_window(q->dispatch_window.to_string());
     if (q->run_limit) i->set_run_limit_s(std::int64_t{q->run_limit->maximum.minutes} * 60);
     i->set_is_default(defaults.count(q->name) > 0);
+    if (q->fairshare) {
+      i->set_user_shares(config::format_shares(*q->fairshare));
+      if (!view) view = build_view(false);
+      int index = view->policy->queue_index(q->name);
+      if (index < 0) continue;
+      for (const auto& row : sched::share_table(*view, index, now())) {
+        auto* a = i->add_share_accounts();
+        a->set_name(row.name);
+        a->set_depth(row.depth);
+        a->set_group(row.group);
+        a->set_shares(row.shares);
+        a->set_priority(row.priority);
+        a->set_started(row.started);
+        a->set_cpu_time_s(row.cpu_s);
+        a->set_run_time_s(row.run_s);
+      }
+    }
   }
   respond(reply);
 }

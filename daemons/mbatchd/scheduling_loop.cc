@@ -291,8 +291,10 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     rv.exclusive = job.spec().exclusive();
     rv.forced = job.forced;
     rv.res_req = requirement(job, *qf);
+    rv.cpu_s = job.cpu_time;
     view.running.push_back(std::move(rv));
   }
+  view.share_history = state_.share_history();
   return view;
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# User fairshare through real daemons: the user with more shares goes first although
+# the other submitted earlier; bqueues -l shows the share tree; what finished jobs used
+# is charged to their users and survives an mbatchd restart (replayed from the log).
+#   fairshare_test.sh BIN ROOT
+source "$(dirname "$0")/harness.sh"
+harness_init "$1" "$2"
+
+for u in lsfsched_fa lsfsched_fb; do
+  id -u "$u" >/dev/null 2>&1 || useradd -M -s /bin/sh "$u"
+done
+CONF="$TEST_DIR/conf/lsbatch/quickstart/configdir"
+# One job at a time in the queue, so each dispatch is a choice between the users.
+cat >>"$CONF/lsb.queues" <<'QUEUES'
+
+Begin Queue
+QUEUE_NAME = fs
+PRIORITY = 45
+QJOB_LIMIT = 1
+FAIRSHARE = USER_SHARES[[lsfsched_fa, 3] [lsfsched_fb, 1]]
+End Queue
+QUEUES
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+chmod 755 "$TEST_DIR"
+mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
+as() {
+  local user="$1"
+  shift
+  (cd "$TEST_DIR/shared" && runuser -u "$user" -- env LSF_ENVDIR="$LSF_ENVDIR" PATH="$BIN:/usr/bin:/bin" "$@")
+}
+submit_as() {
+  local user="$1"
+  shift
+  as "$user" bsub -q fs -o /dev/null "$@" | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p'
+}
+share_row() { bqueues -l fs | awk -v u="$1" '$1 == u'; }
+export -f share_row
+
+# --- a user without a share is refused at submission, as LSF refuses it
+check "a user without a share may not submit to the queue" bash -c \
+  "bsub -q fs -o /dev/null true 2>&1 | grep -qF 'has no share in fairshare queue <fs>'"
+
+# --- the user with more shares goes first
+first=$(submit_as lsfsched_fb sleep 2)
+check "fb's first job runs" wait_for 10 state_is "$first" RUN
+b2=$(submit_as lsfsched_fb sleep 600)
+a1=$(submit_as lsfsched_fa sleep 600)
+check "bqueues -l names the policy and the shares" bash -c \
+  "bqueues -l fs | grep -qx 'SCHEDULING POLICIES:  FAIRSHARE' &&
+   bqueues -l fs | grep -qx 'USER_SHARES:  \[lsfsched_fa, 3\] \[lsfsched_fb, 1\]' &&
+   bqueues -l fs | grep -qx 'SHARE_INFO_FOR: fs/'"
+check "... and fb's account with one job started" bash -c "share_row lsfsched_fb | awk '{exit !(\$2 == 1 && \$4 == 1)}'"
+check "when fb's job ends, fa's later job starts" wait_for 20 state_is "$a1" RUN
+check "... and fb's earlier one still waits" state_is "$b2" PEND
+check "fb's finished job is charged to fb (RUN_TIME > 0)" bash -c "share_row lsfsched_fb | awk '{exit !(\$7 >= 1)}'"
+before=$(share_row lsfsched_fb | awk '{print $7}')
+
+# --- the history survives a restart of mbatchd
+kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+sleep 0.5
+LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+echo $! >"$TEST_DIR/mbatchd.pid"
+check "mbatchd comes back" wait_for 10 lsid
+check "fb's charged run time is still there after the restart" bash -c \
+  "share_row lsfsched_fb | awk -v b='$before' '{d = \$7 - b; exit !(b >= 1 && d <= 1 && d >= -1)}'"
+check "fa's running job is counted as started" wait_for 10 bash -c "share_row lsfsched_fa | awk '{exit !(\$4 == 1)}'"
+
+bkill -u all 0 >/dev/null 2>&1
+harness_done
