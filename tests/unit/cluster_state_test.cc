@@ -70,3 +70,37 @@ TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
 }
 
 }  // namespace
+
+// Fairshare history: a finished job of a FAIRSHARE queue is charged to its user as it
+// ends (so replay charges it again), and snapshots keep what was charged.
+TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
+  config::ClusterConfig cfg;
+  config::Queue q;
+  q.name = "normal";
+  q.fairshare = std::vector<config::ShareAssignment>{{"alice", 1, false}};
+  q.hist_hours = 0;  // no decay: the figures stay as charged
+  cfg.queues.push_back(q);
+  mbd::ClusterState s;
+  s.sync_config(cfg);
+  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  ASSERT_EQ(s.apply(at(110, job_start(1))), "");
+  wire::EventRecord done;
+  done.mutable_job_status()->set_job_id(1);
+  done.mutable_job_status()->set_state(wire::JOB_DONE);
+  done.mutable_job_status()->set_cpu_time(7);
+  ASSERT_EQ(s.apply(at(150, done)), "");
+  auto use = s.share_history()->use("normal", "alice", 1000, 0);
+  EXPECT_DOUBLE_EQ(use.run_s, 40);
+  EXPECT_DOUBLE_EQ(use.cpu_s, 7);
+
+  mbd::ClusterState restored;
+  restored.sync_config(cfg);
+  restored.load_snapshot(s.snapshot(200));
+  EXPECT_DOUBLE_EQ(restored.share_history()->use("normal", "alice", 1000, 0).run_s, 40);
+
+  mbd::ClusterState plain;  // a queue without FAIRSHARE charges nothing
+  ASSERT_EQ(plain.apply(at(100, job_new(1))), "");
+  ASSERT_EQ(plain.apply(at(110, job_start(1))), "");
+  ASSERT_EQ(plain.apply(at(150, done)), "");
+  EXPECT_TRUE(plain.share_history()->empty());
+}
