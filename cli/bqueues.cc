@@ -193,6 +193,9 @@ int main(int argc, char** argv) {
       if (q.run_limit_s() > 0) std::printf("\n RUNLIMIT\n %.1f min\n", static_cast<double>(q.run_limit_s()) / 60.0);
       if (!q.run_window().empty()) std::printf("\nRUN_WINDOW:  %s\n", q.run_window().c_str());
       if (!q.dispatch_window().empty()) std::printf("\nDISPATCH_WINDOW:  %s\n", q.dispatch_window().c_str());
+      if (!q.slot_pool().empty())
+        std::printf("\nSLOT_POOL: %s    SLOT_SHARE: %g%%\n Entitled to %d of the pool's %d slots; %d in use\n",
+                    q.slot_pool().c_str(), q.slot_share(), q.pool_entitled(), q.pool_total(), q.pool_used());
       if (!q.user_shares().empty()) print_shares(q);
       std::string hosts;
       for (const auto& h : q.hosts()) hosts += h + " ";

@@ -39,6 +39,7 @@ ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t no
   }
   if (view.share_history)
     for (const auto& [user, use] : view.share_history->queue_use(qname, now, policy_.hist_hours)) {
+      if (user.empty()) continue;  // the queue's own use (SLOT_POOL), not a user's
       int l = leaf(user);
       if (l >= 0) add(l, 0, use.cpu_s, 0, use.run_s, 0);
     }

@@ -141,6 +141,8 @@ void ClusterState::charge_share(const Job& job) {
   double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
   sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
   share_history_->charge(job.queue, job.user(), use, job.end_time, hist->second);
+  // A SLOT_POOL queue's own use (user ""): it orders the pool's queues.
+  if (pooled_.count(job.queue)) share_history_->charge(job.queue, "", use, job.end_time, hist->second);
 }
 
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
@@ -456,10 +458,12 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
 
 void ClusterState::sync_config(const config::ClusterConfig& config) {
   hist_hours_.clear();
+  pooled_.clear();
   for (const auto& q : config.queues) {
     auto& s = queues_[q.name];
     s.name = q.name;
-    if (q.fairshare) hist_hours_[q.name] = q.hist_hours.value_or(config.params.hist_hours);
+    if (q.fairshare || !q.slot_pool.empty()) hist_hours_[q.name] = q.hist_hours.value_or(config.params.hist_hours);
+    if (!q.slot_pool.empty()) pooled_.insert(q.name);
   }
   for (const auto& h : config.hosts) {
     auto& s = hosts_[h.name];

@@ -211,6 +211,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
       start_on_hosts(resend);
     });
   }
+  resend_signals(r.host_name());
   request_pass();
 }
 
@@ -452,9 +453,34 @@ void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit
   s->set_signal(signal);
   s->set_exit_reason(exit_reason);
   auto key = job.key;
-  call_host(job.exec_hosts.front(), std::move(req), [this, key, signal](const net::CallResult& r) {
-    if (!r.ok()) log_->warn("cannot send signal {} to job {}: {}", signal, job_label(key), r.message());
+  undelivered_.erase(key);
+  call_host(job.exec_hosts.front(), std::move(req), [this, key, signal, exit_reason](const net::CallResult& r) {
+    if (r.ok()) return;
+    // Not lost: sent again when the host registers (after an mbatchd restart, say,
+    // before its sbatchds are back), as long as the job still runs there.
+    log_->warn("cannot send signal {} to job {}: {}; will retry when its host registers", signal, job_label(key),
+               r.message());
+    undelivered_[key] = {signal, exit_reason};
   });
+}
+
+void Mbatchd::resend_signals(const std::string& host) {
+  std::vector<std::pair<sched::JobKey, Undelivered>> due;
+  for (auto it = undelivered_.begin(); it != undelivered_.end();) {
+    const Job* job = state_.find_job(it->first);
+    bool runs = job && !job->finished() && !job->exec_hosts.empty() && job->state != wire::JOB_PEND &&
+                job->state != wire::JOB_PSUSP;
+    if (!runs) {
+      it = undelivered_.erase(it);
+    } else if (job->exec_hosts.front() == host) {
+      due.emplace_back(*it);
+      it = undelivered_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [key, u] : due)
+    if (const Job* job = state_.find_job(key)) signal_on_host(*job, u.signal, u.exit_reason);
 }
 
 }  // namespace lsf::mbd

@@ -148,6 +148,8 @@ class Mbatchd {
   void start_on_hosts(const std::vector<sched::JobKey>& keys);
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
+  // Signals a host could not be sent (not registered yet), sent when it registers.
+  void resend_signals(const std::string& host);
   bool requeue_on_exit(Job& job, int exit_code);
   void pre_exec_failed(Job& job, int wait_status);
   void requeue_lost_jobs(const std::string& host);
@@ -196,6 +198,11 @@ class Mbatchd {
   std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::RpcServer> server_;
   std::map<std::string, HostLink> links_;
+  struct Undelivered {
+    int signal = 0;
+    std::string exit_reason;
+  };
+  std::map<sched::JobKey, Undelivered> undelivered_;
   std::uint64_t valid_log_bytes_ = 0;
 
   net::asio::steady_timer pass_timer_;

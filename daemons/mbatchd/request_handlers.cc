@@ -15,6 +15,7 @@
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/pending_reason.h"
+#include "libsched/pool_usage.h"
 #include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
@@ -565,6 +566,7 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
   std::stable_sort(queues.begin(), queues.end(), [](auto* a, auto* b) { return a->priority > b->priority; });
   // Share trees need running jobs and history: one view (without pending jobs) for all.
   std::optional<sched::ClusterView> view;
+  std::optional<std::vector<sched::PoolShare>> pools;
   for (const auto* q : queues) {
     const auto& st = state_.queues().at(q->name);
     auto* i = out->add_queues();
@@ -589,6 +591,25 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
     i->set_dispatch_window(q->dispatch_window.to_string());
     if (q->run_limit) i->set_run_limit_s(std::int64_t{q->run_limit->maximum.minutes} * 60);
     i->set_is_default(defaults.count(q->name) > 0);
+    if (!q->slot_pool.empty()) {
+      if (!view) view = build_view(false);
+      if (!pools) {
+        std::vector<int> pending(view->policy->queues.size(), 0);
+        for (size_t k = 0; k < pending.size(); ++k) {
+          auto s = state_.queues().find(view->policy->queues[k].name);
+          if (s != state_.queues().end()) pending[k] = s->second.counts.pend;
+        }
+        pools = sched::slot_pool_usage(*view, now(), pending);
+      }
+      for (const auto& p : *pools) {
+        if (view->policy->queues[static_cast<size_t>(p.queue)].name != q->name) continue;
+        i->set_slot_pool(p.pool);
+        i->set_slot_share(p.share);
+        i->set_pool_entitled(p.entitled);
+        i->set_pool_used(p.used);
+        i->set_pool_total(p.total);
+      }
+    }
     if (q->fairshare) {
       i->set_user_shares(config::format_shares(*q->fairshare));
       if (!view) view = build_view(false);

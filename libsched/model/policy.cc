@@ -190,6 +190,10 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.resume_cond = q.resume_cond;
     qp.requeue_exit_values = q.requeue_exit_values;
     qp.fairshare = fairshare_policy(cfg, q);
+    qp.slot_pool = q.slot_pool;
+    qp.slot_share = q.slot_share.value_or(0);
+    qp.max_slots_in_pool = q.max_slots_in_pool;
+    qp.hist_hours = q.hist_hours.value_or(cfg.params.hist_hours);
     p->queues.push_back(std::move(qp));
   }
   // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);

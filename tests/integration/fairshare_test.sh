@@ -19,6 +19,22 @@ PRIORITY = 45
 QJOB_LIMIT = 1
 FAIRSHARE = USER_SHARES[[lsfsched_fa, 3] [lsfsched_fb, 1]]
 End Queue
+
+Begin Queue
+QUEUE_NAME = pa
+PRIORITY = 35
+SLOT_POOL = pool1
+SLOT_SHARE = 75
+HOSTS = hostC
+End Queue
+
+Begin Queue
+QUEUE_NAME = pb
+PRIORITY = 35
+SLOT_POOL = pool1
+SLOT_SHARE = 25
+HOSTS = hostC
+End Queue
 QUEUES
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 chmod 755 "$TEST_DIR"
@@ -65,5 +81,24 @@ check "fb's charged run time is still there after the restart" bash -c \
   "share_row lsfsched_fb | awk -v b='$before' '{d = \$7 - b; exit !(b >= 1 && d <= 1 && d >= -1)}'"
 check "fa's running job is counted as started" wait_for 10 bash -c "share_row lsfsched_fa | awk '{exit !(\$4 == 1)}'"
 
+bkill -u all 0 >/dev/null 2>&1
+check "all jobs gone" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
+
+# --- a slot pool: hostC's 4 slots at 75/25 -> 3 and 1. Submitted while hostC is
+# closed, so one pass sees both queues' jobs (a queue alone takes what is free).
+badmin hclose hostC >/dev/null
+for i in 1 2 3 4; do
+  bsub -q pa -o /dev/null sleep 600 >/dev/null
+  bsub -q pb -o /dev/null sleep 600 >/dev/null
+done
+badmin hopen hostC >/dev/null
+running() { bjobs -u all -q "$1" 2>/dev/null | awk 'NR>1 && $3=="RUN"' | wc -l; }
+export -f running
+check "pa runs three jobs and pb one" wait_for 10 bash -c '[ "$(running pa)$(running pb)" = 31 ]'
+check "bqueues -l shows the pool, the share and the part" bash -c \
+  "bqueues -l pa | grep -qx 'SLOT_POOL: pool1    SLOT_SHARE: 75%' &&
+   bqueues -l pa | grep -qx \" Entitled to 3 of the pool's 4 slots; 3 in use\""
+check "the rest of pb's jobs say why they wait" bash -c \
+  "bjobs -p -u all -q pb | grep -qF \"The queue's share of its slot pool has been reached (1 of 1 slots in use)\""
 bkill -u all 0 >/dev/null 2>&1
 harness_done
