@@ -42,13 +42,15 @@ JobView job(std::int64_t id, const std::string& user = "alice", int slots = 1) {
 
 }  // namespace
 
+// schmod_slotpool always runs too: LSF has no module name for SLOT_POOL to be listed by.
 TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
   std::vector<std::string> unknown;
   auto p = make_pipeline({"schmod_limit", "schmod_advrsv", "schmod_fcfs", "schmod_limit"}, &unknown);
-  ASSERT_EQ(p.size(), 3u);
+  ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0]->name(), "schmod_default");
   EXPECT_EQ(p[1]->name(), "schmod_fcfs");
-  EXPECT_EQ(p[2]->name(), "schmod_limit");
+  EXPECT_EQ(p[2]->name(), "schmod_slotpool");
+  EXPECT_EQ(p[3]->name(), "schmod_limit");
   EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
 }
 
