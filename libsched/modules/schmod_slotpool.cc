@@ -6,7 +6,10 @@
 //   - a queue whose QJOB_LIMIT is below its part keeps the limit and the others share
 //     the difference; a queue alone with pending jobs may take every slot;
 //   - a queue at its part takes no more jobs this pass. Nothing is preempted: slots of
-//     a queue that was idle come back to it as other queues' jobs end.
+//     a queue that was idle come back to it as other queues' jobs end;
+//   - a job bigger than its queue's part could never start that way: it may when
+//     nothing runs in the pool (else two such queues would leave the pool idle for
+//     good, each waiting for slots the other is entitled to).
 // Queues of one pool with the same priority are considered least served first: their
 // decayed past use plus what they run now, per share.
 #include <algorithm>
@@ -78,10 +81,11 @@ class SlotPoolModule final : public Module {
     }
   }
 
-  std::optional<std::string> admit(PassContext&, const JobView& job) override {
+  std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     if (entitled_.empty()) return std::nullopt;
     const size_t q = static_cast<size_t>(job.queue);
     if (entitled_[q] < 0 || used_[q] + job.min_slots <= entitled_[q]) return std::nullopt;
+    if (job.min_slots > entitled_[q] && pool_used(ctx, q) == 0) return std::nullopt;
     return "The queue's share of its slot pool has been reached (" + std::to_string(used_[q]) + " of " +
            std::to_string(entitled_[q]) + " slots in use)";
   }
@@ -102,6 +106,13 @@ class SlotPoolModule final : public Module {
   }
 
  private:
+  int pool_used(const PassContext& ctx, size_t queue) const {
+    int sum = 0;
+    for (size_t k = 0; k < used_.size(); ++k)
+      if (ctx.policy.queues[k].slot_pool == ctx.policy.queues[queue].slot_pool) sum += used_[k];
+    return sum;
+  }
+
   static int total(const PassContext& ctx, const Pool& pool) {
     const QueuePolicy& first = ctx.policy.queues[static_cast<size_t>(pool.queues.front())];
     if (first.max_slots_in_pool) return *first.max_slots_in_pool;

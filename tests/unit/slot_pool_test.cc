@@ -209,4 +209,23 @@ TEST(SlotPool, AccumulatedUseDecays) {
   EXPECT_EQ(first("HIST_HOURS = 0\n"), "queue2");
 }
 
+// 12 slots at 50/50, and each queue's first job asks for 10: bigger than either part.
+// With nothing running in the pool the first of them starts (the pool would otherwise
+// stay idle for good); the other waits until the pool is empty again.
+TEST(SlotPool, AJobBiggerThanItsPartStartsWhenThePoolIsEmpty) {
+  Cluster c(pooled("queue1", 50, 50) + pooled("queue2", 40, 50), 6);
+  for (const char* q : {"queue1", "queue2"}) {
+    JobView j;
+    j.key = {c.next_id, 0};
+    j.order = c.next_id++;
+    j.queue = c.queue(q);
+    j.min_slots = j.max_slots = 10;
+    c.view.pending.push_back(j);
+  }
+  EXPECT_EQ(c.pass(100), (Counts{{"queue1", 10}}));
+  EXPECT_EQ(c.pass(200), Counts{});
+  c.finish("queue1", 1);
+  EXPECT_EQ(c.pass(300), (Counts{{"queue2", 10}}));
+}
+
 }  // namespace
