@@ -17,8 +17,9 @@
 //   backfill  slots a job may borrow from reservations on a host
 //   acts_when_full  could still start or preempt for a job although no candidate host
 //             has a free slot (else the pass reuses its class's outcome)
-//   picker    takes over the order of one queue's jobs while the pass runs, for
-//             policies whose next job depends on what started (fairshare)
+//   picker    takes over the order of the next jobs (a queue's, or a cross-queue
+//             fairshare set's) while the pass runs, for policies whose next job
+//             depends on what started (fairshare)
 //   finish    decisions about started jobs (suspend, resume)
 #pragma once
 
@@ -67,8 +68,9 @@ class Module {
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
   virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
-  // `jobs`: the queue's pending jobs in the order the order hooks gave.
-  virtual std::unique_ptr<JobPicker> picker(PassContext&, int /*queue*/, std::span<const JobView* const> /*jobs*/) {
+  // `rest`: the jobs not yet considered, in the order the order hooks gave. A picker
+  // takes the first `taken` of them.
+  virtual std::unique_ptr<JobPicker> picker(PassContext&, std::span<const JobView* const> /*rest*/, size_t& /*taken*/) {
     return nullptr;
   }
   virtual void finish(PassContext&) {}

@@ -239,27 +239,28 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     return false;
   };
 
-  // Queue by queue (the order hooks keep a queue's jobs together): a module may take
-  // over the order within a queue while its jobs start (fairshare).
+  // In order, except where a module takes over the order of the next jobs while they
+  // start (fairshare, for a queue or a cross-queue set).
   for (size_t begin = 0; begin < jobs.size();) {
-    size_t end = begin;
-    while (end < jobs.size() && jobs[end]->queue == jobs[begin]->queue) ++end;
-    std::span<const JobView* const> segment(jobs.data() + begin, end - begin);
+    std::span<const JobView* const> rest(jobs.data() + begin, jobs.size() - begin);
     std::unique_ptr<JobPicker> picker;
+    size_t taken = 0;
     for (auto& m : modules)
-      if ((picker = m->picker(ctx, jobs[begin]->queue, segment))) break;
-    if (picker) {
+      if ((picker = m->picker(ctx, rest, taken))) break;
+    if (picker && taken > 0) {
       while (const JobView* job = picker->next()) {
         Placement placement;
         if (consider(*job, placement)) picker->started(*job, placement);
       }
+      begin += taken;
     } else {
-      for (const JobView* job : segment) {
+      // Pickers start where a queue's jobs start: take the rest of this queue as it is.
+      const int queue = jobs[begin]->queue;
+      for (; begin < jobs.size() && jobs[begin]->queue == queue; ++begin) {
         Placement placement;
-        consider(*job, placement);
+        consider(*jobs[begin], placement);
       }
     }
-    begin = end;
   }
 
   for (auto& m : modules) m->finish(ctx);

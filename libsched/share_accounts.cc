@@ -8,7 +8,9 @@ namespace lsf::sched {
 ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t now)
     : policy_(*view.policy->queues[static_cast<size_t>(queue)].fairshare) {
   nodes_.push_back({});  // the root
-  const std::string& qname = view.policy->queues[static_cast<size_t>(queue)].name;
+  // A cross-queue set counts the jobs of all its queues, under its master's name.
+  const int domain = view.policy->queues[static_cast<size_t>(queue)].share_domain;
+  const std::string& qname = view.policy->queues[static_cast<size_t>(domain)].name;
   // Configured accounts exist whether or not anyone uses them (bqueues -l lists them).
   std::function<void(const std::vector<ShareNode>&, int)> configured = [&](const std::vector<ShareNode>& level,
                                                                            int parent) {
@@ -29,7 +31,7 @@ ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t no
   configured(policy_.top, 0);
 
   for (const auto& job : view.running) {
-    if (job.queue != queue) continue;
+    if (view.policy->queues[static_cast<size_t>(job.queue)].share_domain != domain) continue;
     int l = leaf(job.user);
     if (l < 0) continue;
     double slots = static_cast<double>(job.hosts.size());
@@ -98,8 +100,9 @@ double ShareAccounts::priority(int node) const {
 
 std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now) {
   ShareAccounts tree(view, queue, now);
+  const int domain = view.policy->queues[static_cast<size_t>(queue)].share_domain;
   for (const auto& job : view.pending)
-    if (job.queue == queue) tree.leaf(job.user);
+    if (view.policy->queues[static_cast<size_t>(job.queue)].share_domain == domain) tree.leaf(job.user);
   std::vector<ShareRow> out;
   const auto& nodes = tree.accounts();
   std::function<void(int, int)> walk = [&](int n, int depth) {

@@ -140,7 +140,8 @@ void ClusterState::charge_share(const Job& job) {
   if (share_history_.use_count() > 1) share_history_ = std::make_shared<sched::ShareHistory>(*share_history_);
   double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
   sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
-  share_history_->charge(job.queue, job.user(), use, job.end_time, hist->second);
+  if (auto d = share_domain_.find(job.queue); d != share_domain_.end())
+    share_history_->charge(d->second, job.user(), use, job.end_time, hist->second);
   // A SLOT_POOL queue's own use (user ""): it orders the pool's queues.
   if (pooled_.count(job.queue)) share_history_->charge(job.queue, "", use, job.end_time, hist->second);
 }
@@ -459,11 +460,21 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
 void ClusterState::sync_config(const config::ClusterConfig& config) {
   hist_hours_.clear();
   pooled_.clear();
+  share_domain_.clear();
   for (const auto& q : config.queues) {
     auto& s = queues_[q.name];
     s.name = q.name;
     if (q.fairshare || !q.slot_pool.empty()) hist_hours_[q.name] = q.hist_hours.value_or(config.params.hist_hours);
     if (!q.slot_pool.empty()) pooled_.insert(q.name);
+    if (q.fairshare) share_domain_.try_emplace(q.name, q.name);
+  }
+  // Cross-queue fairshare: jobs of the queues a master names are charged to its tree.
+  for (const auto& q : config.queues) {
+    if (!q.fairshare) continue;
+    for (const auto& slave : q.fairshare_queues) {
+      share_domain_[slave] = q.name;
+      hist_hours_[slave] = hist_hours_[q.name];
+    }
   }
   for (const auto& h : config.hosts) {
     auto& s = hosts_[h.name];

@@ -103,8 +103,9 @@ class ClusterState {
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;
-  std::map<std::string, double> hist_hours_;  // fairshare and slot-pool queues: HIST_HOURS
-  std::set<std::string> pooled_;              // slot-pool queues
+  std::map<std::string, double> hist_hours_;         // fairshare and slot-pool queues: HIST_HOURS
+  std::set<std::string> pooled_;                     // slot-pool queues
+  std::map<std::string, std::string> share_domain_;  // fairshare queue -> the queue whose tree it uses
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 

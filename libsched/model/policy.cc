@@ -196,6 +196,19 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.hist_hours = q.hist_hours.value_or(cfg.params.hist_hours);
     p->queues.push_back(std::move(qp));
   }
+  // Cross-queue fairshare: the queues a master names in FAIRSHARE_QUEUES use its tree (a
+  // FAIRSHARE of their own is ignored, as in LSF); their jobs and use count together.
+  for (size_t i = 0; i < cfg.queues.size(); ++i)
+    if (p->queues[i].fairshare) p->queues[i].share_domain = static_cast<int>(i);
+  for (size_t i = 0; i < cfg.queues.size(); ++i) {
+    if (!p->queues[i].fairshare) continue;
+    for (const auto& name : cfg.queues[i].fairshare_queues) {
+      int s = p->queue_index(name);
+      if (s < 0 || s == static_cast<int>(i)) continue;
+      p->queues[static_cast<size_t>(s)].fairshare = p->queues[i].fairshare;
+      p->queues[static_cast<size_t>(s)].share_domain = static_cast<int>(i);
+    }
+  }
   // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);
   // PREEMPTABLE[...] names higher queues that preempt this one (all when empty).
   for (size_t i = 0; i < cfg.queues.size(); ++i) {

@@ -41,10 +41,13 @@ struct QueuePolicy {
   std::optional<config::ResourceRequirement> stop_cond, resume_cond;
   config::RequeueExitValues requeue_exit_values;
   std::shared_ptr<const FairsharePolicy> fairshare;  // FAIRSHARE; null: FCFS
-  std::string slot_pool;                             // SLOT_POOL; empty: none
-  double slot_share = 0;                             // SLOT_SHARE, percent
-  std::optional<int> max_slots_in_pool;              // MAX_SLOTS_IN_POOL (the pool's first queue)
-  double hist_hours = 5;                             // HIST_HOURS: decay of the queue's usage
+  // The queue whose share tree orders this one's jobs: itself, or the master queue of a
+  // cross-queue set (FAIRSHARE_QUEUES); -1 without fairshare.
+  int share_domain = -1;
+  std::string slot_pool;                 // SLOT_POOL; empty: none
+  double slot_share = 0;                 // SLOT_SHARE, percent
+  std::optional<int> max_slots_in_pool;  // MAX_SLOTS_IN_POOL (the pool's first queue)
+  double hist_hours = 5;                 // HIST_HOURS: decay of the queue's usage
 };
 
 // One lsb.users User row that applies to a user (directly, as `default`, or as `group@`).

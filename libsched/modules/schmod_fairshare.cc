@@ -74,10 +74,38 @@ class FairshareModule final : public Module {
     return std::nullopt;
   }
 
-  std::unique_ptr<JobPicker> picker(PassContext& ctx, int queue, std::span<const JobView* const> jobs) override {
-    ShareAccounts* tree = tree_of(ctx, queue);
-    if (!tree) return nullptr;
-    return std::make_unique<SharePicker>(*tree, jobs);
+  // A cross-queue set's jobs together, where its first job is: one picker orders them.
+  void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
+    auto domain = [&](const JobView* j) { return ctx.policy.queues[static_cast<size_t>(j->queue)].share_domain; };
+    bool cross = false;
+    for (const auto& q : ctx.policy.queues)
+      cross |= q.share_domain >= 0 && &q != &ctx.policy.queues[static_cast<size_t>(q.share_domain)];
+    if (!cross) return;
+    std::map<int, std::vector<const JobView*>> sets;
+    for (const JobView* j : jobs)
+      if (domain(j) >= 0) sets[domain(j)].push_back(j);
+    std::vector<const JobView*> out;
+    out.reserve(jobs.size());
+    for (const JobView* j : jobs) {
+      int d = domain(j);
+      if (d < 0) {
+        out.push_back(j);
+        continue;
+      }
+      auto it = sets.find(d);
+      if (it == sets.end()) continue;  // already placed with its set
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      sets.erase(it);
+    }
+    jobs = std::move(out);
+  }
+
+  std::unique_ptr<JobPicker> picker(PassContext& ctx, std::span<const JobView* const> rest, size_t& taken) override {
+    const int d = ctx.policy.queues[static_cast<size_t>(rest.front()->queue)].share_domain;
+    if (d < 0) return nullptr;
+    taken = 0;
+    while (taken < rest.size() && ctx.policy.queues[static_cast<size_t>(rest[taken]->queue)].share_domain == d) ++taken;
+    return std::make_unique<SharePicker>(*tree_of(ctx, d), rest.first(taken));
   }
 
   // Slots a reservation holds count as the user's job slots, as LSF counts them.
@@ -86,10 +114,12 @@ class FairshareModule final : public Module {
   }
 
  private:
+  // The tree of the queue's fairshare set (its own, or its master's), once per pass.
   ShareAccounts* tree_of(const PassContext& ctx, int queue) {
-    if (!ctx.policy.queues[static_cast<size_t>(queue)].fairshare) return nullptr;
-    auto it = trees_.find(queue);
-    if (it == trees_.end()) it = trees_.emplace(queue, ShareAccounts(ctx.view, queue, ctx.now)).first;
+    const int d = ctx.policy.queues[static_cast<size_t>(queue)].share_domain;
+    if (d < 0) return nullptr;
+    auto it = trees_.find(d);
+    if (it == trees_.end()) it = trees_.emplace(d, ShareAccounts(ctx.view, d, ctx.now)).first;
     return &it->second;
   }
 

@@ -169,6 +169,42 @@ TEST(Fairshare, UserWithoutShareWaitsWithReason) {
   EXPECT_EQ(*pass.reasons[0].text, "The user has no share in the queue's fairshare policy");
 }
 
+// Cross-queue fairshare: fs2 uses fs's tree (FAIRSHARE_QUEUES), so alice's job running
+// in fs2 counts against her in fs too. One free slot, alice's job pending in fs (higher
+// priority, submitted first) and bob's in fs2: bob's starts. Without the set, fs's tree
+// knows nothing of alice's fs2 job and hers starts.
+TEST(Fairshare, CrossQueueSetCountsEveryQueuesJobs) {
+  auto first = [](const std::string& set) {
+    auto l = std::make_unique<Loaded>();
+    l->tree.lsb("lsb.queues",
+                "Begin Queue\nQUEUE_NAME = fs\nPRIORITY = 30\nFAIRSHARE = USER_SHARES[[alice, 1] [bob, 1]]\n" + set +
+                    "End Queue\nBegin Queue\nQUEUE_NAME = fs2\nPRIORITY = 20\nEnd Queue\n");
+    l->result = l->tree.load();
+    EXPECT_TRUE(l->result.usable());
+    auto cluster = sim::model_cluster(*l->result.config, {1, 2});
+    RunningJobView r;
+    r.key = {1, 0};
+    r.queue = cluster.policy->queue_index("fs2");
+    r.user = "alice";
+    r.hosts = {cluster.hosts[0].name};
+    r.start_time = 0;
+    cluster.running.push_back(r);
+    for (auto [id, user, queue] : {std::tuple<int, const char*, const char*>{2, "alice", "fs"}, {3, "bob", "fs2"}}) {
+      JobView j;
+      j.key = {id, 0};
+      j.order = id;
+      j.user = user;
+      j.queue = cluster.policy->queue_index(queue);
+      cluster.pending.push_back(j);
+    }
+    auto pass = schedule(cluster, 60);
+    EXPECT_EQ(pass.dispatches.size(), 1u);
+    return pass.dispatches.empty() ? std::int64_t{0} : pass.dispatches[0].job.id;
+  };
+  EXPECT_EQ(first("FAIRSHARE_QUEUES = fs2\n"), 3);  // bob
+  EXPECT_EQ(first(""), 2);                          // alice
+}
+
 TEST(ShareHistory, DecaysToATenthAfterHistHours) {
   ShareHistory h;
   h.charge("q", "u", {3600, 7200}, 0, 5);
