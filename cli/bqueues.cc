@@ -10,6 +10,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/share_tables.h"
 #include "cli/table_output.h"
 
 namespace po = boost::program_options;
@@ -136,26 +137,7 @@ std::string field(const wire::QueueInfo& q, const cli::Column& c) {
 // share tree (the queue's own level, then each group with accounts below it), as LSF.
 void print_shares(const wire::QueueInfo& q) {
   std::printf("\nSCHEDULING POLICIES:  FAIRSHARE\nUSER_SHARES:  %s\n", q.user_shares().c_str());
-  std::vector<std::pair<std::string, std::vector<const wire::ShareAccountInfo*>>> tables;
-  std::vector<std::string> path;  // the group accounts above the current row
-  for (const auto& a : q.share_accounts()) {
-    path.resize(static_cast<size_t>(a.depth()));
-    std::string where = q.name() + "/";
-    for (const auto& p : path) where += p + "/";
-    auto it = std::find_if(tables.begin(), tables.end(), [&](const auto& t) { return t.first == where; });
-    if (it == tables.end()) it = tables.insert(tables.end(), {where, {}});
-    it->second.push_back(&a);
-    path.push_back(a.name());
-  }
-  for (const auto& [where, rows] : tables) {
-    std::printf("\nSHARE_INFO_FOR: %s\n", where.c_str());
-    std::printf(" USER/GROUP   SHARES  PRIORITY  STARTED  RESERVED  CPU_TIME  RUN_TIME   ADJUST\n");
-    for (const auto* a : rows) {
-      std::string name = a->name() + (a->group() ? "/" : "");
-      std::printf("%-14s %6.0f %9.3f %8d %9d %9.1f %9.0f %8.3f\n", name.c_str(), a->shares(), a->priority(),
-                  a->started(), a->reserved(), a->cpu_time_s(), a->run_time_s(), 0.0);
-    }
-  }
+  cli::print_share_tables(q.name() + "/", q.share_accounts(), true);
 }
 
 }  // namespace

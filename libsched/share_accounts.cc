@@ -6,11 +6,15 @@
 namespace lsf::sched {
 
 ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t now)
-    : policy_(*view.policy->queues[static_cast<size_t>(queue)].fairshare) {
+    : ShareAccounts(view, *view.policy->queues[static_cast<size_t>(queue)].fairshare,
+                    view.policy->queues[static_cast<size_t>(queue)].share_key, now) {}
+
+// A cross-queue set counts the jobs of all its queues, under its master's name; a host
+// partition the jobs of every queue it orders.
+ShareAccounts::ShareAccounts(const ClusterView& view, const FairsharePolicy& policy, const std::string& key,
+                             std::int64_t now)
+    : policy_(policy) {
   nodes_.push_back({});  // the root
-  // A cross-queue set counts the jobs of all its queues, under its master's name.
-  const int domain = view.policy->queues[static_cast<size_t>(queue)].share_domain;
-  const std::string& qname = view.policy->queues[static_cast<size_t>(domain)].name;
   // Configured accounts exist whether or not anyone uses them (bqueues -l lists them).
   std::function<void(const std::vector<ShareNode>&, int)> configured = [&](const std::vector<ShareNode>& level,
                                                                            int parent) {
@@ -31,7 +35,7 @@ ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t no
   configured(policy_.top, 0);
 
   for (const auto& job : view.running) {
-    if (view.policy->queues[static_cast<size_t>(job.queue)].share_domain != domain) continue;
+    if (view.policy->queues[static_cast<size_t>(job.queue)].share_key != key) continue;
     int l = leaf(job.user);
     if (l < 0) continue;
     double slots = static_cast<double>(job.hosts.size());
@@ -40,7 +44,7 @@ ShareAccounts::ShareAccounts(const ClusterView& view, int queue, std::int64_t no
     add(l, static_cast<int>(job.hosts.size()), job.cpu_s, run, 0, committed);
   }
   if (view.share_history)
-    for (const auto& [user, use] : view.share_history->queue_use(qname, now, policy_.hist_hours)) {
+    for (const auto& [user, use] : view.share_history->queue_use(key, now, policy_.hist_hours)) {
       if (user.empty()) continue;  // the queue's own use (SLOT_POOL), not a user's
       int l = leaf(user);
       if (l >= 0) add(l, 0, use.cpu_s, 0, use.run_s, 0);
@@ -98,11 +102,11 @@ double ShareAccounts::priority(int node) const {
   return a.shares / std::max(load, 1e-6);
 }
 
-std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now) {
-  ShareAccounts tree(view, queue, now);
-  const int domain = view.policy->queues[static_cast<size_t>(queue)].share_domain;
+namespace {
+
+std::vector<ShareRow> rows_of(const ClusterView& view, ShareAccounts& tree, const std::string& key) {
   for (const auto& job : view.pending)
-    if (view.policy->queues[static_cast<size_t>(job.queue)].share_domain == domain) tree.leaf(job.user);
+    if (view.policy->queues[static_cast<size_t>(job.queue)].share_key == key) tree.leaf(job.user);
   std::vector<ShareRow> out;
   const auto& nodes = tree.accounts();
   std::function<void(int, int)> walk = [&](int n, int depth) {
@@ -118,6 +122,20 @@ std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64
   };
   walk(0, 0);
   return out;
+}
+
+}  // namespace
+
+std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now) {
+  ShareAccounts tree(view, queue, now);
+  return rows_of(view, tree, view.policy->queues[static_cast<size_t>(queue)].share_key);
+}
+
+std::vector<ShareRow> partition_share_table(const ClusterView& view, size_t partition, std::int64_t now) {
+  const auto& part = view.policy->host_partitions[partition];
+  const std::string key = "hpart:" + part.name;
+  ShareAccounts tree(view, *part.fairshare, key, now);
+  return rows_of(view, tree, key);
 }
 
 }  // namespace lsf::sched

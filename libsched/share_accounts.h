@@ -29,8 +29,11 @@ struct ShareAccount {
 
 class ShareAccounts {
  public:
-  // The queue's running jobs and history are counted in.
+  // The tree that orders the queue's jobs, with the running jobs and history of every
+  // queue it orders counted in.
   ShareAccounts(const ClusterView& view, int queue, std::int64_t now);
+  // A tree by its policy and ShareHistory key (a host partition's: "hpart:" + name).
+  ShareAccounts(const ClusterView& view, const FairsharePolicy& policy, const std::string& key, std::int64_t now);
 
   // The account a user's jobs go to; -1 when the user has no share.
   int leaf(std::string_view user);
@@ -64,5 +67,7 @@ struct ShareRow {
   double cpu_s = 0, run_s = 0;
 };
 std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now);
+// The same for a host partition (index into SchedPolicy::host_partitions), for bhpart.
+std::vector<ShareRow> partition_share_table(const ClusterView& view, size_t partition, std::int64_t now);
 
 }  // namespace lsf::sched

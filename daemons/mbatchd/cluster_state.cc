@@ -132,18 +132,18 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
 }
 
 void ClusterState::charge_share(const Job& job) {
-  auto hist = hist_hours_.find(job.queue);
-  if (hist == hist_hours_.end() || job.start_time <= 0 || job.end_time < job.start_time) return;
+  auto c = charging_.find(job.queue);
+  if (c == charging_.end() || job.start_time <= 0 || job.end_time < job.start_time) return;
   // Passes read the history from other threads through their views: a view may hold
   // this one, so change a copy (views are only made on this thread, so a count of one
   // means nobody else can see it).
   if (share_history_.use_count() > 1) share_history_ = std::make_shared<sched::ShareHistory>(*share_history_);
   double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
   sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
-  if (auto d = share_domain_.find(job.queue); d != share_domain_.end())
-    share_history_->charge(d->second, job.user(), use, job.end_time, hist->second);
+  if (!c->second.share_key.empty())
+    share_history_->charge(c->second.share_key, job.user(), use, job.end_time, c->second.share_hist_hours);
   // A SLOT_POOL queue's own use (user ""): it orders the pool's queues.
-  if (pooled_.count(job.queue)) share_history_->charge(job.queue, "", use, job.end_time, hist->second);
+  if (c->second.pooled) share_history_->charge(job.queue, "", use, job.end_time, c->second.pool_hist_hours);
 }
 
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
@@ -457,28 +457,25 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
   share_history_ = std::move(history);
 }
 
-void ClusterState::sync_config(const config::ClusterConfig& config) {
-  hist_hours_.clear();
-  pooled_.clear();
-  share_domain_.clear();
+void ClusterState::sync_config(const config::ClusterConfig& config, const sched::SchedPolicy& policy) {
   for (const auto& q : config.queues) {
     auto& s = queues_[q.name];
     s.name = q.name;
-    if (q.fairshare || !q.slot_pool.empty()) hist_hours_[q.name] = q.hist_hours.value_or(config.params.hist_hours);
-    if (!q.slot_pool.empty()) pooled_.insert(q.name);
-    if (q.fairshare) share_domain_.try_emplace(q.name, q.name);
-  }
-  // Cross-queue fairshare: jobs of the queues a master names are charged to its tree.
-  for (const auto& q : config.queues) {
-    if (!q.fairshare) continue;
-    for (const auto& slave : q.fairshare_queues) {
-      share_domain_[slave] = q.name;
-      hist_hours_[slave] = hist_hours_[q.name];
-    }
   }
   for (const auto& h : config.hosts) {
     auto& s = hosts_[h.name];
     s.name = h.name;
+  }
+  charging_.clear();
+  for (const auto& q : policy.queues) {
+    Charging c;
+    if (q.fairshare) {
+      c.share_key = q.share_key;
+      c.share_hist_hours = q.fairshare->hist_hours;
+    }
+    c.pooled = !q.slot_pool.empty();
+    c.pool_hist_hours = q.hist_hours;
+    if (!c.share_key.empty() || c.pooled) charging_[q.name] = c;
   }
 }
 

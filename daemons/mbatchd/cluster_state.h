@@ -15,6 +15,7 @@
 
 #include "daemons/mbatchd/job.h"
 #include "libconfig/cluster_config.h"
+#include "libsched/model/policy.h"
 #include "libsched/share_history.h"
 #include "lsf.pb.h"
 
@@ -50,7 +51,8 @@ class ClusterState {
   void load_snapshot(const wire::Snapshot& snapshot);
 
   // Makes sure every configured queue and host has an entry (kept across reconfig).
-  void sync_config(const config::ClusterConfig& config);
+  // The policy says which queues' finished jobs are charged for fairshare, and where.
+  void sync_config(const config::ClusterConfig& config, const sched::SchedPolicy& policy);
 
   // Drops finished jobs that ended before `cutoff` (CLEAN_PERIOD); returns how many.
   int clean_finished(std::int64_t cutoff);
@@ -103,9 +105,14 @@ class ClusterState {
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;
-  std::map<std::string, double> hist_hours_;         // fairshare and slot-pool queues: HIST_HOURS
-  std::set<std::string> pooled_;                     // slot-pool queues
-  std::map<std::string, std::string> share_domain_;  // fairshare queue -> the queue whose tree it uses
+  // Per fairshare or slot-pool queue: where its finished jobs are charged.
+  struct Charging {
+    std::string share_key;  // ShareHistory key of its tree; empty: none
+    double share_hist_hours = 5;
+    bool pooled = false;
+    double pool_hist_hours = 5;
+  };
+  std::map<std::string, Charging> charging_;
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 

@@ -1,11 +1,14 @@
 // Queries about the configuration in force and per-user usage: bparams, bmgroup,
 // bugroup, lsinfo (ConfigInfo) and busers (Users).
+#include <algorithm>
+#include <optional>
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/load_index.h"
 #include "libconfig/params_table.h"
 #include "libsched/limit_usage.h"
+#include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
 namespace {
@@ -116,6 +119,37 @@ void Mbatchd::on_config_info(const wire::RequestEnvelope&, const net::Responder&
     mi->set_name(m.name);
     mi->set_cpu_factor(m.cpu_factor);
     for (const auto& a : m.architectures) mi->add_architectures(a);
+  }
+  respond(reply);
+}
+
+// bhpart: each HostPartition with its hosts and share tree (running jobs and history).
+void Mbatchd::on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& names = request.host_partitions().names();
+  const auto& parts = config_index_.policy->host_partitions;
+  for (const auto& n : names)
+    if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.name == n; }))
+      return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": No such host partition"));
+  auto reply = ok_reply();
+  auto* out = reply.mutable_host_partitions();
+  std::optional<sched::ClusterView> view;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    if (!names.empty() && std::find(names.begin(), names.end(), parts[k].name) == names.end()) continue;
+    auto* p = out->add_partitions();
+    p->set_name(parts[k].name);
+    for (const auto& h : parts[k].hosts) p->add_hosts(h);
+    if (!view) view = build_view(true);
+    for (const auto& row : sched::partition_share_table(*view, k, now())) {
+      auto* a = p->add_share_accounts();
+      a->set_name(row.name);
+      a->set_depth(row.depth);
+      a->set_group(row.group);
+      a->set_shares(row.shares);
+      a->set_priority(row.priority);
+      a->set_started(row.started);
+      a->set_cpu_time_s(row.cpu_s);
+      a->set_run_time_s(row.run_s);
+    }
   }
   respond(reply);
 }

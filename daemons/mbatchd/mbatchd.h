@@ -116,6 +116,7 @@ class Mbatchd {
   // --- configuration and usage queries (info_handlers.cc)
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);

@@ -148,6 +148,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_config_info(request, respond);
     case R::kUsers:
       return on_users(request, respond);
+    case R::kHostPartitions:
+      return on_host_partitions(request, respond);
     case R::kPeek:
       return on_peek(request, respond);
     case R::kWaitCondition:
@@ -805,7 +807,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   config_index_ = index_config(*config_);
   merged_requirements_.clear();
   ++config_generation_;
-  state_.sync_config(*config_);
+  state_.sync_config(*config_, *config_index_.policy);
   out->set_applied(true);
   last_reconfig_time_ = now();
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());

@@ -209,6 +209,35 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       p->queues[static_cast<size_t>(s)].share_domain = static_cast<int>(i);
     }
   }
+  // Host-partition fairshare: a queue without FAIRSHARE whose hosts all lie in one
+  // partition is ordered by the partition's tree, shared by every such queue.
+  for (const auto& hp : cfg.host_partitions) {
+    SchedPolicy::HostPartition part;
+    part.name = hp.name;
+    for (const auto& h : config::resolve_host_list(cfg, hp.hosts)) part.hosts.insert(h);
+    part.fairshare = fairshare_policy(cfg, hp.user_shares);
+    p->host_partitions.push_back(std::move(part));
+  }
+  for (auto& q : p->queues) {
+    if (q.fairshare) continue;
+    for (size_t k = 0; k < p->host_partitions.size(); ++k) {
+      const auto& part = p->host_partitions[k];
+      bool inside = !q.hosts.empty();
+      for (const auto& h : q.hosts) inside = inside && part.hosts.count(h);
+      if (q.hosts.empty()) {  // every host: only a partition of all of them holds it
+        inside = true;
+        for (const auto& h : cfg.hosts) inside = inside && part.hosts.count(h.name);
+      }
+      if (!inside) continue;
+      q.share_partition = static_cast<int>(k);
+      q.fairshare = part.fairshare;
+      q.share_key = "hpart:" + part.name;
+      break;
+    }
+  }
+  for (auto& q : p->queues)
+    if (q.share_domain >= 0) q.share_key = p->queues[static_cast<size_t>(q.share_domain)].name;
+
   // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);
   // PREEMPTABLE[...] names higher queues that preempt this one (all when empty).
   for (size_t i = 0; i < cfg.queues.size(); ++i) {

@@ -42,8 +42,14 @@ struct QueuePolicy {
   config::RequeueExitValues requeue_exit_values;
   std::shared_ptr<const FairsharePolicy> fairshare;  // FAIRSHARE; null: FCFS
   // The queue whose share tree orders this one's jobs: itself, or the master queue of a
-  // cross-queue set (FAIRSHARE_QUEUES); -1 without fairshare.
+  // cross-queue set (FAIRSHARE_QUEUES); -1 without queue-level fairshare.
   int share_domain = -1;
+  // The HostPartition whose tree orders its jobs (every host the queue may use is in the
+  // partition, and the queue has no FAIRSHARE of its own); -1: none.
+  int share_partition = -1;
+  // Where the use of its finished jobs is kept (ShareHistory's queue key): its own name,
+  // its master's, or "hpart:" and the partition's; empty without fairshare.
+  std::string share_key;
   std::string slot_pool;                 // SLOT_POOL; empty: none
   double slot_share = 0;                 // SLOT_SHARE, percent
   std::optional<int> max_slots_in_pool;  // MAX_SLOTS_IN_POOL (the pool's first queue)
@@ -99,6 +105,13 @@ struct SchedPolicy {
   std::vector<std::string> groups_with_all;  // groups whose members include `all`
 
   std::vector<LimitPolicy> limits;
+  // lsb.hosts HostPartition sections: host-partition fairshare.
+  struct HostPartition {
+    std::string name;
+    std::set<std::string, std::less<>> hosts;
+    std::shared_ptr<const FairsharePolicy> fairshare;
+  };
+  std::vector<HostPartition> host_partitions;
   // Cluster-wide shared numeric resources (licences): name -> total instances.
   std::map<std::string, double, std::less<>> shared_resources;
   std::vector<std::string> modules;  // lsb.modules order; LSF's default set when absent

@@ -87,6 +87,20 @@ SharePath share_path(const FairsharePolicy& policy, std::string_view user) {
   }
 }
 
+std::shared_ptr<const FairsharePolicy> fairshare_policy(const config::ClusterConfig& cfg,
+                                                        const std::vector<config::ShareAssignment>& shares) {
+  auto p = std::make_shared<FairsharePolicy>();
+  std::set<std::string> visiting;
+  p->top = level(cfg, shares, visiting);
+  p->cpu_time_factor = cfg.params.cpu_time_factor;
+  p->run_time_factor = cfg.params.run_time_factor;
+  p->run_job_factor = cfg.params.run_job_factor;
+  p->committed_run_time_factor = cfg.params.committed_run_time_factor;
+  p->hist_hours = cfg.params.hist_hours;
+  p->enable_hist_run_time = cfg.params.enable_hist_run_time;
+  return p;
+}
+
 std::shared_ptr<const FairsharePolicy> fairshare_policy(const config::ClusterConfig& cfg, const config::Queue& q) {
   if (!q.fairshare) return nullptr;
   auto p = std::make_shared<FairsharePolicy>();

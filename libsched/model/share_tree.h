@@ -55,5 +55,8 @@ SharePath share_path(const FairsharePolicy& policy, std::string_view user);
 
 // The tree for one queue's FAIRSHARE, or null when the queue has none.
 std::shared_ptr<const FairsharePolicy> fairshare_policy(const config::ClusterConfig& cfg, const config::Queue& queue);
+// The tree for a HostPartition's USER_SHARES, with lsb.params' weights.
+std::shared_ptr<const FairsharePolicy> fairshare_policy(const config::ClusterConfig& cfg,
+                                                        const std::vector<config::ShareAssignment>& shares);
 
 }  // namespace lsf::sched

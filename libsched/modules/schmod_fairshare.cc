@@ -100,12 +100,18 @@ class FairshareModule final : public Module {
     jobs = std::move(out);
   }
 
+  // A cross-queue set's jobs together; a host partition's queue by queue (its tree is
+  // shared, so what starts in one queue counts in the next).
   std::unique_ptr<JobPicker> picker(PassContext& ctx, std::span<const JobView* const> rest, size_t& taken) override {
-    const int d = ctx.policy.queues[static_cast<size_t>(rest.front()->queue)].share_domain;
-    if (d < 0) return nullptr;
+    const QueuePolicy& first = ctx.policy.queues[static_cast<size_t>(rest.front()->queue)];
+    if (!first.fairshare) return nullptr;
+    auto together = [&](const JobView* j) {
+      const QueuePolicy& q = ctx.policy.queues[static_cast<size_t>(j->queue)];
+      return first.share_domain >= 0 ? q.share_domain == first.share_domain : j->queue == rest.front()->queue;
+    };
     taken = 0;
-    while (taken < rest.size() && ctx.policy.queues[static_cast<size_t>(rest[taken]->queue)].share_domain == d) ++taken;
-    return std::make_unique<SharePicker>(*tree_of(ctx, d), rest.first(taken));
+    while (taken < rest.size() && together(rest[taken])) ++taken;
+    return std::make_unique<SharePicker>(*tree_of(ctx, rest.front()->queue), rest.first(taken));
   }
 
   // Slots a reservation holds count as the user's job slots, as LSF counts them.
@@ -114,16 +120,17 @@ class FairshareModule final : public Module {
   }
 
  private:
-  // The tree of the queue's fairshare set (its own, or its master's), once per pass.
+  // The tree the queue's jobs are ordered by (its own, its master's, its host
+  // partition's), made once per pass.
   ShareAccounts* tree_of(const PassContext& ctx, int queue) {
-    const int d = ctx.policy.queues[static_cast<size_t>(queue)].share_domain;
-    if (d < 0) return nullptr;
-    auto it = trees_.find(d);
-    if (it == trees_.end()) it = trees_.emplace(d, ShareAccounts(ctx.view, d, ctx.now)).first;
+    const QueuePolicy& q = ctx.policy.queues[static_cast<size_t>(queue)];
+    if (!q.fairshare) return nullptr;
+    auto it = trees_.find(q.share_key);
+    if (it == trees_.end()) it = trees_.emplace(q.share_key, ShareAccounts(ctx.view, queue, ctx.now)).first;
     return &it->second;
   }
 
-  std::map<int, ShareAccounts> trees_;
+  std::map<std::string, ShareAccounts> trees_;
 };
 
 }  // namespace

@@ -176,9 +176,7 @@ class Simulation {
     const QueuePolicy& q = view_.policy->queues[static_cast<size_t>(job.queue)];
     if (!q.fairshare && q.slot_pool.empty()) return;
     double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.hosts.size());
-    if (q.fairshare)
-      history_->charge(view_.policy->queues[static_cast<size_t>(q.share_domain)].name, job.user, {slot_s, slot_s},
-                       o.end, q.fairshare->hist_hours);
+    if (q.fairshare) history_->charge(q.share_key, job.user, {slot_s, slot_s}, o.end, q.fairshare->hist_hours);
     if (!q.slot_pool.empty()) history_->charge(q.name, "", {slot_s, slot_s}, o.end, q.hist_hours);
   }
   void count_cpu(std::int64_t now) {

@@ -35,7 +35,21 @@ SLOT_POOL = pool1
 SLOT_SHARE = 25
 HOSTS = hostC
 End Queue
+
+Begin Queue
+QUEUE_NAME = hp
+PRIORITY = 35
+HOSTS = hostB
+End Queue
 QUEUES
+cat >>"$CONF/lsb.hosts" <<'HOSTS'
+
+Begin HostPartition
+HPART_NAME = part1
+HOSTS = hostB
+USER_SHARES = [lsfsched_fa, 2] [others, 1]
+End HostPartition
+HOSTS
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 chmod 755 "$TEST_DIR"
 mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
@@ -83,6 +97,17 @@ check "fa's running job is counted as started" wait_for 10 bash -c "share_row ls
 
 bkill -u all 0 >/dev/null 2>&1
 check "all jobs gone" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
+
+# --- host-partition fairshare: hp runs on hostB only, so part1's tree orders it
+h1=$(as lsfsched_fa bsub -q hp -o /dev/null sleep 600 | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+check "fa's job in the partition's queue runs" wait_for 10 state_is "$h1" RUN
+check "bhpart shows the partition, its hosts and fa's started job" bash -c \
+  "bhpart | grep -qx 'HOST_PARTITION_NAME: part1' && bhpart | grep -qx 'HOSTS: hostB' &&
+   bhpart | grep -qx 'SHARE_INFO_FOR: part1/' &&
+   bhpart part1 | awk '\$1 == \"lsfsched_fa\" {found = (\$2 == 2 && \$4 == 1)} END {exit !found}'"
+check "bhpart names an unknown partition" bash -c "bhpart nosuch 2>&1 | grep -qx 'nosuch: No such host partition'"
+bkill -u all 0 >/dev/null 2>&1
+check "... and its job goes" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
 
 # --- a slot pool: hostC's 4 slots at 75/25 -> 3 and 1. Submitted while hostC is
 # closed, so one pass sees both queues' jobs (a queue alone takes what is free).

@@ -205,6 +205,45 @@ TEST(Fairshare, CrossQueueSetCountsEveryQueuesJobs) {
   EXPECT_EQ(first(""), 2);                          // alice
 }
 
+// Host-partition fairshare: queues whose hosts lie in a HostPartition are ordered by
+// its tree, and a user's jobs in any of them count. alice runs a job of qa on the
+// partition; in qb, alice's job (submitted first) and bob's wait for the one free slot:
+// bob's starts. Without the partition, FCFS starts alice's.
+TEST(Fairshare, HostPartitionCountsJobsOfEveryQueueOnIt) {
+  auto first = [](bool partition) {
+    auto l = std::make_unique<Loaded>();
+    l->tree.lsb("lsb.queues",
+                "Begin Queue\nQUEUE_NAME = qa\nPRIORITY = 30\nHOSTS = hostA\nEnd Queue\n"
+                "Begin Queue\nQUEUE_NAME = qb\nPRIORITY = 20\nHOSTS = hostA\nEnd Queue\n");
+    l->tree.lsb("lsb.hosts", std::string("Begin Host\nHOST_NAME MXJ\ndefault 2\nEnd Host\n") +
+                                 (partition ? "Begin HostPartition\nHPART_NAME = part1\nHOSTS = hostA\n"
+                                              "USER_SHARES = [alice, 1] [bob, 1]\nEnd HostPartition\n"
+                                            : ""));
+    l->result = l->tree.load();
+    EXPECT_TRUE(l->result.usable());
+    auto cluster = sim::model_cluster(*l->result.config, {0, 1});
+    RunningJobView r;
+    r.key = {1, 0};
+    r.queue = cluster.policy->queue_index("qa");
+    r.user = "alice";
+    r.hosts = {"hostA"};
+    cluster.running.push_back(r);
+    for (auto [id, user] : {std::pair<int, const char*>{2, "alice"}, {3, "bob"}}) {
+      JobView j;
+      j.key = {id, 0};
+      j.order = id;
+      j.user = user;
+      j.queue = cluster.policy->queue_index("qb");
+      cluster.pending.push_back(j);
+    }
+    auto pass = schedule(cluster, 60);
+    EXPECT_EQ(pass.dispatches.size(), 1u);
+    return pass.dispatches.empty() ? std::int64_t{0} : pass.dispatches[0].job.id;
+  };
+  EXPECT_EQ(first(true), 3);   // bob
+  EXPECT_EQ(first(false), 2);  // alice
+}
+
 TEST(ShareHistory, DecaysToATenthAfterHistHours) {
   ShareHistory h;
   h.charge("q", "u", {3600, 7200}, 0, 5);
