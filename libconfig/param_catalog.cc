@@ -248,7 +248,7 @@ constexpr std::array kParams{
     ParamSpec{"lsb.queues", "Queue", "SLOT_POOL", S, "queue-based fairshare pool"},
     ParamSpec{"lsb.queues", "Queue", "SLOT_SHARE", S, "percent of the pool"},
     ParamSpec{"lsb.queues", "Queue", "MAX_SLOTS_IN_POOL", S, "pool size cap (first queue)"},
-    ParamSpec{"lsb.queues", "Queue", "USE_PRIORITY_IN_POOL", A, "Y/N (first queue); not acted on yet"},
+    ParamSpec{"lsb.queues", "Queue", "USE_PRIORITY_IN_POOL", S, "Y/N (first queue): unused pool slots to held-back jobs"},
     ParamSpec{"lsb.queues", "Queue", "CPU_TIME_FACTOR", S, "overrides lsb.params"},
     ParamSpec{"lsb.queues", "Queue", "RUN_TIME_FACTOR", S, "overrides lsb.params"},
     ParamSpec{"lsb.queues", "Queue", "RUN_JOB_FACTOR", S, "overrides lsb.params"},

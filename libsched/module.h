@@ -17,6 +17,8 @@
 //   backfill  slots a job may borrow from reservations on a host
 //   acts_when_full  could still start or preempt for a job although no candidate host
 //             has a free slot (else the pass reuses its class's outcome)
+//   defers    a job this module refused may have a second turn, once every job has
+//             had its first (second_round tells the module that turn has come)
 //   picker    takes over the order of the next jobs (a queue's, or a cross-queue
 //             fairshare set's) while the pass runs, for policies whose next job
 //             depends on what started (fairshare)
@@ -68,6 +70,8 @@ class Module {
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
   virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
+  virtual bool defers(const PassContext&, const JobView&) { return false; }
+  virtual void second_round(PassContext&) {}
   // `rest`: the jobs not yet considered, in the order the order hooks gave. A picker
   // takes the first `taken` of them.
   virtual std::unique_ptr<JobPicker> picker(PassContext&, std::span<const JobView* const> /*rest*/, size_t& /*taken*/) {

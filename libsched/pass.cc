@@ -128,12 +128,26 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   outcomes.reserve(jobs.size());
   std::unordered_map<const Candidates*, LastReason> last_reason;
 
+  // Jobs a module refused for now but lets try again after everyone's first turn
+  // (USE_PRIORITY_IN_POOL: slots a pool's queues left unused).
+  std::vector<const JobView*> deferred;
+  bool second_round = false;
+
   // Considers one job: true when it was placed (in `placement`), else it pends.
   auto consider = [&](const JobView& job, Placement& placement) -> bool {
     std::optional<std::string> refused;
-    for (auto& m : modules)
-      if ((refused = m->admit(ctx, job))) break;
+    Module* by = nullptr;
+    for (auto& m : modules) {
+      if ((refused = m->admit(ctx, job))) {
+        by = m.get();
+        break;
+      }
+    }
     if (refused) {
+      if (!second_round && by->defers(ctx, job)) {
+        deferred.push_back(&job);
+        return false;
+      }
       ctx.pend(job, std::move(*refused));
       return false;
     }
@@ -260,6 +274,15 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
         Placement placement;
         consider(*jobs[begin], placement);
       }
+    }
+  }
+
+  if (!deferred.empty()) {
+    second_round = true;
+    for (auto& m : modules) m->second_round(ctx);
+    for (const JobView* job : deferred) {
+      Placement placement;
+      consider(*job, placement);
     }
   }
 

@@ -193,6 +193,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.slot_pool = q.slot_pool;
     qp.slot_share = q.slot_share.value_or(0);
     qp.max_slots_in_pool = q.max_slots_in_pool;
+    qp.use_priority_in_pool = q.use_priority_in_pool;
     qp.hist_hours = q.hist_hours.value_or(cfg.params.hist_hours);
     p->queues.push_back(std::move(qp));
   }

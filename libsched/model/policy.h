@@ -53,6 +53,7 @@ struct QueuePolicy {
   std::string slot_pool;                 // SLOT_POOL; empty: none
   double slot_share = 0;                 // SLOT_SHARE, percent
   std::optional<int> max_slots_in_pool;  // MAX_SLOTS_IN_POOL (the pool's first queue)
+  bool use_priority_in_pool = false;     // USE_PRIORITY_IN_POOL (the pool's first queue)
   double hist_hours = 5;                 // HIST_HOURS: decay of the queue's usage
 };
 

@@ -9,7 +9,10 @@
 //     a queue that was idle come back to it as other queues' jobs end;
 //   - a job bigger than its queue's part could never start that way: it may when
 //     nothing runs in the pool (else two such queues would leave the pool idle for
-//     good, each waiting for slots the other is entitled to).
+//     good, each waiting for slots the other is entitled to);
+//   - with USE_PRIORITY_IN_POOL (in the pool's first queue), jobs held back by their
+//     queue's part get a second turn once every job has had its first: slots the
+//     pool's queues left unused go to them in dispatch order.
 // Queues of one pool with the same priority are considered least served first: their
 // decayed past use plus what they run now, per share.
 #include <algorithm>
@@ -82,13 +85,23 @@ class SlotPoolModule final : public Module {
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
-    if (entitled_.empty()) return std::nullopt;
+    if (entitled_.empty() || second_round_) return std::nullopt;
     const size_t q = static_cast<size_t>(job.queue);
     if (entitled_[q] < 0 || used_[q] + job.min_slots <= entitled_[q]) return std::nullopt;
     if (job.min_slots > entitled_[q] && pool_used(ctx, q) == 0) return std::nullopt;
     return "The queue's share of its slot pool has been reached (" + std::to_string(used_[q]) + " of " +
            std::to_string(entitled_[q]) + " slots in use)";
   }
+
+  bool defers(const PassContext& ctx, const JobView& job) override {
+    const size_t q = static_cast<size_t>(job.queue);
+    if (entitled_.empty() || entitled_[q] < 0) return false;
+    const auto& pool = ctx.policy.queues[q].slot_pool;
+    for (const auto& first : ctx.policy.queues)  // the pool's first queue decides
+      if (first.slot_pool == pool) return first.use_priority_in_pool;
+    return false;
+  }
+  void second_round(PassContext&) override { second_round_ = true; }
 
   void commit(PassContext&, const JobView& job, const Placement& p) override {
     if (!used_.empty()) used_[static_cast<size_t>(job.queue)] += p.slots();
@@ -174,6 +187,7 @@ class SlotPoolModule final : public Module {
   std::vector<int> used_;      // per queue: slots of started jobs and of placements
   std::vector<int> entitled_;  // per queue: its part of its pool; -1 outside pools
   std::map<std::string, int> totals_;
+  bool second_round_ = false;
 
  public:
   std::vector<int> pending_given_;  // slot_pool_usage(): pending jobs per queue, not from the view

@@ -228,4 +228,24 @@ TEST(SlotPool, AJobBiggerThanItsPartStartsWhenThePoolIsEmpty) {
   EXPECT_EQ(c.pass(300), (Counts{{"queue2", 10}}));
 }
 
+// queue1 is entitled to 6 of 12 but has only two jobs: without USE_PRIORITY_IN_POOL
+// its four other slots stay free (2/4/2); with it, once every job has had its turn the
+// held-back jobs take them in dispatch order: queue2 first (2/8/2).
+TEST(SlotPool, UsePriorityInPoolGivesUnusedSlotsToHeldBackJobs) {
+  for (bool flag : {false, true}) {
+    Cluster c(pooled("queue1", 50, 50, "poolA", "hostA hostB", flag ? "USE_PRIORITY_IN_POOL = Y\n" : "") +
+                  pooled("queue2", 40, 30) + pooled("queue3", 30, 20),
+              6);
+    c.submit("queue1", 2);
+    c.submit("queue2", 20);
+    c.submit("queue3", 20);
+    PassResult r;
+    EXPECT_EQ(c.pass(100, &r), flag ? (Counts{{"queue1", 2}, {"queue2", 8}, {"queue3", 2}})
+                                    : (Counts{{"queue1", 2}, {"queue2", 4}, {"queue3", 2}}))
+        << "USE_PRIORITY_IN_POOL " << flag;
+    // Every job left pending has exactly one reason.
+    EXPECT_EQ(r.reasons.size(), c.view.pending.size());
+  }
+}
+
 }  // namespace
