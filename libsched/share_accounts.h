@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "libsched/model/cluster_view.h"
@@ -53,7 +54,11 @@ class ShareAccounts {
   const FairsharePolicy& policy_;
   std::vector<ShareAccount> nodes_;
   std::map<std::pair<int, std::string>, int, std::less<>> child_;  // (parent, name) -> node
-  std::map<std::string, int, std::less<>> leaf_of_;                // user -> leaf (-1: none)
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> leaf_of_;  // user -> leaf (-1: none)
 };
 
 // bqueues -l's SHARE_INFO_FOR table: every account of a fairshare queue, depth first

@@ -3,7 +3,9 @@
 // resource requirements and -n, and N pending jobs with the cluster (nearly) full,
 // as a busy cluster is. Prints the duration of a full pass, and of the pass after one
 // job ends (what mbatchd runs on each change). Figures only; never fails on a time.
-//   pass_bench [--pending N] [--hosts N] [--repeat N]
+//   pass_bench [--pending N] [--hosts N] [--repeat N] [--fairshare]
+// --fairshare gives every queue FAIRSHARE = USER_SHARES[[default, 1]] (500 users, each
+// an account of its own).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,7 +21,7 @@ using namespace lsf::sched;
 
 namespace {
 
-std::shared_ptr<SchedPolicy> make_policy(int hosts) {
+std::shared_ptr<SchedPolicy> make_policy(int hosts, bool fairshare) {
   auto p = std::make_shared<SchedPolicy>();
   p->mbd_sleep_time = 10;
   p->job_accept_interval = 0;
@@ -43,6 +45,17 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts) {
     if (q % 4 == 3)
       for (int h = (q / 4) * (hosts / 5); h < (q / 4 + 1) * (hosts / 5); ++h)
         qp.hosts.insert("host" + std::to_string(h));
+    if (fairshare) {
+      auto fs = std::make_shared<FairsharePolicy>();
+      ShareNode all;
+      all.kind = ShareNode::Kind::kDefault;
+      all.name = "default";
+      all.shares = 1;
+      fs->top.push_back(all);
+      qp.fairshare = fs;
+      qp.share_domain = q;
+      qp.share_key = qp.name;
+    }
     p->queues.push_back(std::move(qp));
   }
   p->user_limits["default"] = UserSlotLimit{400, std::nullopt};
@@ -53,14 +66,14 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts) {
   per_project.projects.all = true;
   per_project.slots = 8000;
   p->limits.push_back(per_project);
-  p->modules = {"schmod_default",  "schmod_fcfs",    "schmod_limit",
+  p->modules = {"schmod_default",  "schmod_fcfs",    "schmod_fairshare", "schmod_limit",
                 "schmod_parallel", "schmod_reserve", "schmod_preemption"};
   return p;
 }
 
-ClusterView make_view(int hosts, int pending, std::mt19937& rng) {
+ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng) {
   ClusterView v;
-  v.policy = make_policy(hosts);
+  v.policy = make_policy(hosts, fairshare);
   v.queues.resize(v.policy->queues.size());
   v.week = {3, 12, 0};
   for (int h = 0; h < hosts; ++h) {
@@ -126,14 +139,23 @@ double millis(std::chrono::steady_clock::duration d) { return std::chrono::durat
 
 int main(int argc, char** argv) {
   int pending = 100000, hosts = 5000, repeat = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--hosts")) hosts = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  bool fairshare = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--fairshare")) {
+      fairshare = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    if (!std::strcmp(argv[i], "--pending"))
+      pending = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--hosts"))
+      hosts = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat"))
+      repeat = std::atoi(argv[++i]);
   }
   std::mt19937 rng(42);
   auto build_start = std::chrono::steady_clock::now();
-  ClusterView view = make_view(hosts, pending, rng);
+  ClusterView view = make_view(hosts, pending, fairshare, rng);
   std::printf("view: %d hosts, %zu running, %d pending (built in %.0f ms)\n", hosts, view.running.size(), pending,
               millis(std::chrono::steady_clock::now() - build_start));
 
