@@ -260,6 +260,7 @@ class DefaultModule final : public Module {
     bool larger_better;
   };
   bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
+    if (t.empty()) return false;
     auto [it, fresh] = compiled_.try_emplace(&t);
     if (fresh)
       for (const auto& [index, th] : t)
@@ -299,6 +300,16 @@ class DefaultModule final : public Module {
       bool reserved = !ctx.hosts[h].reserved.empty();
       for (size_t i = 0; i < k; ++i) values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
     }
+    // Hosts that all look the same (a simulated cluster, an idle one) keep their order:
+    // the stable sort would leave it as it is, after n log n comparisons.
+    auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    bool uniform = true;
+    for (size_t i = 1; uniform && i < hosts.size(); ++i) {
+      int a = hosts[0], b = hosts[i];
+      uniform = preference[a] == preference[b];
+      for (size_t j = 0; uniform && j < k; ++j) uniform = same(values[a * k + j], values[b * k + j]);
+    }
+    if (uniform) return;
     std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) {
       if (preference[a] != preference[b]) return preference[a] > preference[b];
       for (size_t i = 0; i < k; ++i) {
@@ -327,6 +338,19 @@ class DefaultModule final : public Module {
 
   // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
   void load_control(PassContext& ctx) {
+    // Nothing to do without a stop threshold or STOP_COND to suspend for, or a job
+    // suspended for load (or resumed by its owner) to resume: the common case, and a
+    // walk over every running job and host saved on each pass.
+    auto stops = [](const config::Thresholds& t) {
+      return std::any_of(t.begin(), t.end(), [](const auto& e) { return e.second.stop.has_value(); });
+    };
+    bool can_act = false;
+    for (const auto* hp : ctx.host_policies()) can_act = can_act || stops(hp->thresholds);
+    for (const auto& q : ctx.policy.queues) can_act = can_act || stops(q.thresholds) || q.stop_cond.has_value();
+    for (const auto& j : ctx.view.running)
+      can_act = can_act || (j.state == RunState::kSsusp &&
+                            (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
+    if (!can_act) return;
     // Jobs by first execution host.
     std::vector<std::vector<const RunningJobView*>> by_host(ctx.view.hosts.size());
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {

@@ -56,6 +56,13 @@ class LimitModule final : public Module {
   std::string_view name() const override { return "schmod_limit"; }
 
   void prepare(PassContext& ctx) override {
+    // Per-host counts only where some limit reads them: most clusters set none of
+    // JL/U, JL/P, HJOB_LIMIT and PJOB_LIMIT, and counting every running job per host
+    // and user would be most of this module's work.
+    for (const auto* hp : ctx.host_policies()) by_user_on_host_ |= hp->jl_u.has_value();
+    for (const auto& [name, l] : ctx.policy.user_limits) by_user_on_host_ |= l.jl_p.has_value();
+    for (const auto& [name, l] : ctx.policy.group_limits) by_group_on_host_ |= l.jl_p.has_value();
+    for (const auto& q : ctx.policy.queues) by_queue_on_host_ |= q.hjob_limit || q.pjob_limit;
     Placement p;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
@@ -316,9 +323,10 @@ class LimitModule final : public Module {
     queue_slots_[queue] += slots;
     for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
-      add_on_host(user_host_slots_, h, u.id, n);
-      for (const auto& g : u.groups) group_host_slots_[g][h] += n;
-      add_on_host(host_queue_slots_, h, queue, n);
+      if (by_user_on_host_) add_on_host(user_host_slots_, h, u.id, n);
+      if (by_group_on_host_)
+        for (const auto& g : u.groups) group_host_slots_[g][h] += n;
+      if (by_queue_on_host_) add_on_host(host_queue_slots_, h, queue, n);
     }
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
@@ -396,6 +404,7 @@ class LimitModule final : public Module {
   std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
   std::map<int, int> queue_slots_;
   PerHost host_queue_slots_, user_host_slots_;
+  bool by_user_on_host_ = false, by_group_on_host_ = false, by_queue_on_host_ = false;
   std::unordered_map<std::int64_t, int> user_queue_slots_;
   std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
 };

@@ -20,6 +20,9 @@ class PreemptionModule final : public Module {
 
   void prepare(PassContext& ctx) override {
     victims_.resize(ctx.view.hosts.size());
+    // Who could be preempted matters only if some queue may preempt.
+    if (std::all_of(ctx.policy.queues.begin(), ctx.policy.queues.end(), [](auto& q) { return q.preempts.empty(); }))
+      return;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
       if (job.state != RunState::kRun) continue;

@@ -38,14 +38,13 @@ class ReserveModule final : public Module {
   void prepare(PassContext& ctx) override {
     held_.resize(ctx.view.hosts.size());
     borrowed_.assign(ctx.view.hosts.size(), 0);
-    for (const auto& job : ctx.view.running) {
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const RunningJobView& job = ctx.view.running[i];
       Usage use = ctx.usage(job.res_req.get(), job.start_time);
       std::int64_t end = job.run_limit_s > 0 ? job.start_time + job.run_limit_s : kNever;
-      for (const auto& name : job.hosts) {
-        int h = ctx.host_index(name);
-        if (h < 0) continue;
-        for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount;
-        ends_.push_back({end, h, 1});
+      for (auto [h, n] : ctx.slots_of(i)) {
+        for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
+        ends_.push_back({end, h, n});
       }
       for (const auto& [res, amount] : use.per_job) ctx.take_shared(res, amount);
     }
