@@ -5,10 +5,10 @@
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/share_rows.h"
 #include "libconfig/load_index.h"
 #include "libconfig/params_table.h"
 #include "libsched/limit_usage.h"
-#include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
 namespace {
@@ -139,17 +139,7 @@ void Mbatchd::on_host_partitions(const wire::RequestEnvelope& request, const net
     p->set_name(parts[k].name);
     for (const auto& h : parts[k].hosts) p->add_hosts(h);
     if (!view) view = build_view(true);
-    for (const auto& row : sched::partition_share_table(*view, k, now())) {
-      auto* a = p->add_share_accounts();
-      a->set_name(row.name);
-      a->set_depth(row.depth);
-      a->set_group(row.group);
-      a->set_shares(row.shares);
-      a->set_priority(row.priority);
-      a->set_started(row.started);
-      a->set_cpu_time_s(row.cpu_s);
-      a->set_run_time_s(row.run_s);
-    }
+    add_share_rows(sched::partition_share_table(*view, k, now()), p->mutable_share_accounts());
   }
   respond(reply);
 }

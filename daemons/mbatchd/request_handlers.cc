@@ -10,13 +10,13 @@
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/share_rows.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/pending_reason.h"
 #include "libsched/pool_usage.h"
-#include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
 namespace {
@@ -617,17 +617,7 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
       if (!view) view = build_view(false);
       int index = view->policy->queue_index(q->name);
       if (index < 0) continue;
-      for (const auto& row : sched::share_table(*view, index, now())) {
-        auto* a = i->add_share_accounts();
-        a->set_name(row.name);
-        a->set_depth(row.depth);
-        a->set_group(row.group);
-        a->set_shares(row.shares);
-        a->set_priority(row.priority);
-        a->set_started(row.started);
-        a->set_cpu_time_s(row.cpu_s);
-        a->set_run_time_s(row.run_s);
-      }
+      add_share_rows(sched::share_table(*view, index, now()), i->mutable_share_accounts());
     }
   }
   respond(reply);

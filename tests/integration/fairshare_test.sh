@@ -51,13 +51,7 @@ USER_SHARES = [lsfsched_fa, 2] [others, 1]
 End HostPartition
 HOSTS
 cluster_start "$TEST_DIR" "$BIN" || exit 1
-chmod 755 "$TEST_DIR"
-mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
-as() {
-  local user="$1"
-  shift
-  (cd "$TEST_DIR/shared" && runuser -u "$user" -- env LSF_ENVDIR="$LSF_ENVDIR" PATH="$BIN:/usr/bin:/bin" "$@")
-}
+allow_other_users
 submit_as() {
   local user="$1"
   shift

@@ -45,6 +45,18 @@ wait_for() {
   return 1
 }
 
+# For tests that run commands as other local users (`as USER command...`): the test
+# directory readable by them, and a shared directory they may write their output to.
+allow_other_users() {
+  chmod 755 "$TEST_DIR"
+  mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
+}
+as() {
+  local user="$1"
+  shift
+  (cd "$TEST_DIR/shared" && runuser -u "$user" -- env LSF_ENVDIR="$LSF_ENVDIR" PATH="$BIN:/usr/bin:/bin" "$@")
+}
+
 job_state() { bjobs -a -u all "$1" 2>/dev/null | awk 'NR==2 {print $3}'; }
 state_is() { [ "$(job_state "$1")" = "$2" ]; }
 submit() { bsub "$@" | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p'; }

@@ -26,13 +26,7 @@ DESCRIPTION = for the qa group only
 End ServiceClass
 SC
 cluster_start "$TEST_DIR" "$BIN" || exit 1
-chmod 755 "$TEST_DIR"
-mkdir -p "$TEST_DIR/shared" && chmod 1777 "$TEST_DIR/shared"
-as() {
-  local user="$1"
-  shift
-  (cd "$TEST_DIR/shared" && runuser -u "$user" -- env LSF_ENVDIR="$LSF_ENVDIR" PATH="$BIN:/usr/bin:/bin" "$@")
-}
+allow_other_users
 job_of() { sed -n 's/^Job <\([0-9]*\)>.*/\1/p'; }
 queue_of() { bjobs -a -u all -w "$1" | awk 'NR==2 {print $4}'; }
 queue_status() { bqueues "$1" | awk 'NR==2 {print $3}'; }
