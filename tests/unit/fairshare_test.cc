@@ -169,46 +169,47 @@ TEST(Fairshare, UserWithoutShareWaitsWithReason) {
   EXPECT_EQ(*pass.reasons[0].text, "The user has no share in the queue's fairshare policy");
 }
 
+// One free slot: alice runs a job of `running_queue`; alice's job (submitted first) and
+// bob's wait in the pending queues given. Which one starts?
+std::int64_t first_of_alice_and_bob(ClusterView cluster, const std::string& running_queue,
+                                    const std::string& alice_queue, const std::string& bob_queue) {
+  RunningJobView r;
+  r.key = {1, 0};
+  r.queue = cluster.policy->queue_index(running_queue);
+  r.user = "alice";
+  r.hosts = {cluster.hosts[0].name};
+  cluster.running.push_back(r);
+  for (auto [id, user, queue] :
+       {std::tuple<int, const char*, std::string>{2, "alice", alice_queue}, {3, "bob", bob_queue}}) {
+    JobView j;
+    j.key = {id, 0};
+    j.order = id;
+    j.user = user;
+    j.queue = cluster.policy->queue_index(queue);
+    cluster.pending.push_back(j);
+  }
+  auto pass = schedule(cluster, 60);
+  EXPECT_EQ(pass.dispatches.size(), 1u);
+  return pass.dispatches.empty() ? std::int64_t{0} : pass.dispatches[0].job.id;
+}
+
 // Cross-queue fairshare: fs2 uses fs's tree (FAIRSHARE_QUEUES), so alice's job running
-// in fs2 counts against her in fs too. One free slot, alice's job pending in fs (higher
-// priority, submitted first) and bob's in fs2: bob's starts. Without the set, fs's tree
-// knows nothing of alice's fs2 job and hers starts.
+// in fs2 counts against her in fs too: with alice's job pending in fs (higher priority,
+// submitted first) and bob's in fs2, bob's starts. Without the set, fs's tree knows
+// nothing of alice's fs2 job and hers starts.
 TEST(Fairshare, CrossQueueSetCountsEveryQueuesJobs) {
   auto first = [](const std::string& set) {
-    auto l = std::make_unique<Loaded>();
-    l->tree.lsb("lsb.queues",
-                "Begin Queue\nQUEUE_NAME = fs\nPRIORITY = 30\nFAIRSHARE = USER_SHARES[[alice, 1] [bob, 1]]\n" + set +
-                    "End Queue\nBegin Queue\nQUEUE_NAME = fs2\nPRIORITY = 20\nEnd Queue\n");
-    l->result = l->tree.load();
-    EXPECT_TRUE(l->result.usable());
-    auto cluster = sim::model_cluster(*l->result.config, {1, 2});
-    RunningJobView r;
-    r.key = {1, 0};
-    r.queue = cluster.policy->queue_index("fs2");
-    r.user = "alice";
-    r.hosts = {cluster.hosts[0].name};
-    r.start_time = 0;
-    cluster.running.push_back(r);
-    for (auto [id, user, queue] : {std::tuple<int, const char*, const char*>{2, "alice", "fs"}, {3, "bob", "fs2"}}) {
-      JobView j;
-      j.key = {id, 0};
-      j.order = id;
-      j.user = user;
-      j.queue = cluster.policy->queue_index(queue);
-      cluster.pending.push_back(j);
-    }
-    auto pass = schedule(cluster, 60);
-    EXPECT_EQ(pass.dispatches.size(), 1u);
-    return pass.dispatches.empty() ? std::int64_t{0} : pass.dispatches[0].job.id;
+    auto l = load("FAIRSHARE = USER_SHARES[[alice, 1] [bob, 1]]\n" + set +
+                  "End Queue\nBegin Queue\nQUEUE_NAME = fs2\nPRIORITY = 20\n");
+    return first_of_alice_and_bob(sim::model_cluster(*l->result.config, {1, 2}), "fs2", "fs", "fs2");
   };
   EXPECT_EQ(first("FAIRSHARE_QUEUES = fs2\n"), 3);  // bob
   EXPECT_EQ(first(""), 2);                          // alice
 }
 
 // Host-partition fairshare: queues whose hosts lie in a HostPartition are ordered by
-// its tree, and a user's jobs in any of them count. alice runs a job of qa on the
-// partition; in qb, alice's job (submitted first) and bob's wait for the one free slot:
-// bob's starts. Without the partition, FCFS starts alice's.
+// its tree, and a user's jobs in any of them count: alice runs a job of qa on the
+// partition, and in qb bob's job starts before hers. Without the partition, FCFS.
 TEST(Fairshare, HostPartitionCountsJobsOfEveryQueueOnIt) {
   auto first = [](bool partition) {
     auto l = std::make_unique<Loaded>();
@@ -221,24 +222,7 @@ TEST(Fairshare, HostPartitionCountsJobsOfEveryQueueOnIt) {
                                             : ""));
     l->result = l->tree.load();
     EXPECT_TRUE(l->result.usable());
-    auto cluster = sim::model_cluster(*l->result.config, {0, 1});
-    RunningJobView r;
-    r.key = {1, 0};
-    r.queue = cluster.policy->queue_index("qa");
-    r.user = "alice";
-    r.hosts = {"hostA"};
-    cluster.running.push_back(r);
-    for (auto [id, user] : {std::pair<int, const char*>{2, "alice"}, {3, "bob"}}) {
-      JobView j;
-      j.key = {id, 0};
-      j.order = id;
-      j.user = user;
-      j.queue = cluster.policy->queue_index("qb");
-      cluster.pending.push_back(j);
-    }
-    auto pass = schedule(cluster, 60);
-    EXPECT_EQ(pass.dispatches.size(), 1u);
-    return pass.dispatches.empty() ? std::int64_t{0} : pass.dispatches[0].job.id;
+    return first_of_alice_and_bob(sim::model_cluster(*l->result.config, {0, 1}), "qa", "qb", "qb");
   };
   EXPECT_EQ(first(true), 3);   // bob
   EXPECT_EQ(first(false), 2);  // alice
