@@ -41,8 +41,8 @@ class Checker {
                        [&](const ComputeUnit& cu) { return cu.name == name; });
   }
 
-  void check_host_list(const std::vector<HostListItem>& items, const SourceLocation& where,
-                       const std::string& context, const std::string& key, bool allow_remote = true) {
+  void check_host_list(const std::vector<HostListItem>& items, const SourceLocation& where, const std::string& context,
+                       const std::string& key, bool allow_remote = true) {
     for (const auto& item : items) {
       if (!item.cluster.empty()) {
         if (!allow_remote)
@@ -60,8 +60,8 @@ class Checker {
 
   bool is_queue_name(const std::string& name) const { return cfg_.find_queue(name) != nullptr; }
 
-  void check_queue_names(const std::vector<std::string>& names, const SourceLocation& where,
-                         const std::string& context, const std::string& key, bool allow_all) {
+  void check_queue_names(const std::vector<std::string>& names, const SourceLocation& where, const std::string& context,
+                         const std::string& key, bool allow_all) {
     for (auto name : names) {
       if (!name.empty() && name.front() == '~') name.erase(0, 1);
       if (allow_all && name == "all") continue;
@@ -69,8 +69,8 @@ class Checker {
     }
   }
 
-  void check_user_list(const std::vector<UserListItem>& items, const SourceLocation& where,
-                       const std::string& context, const std::string& key) {
+  void check_user_list(const std::vector<UserListItem>& items, const SourceLocation& where, const std::string& context,
+                       const std::string& key) {
     for (const auto& u : items) {
       if (u.kind != UserListItem::Kind::kName) continue;
       check_user_name(u.name, u.per_member, where, context, key);
@@ -86,7 +86,8 @@ class Checker {
     }
     if (cfg_.find_user_group(name) || name == "default" || name == "others" || name == "all") return;
     if (opt_.user_exists && !opt_.user_exists(name))
-      diags_.warning(where, context + ": " + key + " names \"" + name + "\", which is neither a user group nor a known user");
+      diags_.warning(where,
+                     context + ": " + key + " names \"" + name + "\", which is neither a user group nor a known user");
   }
 
   // ---- lsf.cluster ----
@@ -189,6 +190,15 @@ class Checker {
     for (const auto& p : cfg_.host_partitions) {
       std::string context = "host partition \"" + p.name + "\"";
       check_host_list(p.hosts, p.keys.of("HOSTS", p.where), context, "HOSTS", false);
+      // LSF refuses both kinds of fairshare in one cluster; here a queue with FAIRSHARE
+      // keeps its own tree, which a site moving to LSF would have to change.
+      for (const auto& q : cfg_.queues)
+        if (q.fairshare) {
+          diags_.warning(p.where, context + ": queue \"" + q.name +
+                                      "\" has FAIRSHARE too; LSF does not allow queue-level and "
+                                      "host-partition fairshare in one cluster (the queue keeps its own)");
+          break;
+        }
       for (const auto& share : p.user_shares) {
         std::string name = share.name;
         bool per_member = !name.empty() && name.back() == '@';
@@ -254,9 +264,9 @@ class Checker {
       for (const auto& share : g.user_shares) {
         std::string name = share.name;
         if (!name.empty() && name.back() == '@') name.pop_back();
-        bool member = all_members || g.external || name == "default" || name == "others" ||
-                      std::any_of(g.members.begin(), g.members.end(),
-                                  [&](const UserListItem& m) { return m.name == name; });
+        bool member =
+            all_members || g.external || name == "default" || name == "others" ||
+            std::any_of(g.members.begin(), g.members.end(), [&](const UserListItem& m) { return m.name == name; });
         if (!member)
           diags_.warning(g.where, context + ": USER_SHARES gives a share to \"" + share.name +
                                       "\", which is not a member of the group");
@@ -304,9 +314,9 @@ class Checker {
         if (d.percent) percent += d.amount;
       }
       if (percent > 100)
-        diags_.warning(p.keys.of("DISTRIBUTION", p.where),
-                       context + ": DISTRIBUTION guarantees " + std::to_string(static_cast<int>(percent)) +
-                           "% of the pool; the pool is overcommitted");
+        diags_.warning(p.keys.of("DISTRIBUTION", p.where), context + ": DISTRIBUTION guarantees " +
+                                                               std::to_string(static_cast<int>(percent)) +
+                                                               "% of the pool; the pool is overcommitted");
       if (p.loan_policies) {
         check_queue_names(p.loan_policies->queues, p.keys.of("LOAN_POLICIES", p.where), context, "LOAN_POLICIES",
                           false);
@@ -342,8 +352,7 @@ class Checker {
     if (!p.res_select || p.res_select->select.empty()) return true;
     // A RES_SELECT on load or run-time values cannot be judged from files; assume it matches.
     if (!statically_decidable(cfg_, p.res_select->select)) return true;
-    return p.res_select->select.matches(
-        [&](std::string_view name) { return static_host_resource(cfg_, host, name); });
+    return p.res_select->select.matches([&](std::string_view name) { return static_host_resource(cfg_, host, name); });
   }
 
   void check_exports() {
@@ -376,8 +385,7 @@ class Checker {
     for (const auto& sc : cfg_.service_classes) {
       std::string context = "service class \"" + sc.name + "\"";
       check_queue_names(sc.access_queues, sc.keys.of("ACCESS_CONTROL", sc.where), context, "ACCESS_CONTROL", false);
-      if (cfg_.find_user_group(sc.name))
-        diags_.error(sc.where, context + ": the name is also a user group name");
+      if (cfg_.find_user_group(sc.name)) diags_.error(sc.where, context + ": the name is also a user group name");
       for (const auto& hp : cfg_.host_partitions)
         if (hp.name == sc.name) diags_.error(sc.where, context + ": the name is also a host partition name");
     }
@@ -400,10 +408,10 @@ class Checker {
           diags_.error(where, context + ": SLOT_POOL \"" + name + "\" needs a SLOT_SHARE");
         else
           total += *q->slot_share;
-        if (q != first &&
-            resolve_host_list(cfg_, q->hosts.empty() ? all_hosts() : q->hosts) != first_hosts)
+        if (q != first && resolve_host_list(cfg_, q->hosts.empty() ? all_hosts() : q->hosts) != first_hosts)
           diags_.error(where, context + ": uses other hosts than queue \"" + first->name +
-                                  "\" of the same SLOT_POOL \"" + name + "\"; queues of a pool must use the same hosts");
+                                  "\" of the same SLOT_POOL \"" + name +
+                                  "\"; queues of a pool must use the same hosts");
         bool preemptive = !q->preemption.preemptive.empty() || q->preemption.preemptive_all;
         bool preemptable = !q->preemption.preemptable.empty() || q->preemption.preemptable_all;
         for (const auto& other : cfg_.queues)
@@ -411,21 +419,24 @@ class Checker {
             if (p.name == q->name) preemptable = true;
         if (preemptive || preemptable)
           diags_.error(q->keys.of("PREEMPTION", where), context + ": a queue of SLOT_POOL \"" + name +
-                                                            "\" may not be " + (preemptive ? "preemptive" : "preemptable"));
+                                                            "\" may not be " +
+                                                            (preemptive ? "preemptive" : "preemptable"));
         if (q->slot_reserve_time)
           diags_.error(q->keys.of("SLOT_RESERVE", where),
                        context + ": a queue of SLOT_POOL \"" + name + "\" may not have SLOT_RESERVE");
         if (q != first && (q->max_slots_in_pool || q->use_priority_in_pool))
-          diags_.warning(where, context + ": MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL are read from the pool's "
-                                          "first queue, \"" + first->name + "\"; here they are ignored");
+          diags_.warning(where, context +
+                                    ": MAX_SLOTS_IN_POOL and USE_PRIORITY_IN_POOL are read from the pool's "
+                                    "first queue, \"" +
+                                    first->name + "\"; here they are ignored");
       }
       if (total > 100) {
         std::string shares;
         for (const Queue* q : queues)
           if (q->slot_share) shares += (shares.empty() ? "" : " + ") + format_number(*q->slot_share);
-        diags_.error(first->keys.of("SLOT_SHARE", first->where),
-                     "slot pool \"" + name + "\": SLOT_SHARE adds up to " + format_number(total) + " (" + shares +
-                         "), more than 100");
+        diags_.error(first->keys.of("SLOT_SHARE", first->where), "slot pool \"" + name + "\": SLOT_SHARE adds up to " +
+                                                                     format_number(total) + " (" + shares +
+                                                                     "), more than 100");
       }
     }
   }
@@ -438,18 +449,18 @@ class Checker {
 
   void check_modules() {
     static constexpr std::string_view kKnown[] = {
-        "schmod_default",    "schmod_fcfs",     "schmod_fairshare", "schmod_limit",    "schmod_parallel",
-        "schmod_reserve",    "schmod_backfill", "schmod_preemption", "schmod_advrsv",  "schmod_mc",
-        "schmod_jobweight",  "schmod_cpuset",   "schmod_pset",      "schmod_ps",       "schmod_aps",
-        "schmod_affinity",   "schmod_demand",   "schmod_slotpool",  "schmod_guarantee", "schmod_throttle",
-        "schmod_priority",   "schmod_dc"};
+        "schmod_default",   "schmod_fcfs",     "schmod_fairshare",  "schmod_limit",     "schmod_parallel",
+        "schmod_reserve",   "schmod_backfill", "schmod_preemption", "schmod_advrsv",    "schmod_mc",
+        "schmod_jobweight", "schmod_cpuset",   "schmod_pset",       "schmod_ps",        "schmod_aps",
+        "schmod_affinity",  "schmod_demand",   "schmod_slotpool",   "schmod_guarantee", "schmod_throttle",
+        "schmod_priority",  "schmod_dc"};
     for (const auto& m : cfg_.modules) {
       bool known = std::any_of(std::begin(kKnown), std::end(kKnown), [&](std::string_view k) { return k == m.name; });
-      if (!known) diags_.warning(m.where, "module \"" + m.name + "\" is not a module this scheduler has; it is ignored");
+      if (!known)
+        diags_.warning(m.where, "module \"" + m.name + "\" is not a module this scheduler has; it is ignored");
     }
-    if (cfg_.modules_configured &&
-        std::none_of(cfg_.modules.begin(), cfg_.modules.end(),
-                     [](const SchedulerModule& m) { return m.name == "schmod_default"; }))
+    if (cfg_.modules_configured && std::none_of(cfg_.modules.begin(), cfg_.modules.end(),
+                                                [](const SchedulerModule& m) { return m.name == "schmod_default"; }))
       diags_.error(cfg_.modules.empty() ? SourceLocation{"lsb.modules", 0} : cfg_.modules.front().where,
                    "lsb.modules must list schmod_default");
   }

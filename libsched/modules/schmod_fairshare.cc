@@ -4,6 +4,9 @@
 // (FCFS) is considered. A job that starts lowers its account's priority (one more
 // slot, more committed run time) before the next choice, so users take turns in
 // proportion to their shares. Users without a share in the queue do not run there.
+// The tree is the queue's own FAIRSHARE, its master's (FAIRSHARE_QUEUES: the set's jobs
+// are ordered together, and count together), or its HostPartition's (one tree for every
+// queue whose hosts lie in the partition, each queue ordered in turn).
 #include <map>
 #include <set>
 #include <utility>

@@ -19,8 +19,9 @@ TEST(SemanticChecks, UnknownHostsGroupsQueuesAndClusters) {
         "End Queue\n"
         "Begin Queue\nQUEUE_NAME = normal\nEnd Queue\n");
   t.lsb("lsb.params", "Begin Parameters\nDEFAULT_QUEUE = normal missing\nEnd Parameters\n");
-  t.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\nhostZ 1\nEnd Host\n"
-                     "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\nhg1 (hostA hg2)\nhg2 (hg1)\nEnd HostGroup\n");
+  t.lsb("lsb.hosts",
+        "Begin Host\nHOST_NAME MXJ\nhostZ 1\nEnd Host\n"
+        "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\nhg1 (hostA hg2)\nhg2 (hg1)\nEnd HostGroup\n");
   auto r = t.load();
   EXPECT_EQ(errors_of(r),
             "lsb.params:2: lsb.params: DEFAULT_QUEUE names unknown queue \"missing\"\n"
@@ -35,18 +36,21 @@ TEST(SemanticChecks, UnknownHostsGroupsQueuesAndClusters) {
 
 TEST(SemanticChecks, UnknownUsersAndServiceClassesAndResources) {
   ConfigTree t;
-  t.lsb("lsb.users", "Begin User\nUSER_NAME MAX_JOBS\nghosts@ 5\nEnd User\n"
-                     "Begin UserGroup\nGROUP_NAME GROUP_MEMBER USER_SHARES\neng (alice) ([alice, 1] [zed, 2])\nEnd UserGroup\n");
+  t.lsb("lsb.users",
+        "Begin User\nUSER_NAME MAX_JOBS\nghosts@ 5\nEnd User\n"
+        "Begin UserGroup\nGROUP_NAME GROUP_MEMBER USER_SHARES\neng (alice) ([alice, 1] [zed, 2])\nEnd UserGroup\n");
   t.lsb("lsb.resources",
         "Begin GuaranteedResourcePool\nNAME = p1\nTYPE = slots\nHOSTS = hostA\nDISTRIBUTION = [nosuch, 2] [plain, 1]\n"
         "LOAN_POLICIES = QUEUES[nope]\nEnd GuaranteedResourcePool\n"
         "Begin Limit\nNAME = l1\nQUEUES = all ~normal gone\nRESOURCE = [licZ, 1]\nEnd Limit\n");
-  t.lsb("lsb.serviceclasses", "Begin ServiceClass\nNAME = plain\nGOALS = [VELOCITY 10 timeWindow ()]\nEnd ServiceClass\n");
-  t.write("conf/lsf.cluster.test",
-          "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
-          "Begin Host\nHOSTNAME model type server RESOURCES\nhostA Nope LINUX64 1 (fs gpu)\nhostB Generic LINUX64 1 ()\n"
-          "hostC Generic LINUX64 1 ()\nEnd Host\n"
-          "Begin ResourceMap\nRESOURCENAME LOCATION\nlicA (4@[all])\nlicQ [default]\nEnd ResourceMap\n");
+  t.lsb("lsb.serviceclasses",
+        "Begin ServiceClass\nNAME = plain\nGOALS = [VELOCITY 10 timeWindow ()]\nEnd ServiceClass\n");
+  t.write(
+      "conf/lsf.cluster.test",
+      "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
+      "Begin Host\nHOSTNAME model type server RESOURCES\nhostA Nope LINUX64 1 (fs gpu)\nhostB Generic LINUX64 1 ()\n"
+      "hostC Generic LINUX64 1 ()\nEnd Host\n"
+      "Begin ResourceMap\nRESOURCENAME LOCATION\nlicA (4@[all])\nlicQ [default]\nEnd ResourceMap\n");
   auto r = t.load();
   EXPECT_EQ(errors_of(r),
             "lsf.cluster.test:6: host \"hostA\": model \"Nope\" is not a HostModel in lsf.shared\n"
@@ -56,9 +60,11 @@ TEST(SemanticChecks, UnknownUsersAndServiceClassesAndResources) {
             "lsb.resources:10: limit \"l1\": QUEUES names unknown queue \"gone\"\n"
             "lsb.resources:11: limit \"l1\": RESOURCE names \"licZ\", which lsf.shared does not define\n"
             "lsb.resources:5: guarantee pool \"p1\": DISTRIBUTION names unknown service class \"nosuch\"\n"
-            "lsb.resources:5: guarantee pool \"p1\": DISTRIBUTION names service class \"plain\", which has no GOALS = [GUARANTEE]\n"
+            "lsb.resources:5: guarantee pool \"p1\": DISTRIBUTION names service class \"plain\", which has no GOALS = "
+            "[GUARANTEE]\n"
             "lsb.resources:6: guarantee pool \"p1\": LOAN_POLICIES names unknown queue \"nope\"\n");
-  EXPECT_NE(warnings_of(r).find("lsb.users:7: warning: user group \"eng\": USER_SHARES gives a share to \"zed\", which is not a member of the group"),
+  EXPECT_NE(warnings_of(r).find("lsb.users:7: warning: user group \"eng\": USER_SHARES gives a share to \"zed\", which "
+                                "is not a member of the group"),
             std::string::npos)
       << warnings_of(r);
 }
@@ -83,13 +89,14 @@ TEST(SemanticChecks, AHostInTwoGuaranteePoolsGoesToTheFirst) {
 
 TEST(SemanticChecks, SlotPoolRules) {
   ConfigTree t;
-  t.lsb("lsb.queues",
-        "Begin Queue\nQUEUE_NAME = q1\nPRIORITY = 50\nHOSTS = hostA hostB\nSLOT_POOL = pool\nSLOT_SHARE = 60\nEnd Queue\n"
-        "Begin Queue\nQUEUE_NAME = q2\nPRIORITY = 40\nHOSTS = hostA hostC\nSLOT_POOL = pool\nSLOT_SHARE = 30\n"
-        "SLOT_RESERVE = MAX_RESERVE_TIME[3]\nEnd Queue\n"
-        "Begin Queue\nQUEUE_NAME = q3\nPRIORITY = 30\nHOSTS = hostB hostA\nSLOT_POOL = pool\nSLOT_SHARE = 20\n"
-        "PREEMPTION = PREEMPTIVE[other]\nEnd Queue\n"
-        "Begin Queue\nQUEUE_NAME = other\nPRIORITY = 10\nEnd Queue\n");
+  t.lsb(
+      "lsb.queues",
+      "Begin Queue\nQUEUE_NAME = q1\nPRIORITY = 50\nHOSTS = hostA hostB\nSLOT_POOL = pool\nSLOT_SHARE = 60\nEnd Queue\n"
+      "Begin Queue\nQUEUE_NAME = q2\nPRIORITY = 40\nHOSTS = hostA hostC\nSLOT_POOL = pool\nSLOT_SHARE = 30\n"
+      "SLOT_RESERVE = MAX_RESERVE_TIME[3]\nEnd Queue\n"
+      "Begin Queue\nQUEUE_NAME = q3\nPRIORITY = 30\nHOSTS = hostB hostA\nSLOT_POOL = pool\nSLOT_SHARE = 20\n"
+      "PREEMPTION = PREEMPTIVE[other]\nEnd Queue\n"
+      "Begin Queue\nQUEUE_NAME = other\nPRIORITY = 10\nEnd Queue\n");
   auto r = t.load();
   EXPECT_EQ(errors_of(r),
             "lsb.queues:12: queue \"q2\": uses other hosts than queue \"q1\" of the same SLOT_POOL \"pool\"; "
@@ -97,6 +104,19 @@ TEST(SemanticChecks, SlotPoolRules) {
             "lsb.queues:14: queue \"q2\": a queue of SLOT_POOL \"pool\" may not have SLOT_RESERVE\n"
             "lsb.queues:22: queue \"q3\": a queue of SLOT_POOL \"pool\" may not be preemptive\n"
             "lsb.queues:6: slot pool \"pool\": SLOT_SHARE adds up to 110 (60 + 30 + 20), more than 100\n");
+}
+
+TEST(SemanticChecks, QueueAndHostPartitionFairshareTogetherAreWarnedAbout) {
+  ConfigTree t;
+  t.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = fs\nFAIRSHARE = USER_SHARES[[default, 1]]\nEnd Queue\n");
+  t.lsb("lsb.hosts",
+        "Begin HostPartition\nHPART_NAME = p1\nHOSTS = hostA\nUSER_SHARES = [default, 1]\n"
+        "End HostPartition\n");
+  auto r = t.load();
+  EXPECT_TRUE(r.usable());
+  EXPECT_EQ(warnings_of(r),
+            "lsb.hosts:1: warning: host partition \"p1\": queue \"fs\" has FAIRSHARE too; LSF does not allow "
+            "queue-level and host-partition fairshare in one cluster (the queue keeps its own)\n");
 }
 
 TEST(SemanticChecks, SlotPoolQueuesMayNotBePreemptable) {
@@ -109,14 +129,17 @@ TEST(SemanticChecks, SlotPoolQueuesMayNotBePreemptable) {
 
 TEST(SemanticChecks, ExportRules) {
   ConfigTree t;
-  t.lsb("lsb.resources",
-        "Begin HostExport\nPER_HOST = hostA\nSLOTS = 2\nTYPE = shared\nDISTRIBUTION = ([remote1, 1] [remote2, 1])\nEnd HostExport\n"
-        "Begin HostExport\nRES_SELECT = type==LINUX64\nSLOTS = 1\nDISTRIBUTION = [remote1, 1]\nEnd HostExport\n"
-        "Begin HostExport\nPER_HOST = hostB\nSLOTS = 1\nDISTRIBUTION = [mars, 1]\nEnd HostExport\n"
-        "Begin SharedResourceExport\nNAME = fs\nNINSTANCES = 1\nDISTRIBUTION = [remote1, 1]\nEnd SharedResourceExport\n");
+  t.lsb(
+      "lsb.resources",
+      "Begin HostExport\nPER_HOST = hostA\nSLOTS = 2\nTYPE = shared\nDISTRIBUTION = ([remote1, 1] [remote2, 1])\nEnd "
+      "HostExport\n"
+      "Begin HostExport\nRES_SELECT = type==LINUX64\nSLOTS = 1\nDISTRIBUTION = [remote1, 1]\nEnd HostExport\n"
+      "Begin HostExport\nPER_HOST = hostB\nSLOTS = 1\nDISTRIBUTION = [mars, 1]\nEnd HostExport\n"
+      "Begin SharedResourceExport\nNAME = fs\nNINSTANCES = 1\nDISTRIBUTION = [remote1, 1]\nEnd SharedResourceExport\n");
   auto r = t.load();
   EXPECT_EQ(errors_of(r),
-            "lsb.resources:1: HostExport: a shared export with PER_HOST must name exactly one cluster in DISTRIBUTION, not 2\n"
+            "lsb.resources:1: HostExport: a shared export with PER_HOST must name exactly one cluster in DISTRIBUTION, "
+            "not 2\n"
             "lsb.resources:7: HostExport: RES_SELECT needs NHOSTS\n"
             "lsb.resources:15: HostExport: DISTRIBUTION names unknown cluster \"mars\"\n"
             "lsb.resources:18: shared resource export \"fs\": NAME must be a Numeric resource of lsf.shared\n");
@@ -125,8 +148,9 @@ TEST(SemanticChecks, ExportRules) {
 TEST(SemanticChecks, PackageTypeNeedsSlotsOrMem) {
   ConfigTree t;
   t.lsb("lsb.serviceclasses", "Begin ServiceClass\nNAME = sc1\nGOALS = [GUARANTEE]\nEnd ServiceClass\n");
-  t.lsb("lsb.resources", "Begin GuaranteedResourcePool\nNAME = p\nTYPE = package[]\nDISTRIBUTION = [sc1, 1]\n"
-                         "End GuaranteedResourcePool\n");
+  t.lsb("lsb.resources",
+        "Begin GuaranteedResourcePool\nNAME = p\nTYPE = package[]\nDISTRIBUTION = [sc1, 1]\n"
+        "End GuaranteedResourcePool\n");
   EXPECT_EQ(errors_of(t.load()),
             "lsb.resources:3: guarantee pool \"p\": TYPE: package[] needs slots=n or mem=m (or both)\n"
             "lsb.resources:1: guarantee pool \"p\": TYPE is required (slots, hosts, package[...] or resource[...])\n");
