@@ -28,28 +28,39 @@ namespace {
 struct Pool {
   std::vector<int> queues;  // configuration order
   int total = 0;
+  int used = 0;  // slots of its queues' started jobs and placements
 };
 
 class SlotPoolModule final : public Module {
  public:
+  // `pending`: pending jobs per queue when the view was made without them (bqueues -l);
+  // empty: counted from the view.
+  explicit SlotPoolModule(std::vector<int> pending = {}) : pending_(std::move(pending)) {}
+
   std::string_view name() const override { return "schmod_slotpool"; }
 
   void prepare(PassContext& ctx) override {
     const auto& queues = ctx.policy.queues;
-    std::map<std::string, Pool> pools;
-    for (size_t q = 0; q < queues.size(); ++q)
-      if (!queues[q].slot_pool.empty()) pools[queues[q].slot_pool].queues.push_back(static_cast<int>(q));
-    if (pools.empty()) return;
+    std::map<std::string, int> index;
+    pool_of_.assign(queues.size(), -1);
+    for (size_t q = 0; q < queues.size(); ++q) {
+      if (queues[q].slot_pool.empty()) continue;
+      auto [it, fresh] = index.try_emplace(queues[q].slot_pool, static_cast<int>(pools_.size()));
+      if (fresh) pools_.emplace_back();
+      pools_[static_cast<size_t>(it->second)].queues.push_back(static_cast<int>(q));
+      pool_of_[q] = it->second;
+    }
+    if (pools_.empty()) return;
     used_.assign(queues.size(), 0);
     entitled_.assign(queues.size(), -1);
-    std::vector<int> pending(queues.size(), 0);
-    for (const auto& j : ctx.view.pending) ++pending[static_cast<size_t>(j.queue)];
-    if (!pending_given_.empty()) pending = pending_given_;
-    for (const auto& r : ctx.view.running) used_[static_cast<size_t>(r.queue)] += static_cast<int>(r.hosts.size());
-    for (auto& [name, pool] : pools) {
+    if (pending_.empty()) {
+      pending_.assign(queues.size(), 0);
+      for (const auto& j : ctx.view.pending) ++pending_[static_cast<size_t>(j.queue)];
+    }
+    for (const auto& r : ctx.view.running) add_use(r.queue, static_cast<int>(r.hosts.size()));
+    for (auto& pool : pools_) {
       pool.total = total(ctx, pool);
-      totals_[name] = pool.total;
-      entitle(ctx, pool, pending);
+      entitle(ctx, pool);
     }
   }
 
@@ -84,11 +95,11 @@ class SlotPoolModule final : public Module {
     }
   }
 
-  std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
+  std::optional<std::string> admit(PassContext&, const JobView& job) override {
     if (entitled_.empty() || second_round_) return std::nullopt;
     const size_t q = static_cast<size_t>(job.queue);
     if (entitled_[q] < 0 || used_[q] + job.min_slots <= entitled_[q]) return std::nullopt;
-    if (job.min_slots > entitled_[q] && pool_used(ctx, q) == 0) return std::nullopt;
+    if (job.min_slots > entitled_[q] && pools_[static_cast<size_t>(pool_of_[q])].used == 0) return std::nullopt;
     return "The queue's share of its slot pool has been reached (" + std::to_string(used_[q]) + " of " +
            std::to_string(entitled_[q]) + " slots in use)";
   }
@@ -96,15 +107,13 @@ class SlotPoolModule final : public Module {
   bool defers(const PassContext& ctx, const JobView& job) override {
     const size_t q = static_cast<size_t>(job.queue);
     if (entitled_.empty() || entitled_[q] < 0) return false;
-    const auto& pool = ctx.policy.queues[q].slot_pool;
-    for (const auto& first : ctx.policy.queues)  // the pool's first queue decides
-      if (first.slot_pool == pool) return first.use_priority_in_pool;
-    return false;
+    const Pool& pool = pools_[static_cast<size_t>(pool_of_[q])];  // its first queue decides
+    return ctx.policy.queues[static_cast<size_t>(pool.queues.front())].use_priority_in_pool;
   }
   void second_round(PassContext&) override { second_round_ = true; }
 
   void commit(PassContext&, const JobView& job, const Placement& p) override {
-    if (!used_.empty()) used_[static_cast<size_t>(job.queue)] += p.slots();
+    if (!used_.empty()) add_use(job.queue, p.slots());
   }
 
   std::vector<PoolShare> report(const PassContext& ctx) const {
@@ -112,18 +121,16 @@ class SlotPoolModule final : public Module {
     for (size_t q = 0; q < entitled_.size(); ++q) {
       const QueuePolicy& qp = ctx.policy.queues[q];
       if (qp.slot_pool.empty()) continue;
-      out.push_back(
-          {static_cast<int>(q), qp.slot_pool, qp.slot_share, entitled_[q], used_[q], totals_.at(qp.slot_pool)});
+      out.push_back({static_cast<int>(q), qp.slot_pool, qp.slot_share, entitled_[q], used_[q],
+                     pools_[static_cast<size_t>(pool_of_[q])].total});
     }
     return out;
   }
 
  private:
-  int pool_used(const PassContext& ctx, size_t queue) const {
-    int sum = 0;
-    for (size_t k = 0; k < used_.size(); ++k)
-      if (ctx.policy.queues[k].slot_pool == ctx.policy.queues[queue].slot_pool) sum += used_[k];
-    return sum;
+  void add_use(int queue, int slots) {
+    used_[static_cast<size_t>(queue)] += slots;
+    if (int p = pool_of_[static_cast<size_t>(queue)]; p >= 0) pools_[static_cast<size_t>(p)].used += slots;
   }
 
   static int total(const PassContext& ctx, const Pool& pool) {
@@ -138,12 +145,12 @@ class SlotPoolModule final : public Module {
     return sum;
   }
 
-  void entitle(const PassContext& ctx, const Pool& pool, const std::vector<int>& pending) {
+  void entitle(const PassContext& ctx, const Pool& pool) {
     const auto& queues = ctx.policy.queues;
     int left = pool.total;
     std::vector<int> sharing;
     for (int q : pool.queues) {
-      if (pending[static_cast<size_t>(q)] > 0 && queues[static_cast<size_t>(q)].slot_share > 0) {
+      if (pending_[static_cast<size_t>(q)] > 0 && queues[static_cast<size_t>(q)].slot_share > 0) {
         sharing.push_back(q);
       } else {
         entitled_[static_cast<size_t>(q)] = used_[static_cast<size_t>(q)];  // nothing more to run
@@ -186,11 +193,10 @@ class SlotPoolModule final : public Module {
 
   std::vector<int> used_;      // per queue: slots of started jobs and of placements
   std::vector<int> entitled_;  // per queue: its part of its pool; -1 outside pools
-  std::map<std::string, int> totals_;
+  std::vector<int> pending_;   // per queue: pending jobs
+  std::vector<Pool> pools_;
+  std::vector<int> pool_of_;  // per queue: index into pools_; -1 outside pools
   bool second_round_ = false;
-
- public:
-  std::vector<int> pending_given_;  // slot_pool_usage(): pending jobs per queue, not from the view
 };
 
 }  // namespace
@@ -199,9 +205,7 @@ std::unique_ptr<Module> make_schmod_slotpool() { return std::make_unique<SlotPoo
 
 std::vector<PoolShare> slot_pool_usage(const ClusterView& view, std::int64_t now, const std::vector<int>& pending) {
   std::vector<std::unique_ptr<Module>> modules;
-  auto module = std::make_unique<SlotPoolModule>();
-  module->pending_given_ = pending;
-  modules.push_back(std::move(module));
+  modules.push_back(std::make_unique<SlotPoolModule>(pending));
   PassContext ctx(view, now, modules);
   modules.front()->prepare(ctx);
   return static_cast<const SlotPoolModule&>(*modules.front()).report(ctx);
