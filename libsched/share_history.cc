@@ -4,6 +4,14 @@
 
 namespace lsf::sched {
 
+bool charges_history(const QueuePolicy& q) { return q.fairshare || !q.slot_pool.empty(); }
+
+void charge_finished(ShareHistory& history, const QueuePolicy& q, const std::string& user, ShareUse use,
+                     std::int64_t at) {
+  if (q.fairshare) history.charge(q.share_key, user, use, at, q.fairshare->hist_hours);
+  if (!q.slot_pool.empty()) history.charge(q.name, "", use, at, q.hist_hours);
+}
+
 double ShareHistory::decay(double seconds, double hist_hours) {
   if (hist_hours <= 0 || seconds <= 0) return 1;
   return std::pow(0.1, seconds / (hist_hours * 3600));

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "libsched/model/policy.h"
+
 namespace lsf::sched {
 
 struct ShareUse {
@@ -48,5 +50,12 @@ class ShareHistory {
   };
   std::map<std::pair<std::string, std::string>, Held, std::less<>> entries_;
 };
+
+// A finished job of `queue`: its use charged where the queue's policies read it (its
+// fairshare tree's key, and the queue itself as user "" for a SLOT_POOL). mbatchd and
+// the simulator both charge through this.
+void charge_finished(ShareHistory& history, const QueuePolicy& queue, const std::string& user, ShareUse use,
+                     std::int64_t at);
+bool charges_history(const QueuePolicy& queue);  // does charge_finished record anything
 
 }  // namespace lsf::sched

@@ -132,18 +132,17 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
 }
 
 void ClusterState::charge_share(const Job& job) {
-  auto c = charging_.find(job.queue);
-  if (c == charging_.end() || job.start_time <= 0 || job.end_time < job.start_time) return;
+  int q = policy_ ? policy_->queue_index(job.queue) : -1;
+  if (q < 0 || !sched::charges_history(policy_->queues[static_cast<size_t>(q)]) || job.start_time <= 0 ||
+      job.end_time < job.start_time)
+    return;
   // Passes read the history from other threads through their views: a view may hold
   // this one, so change a copy (views are only made on this thread, so a count of one
   // means nobody else can see it).
   if (share_history_.use_count() > 1) share_history_ = std::make_shared<sched::ShareHistory>(*share_history_);
   double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
   sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
-  if (!c->second.share_key.empty())
-    share_history_->charge(c->second.share_key, job.user(), use, job.end_time, c->second.share_hist_hours);
-  // A SLOT_POOL queue's own use (user ""): it orders the pool's queues.
-  if (c->second.pooled) share_history_->charge(job.queue, "", use, job.end_time, c->second.pool_hist_hours);
+  sched::charge_finished(*share_history_, policy_->queues[static_cast<size_t>(q)], job.user(), use, job.end_time);
 }
 
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,
@@ -457,7 +456,8 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
   share_history_ = std::move(history);
 }
 
-void ClusterState::sync_config(const config::ClusterConfig& config, const sched::SchedPolicy& policy) {
+void ClusterState::sync_config(const config::ClusterConfig& config, std::shared_ptr<const sched::SchedPolicy> policy) {
+  policy_ = std::move(policy);
   for (const auto& q : config.queues) {
     auto& s = queues_[q.name];
     s.name = q.name;
@@ -465,17 +465,6 @@ void ClusterState::sync_config(const config::ClusterConfig& config, const sched:
   for (const auto& h : config.hosts) {
     auto& s = hosts_[h.name];
     s.name = h.name;
-  }
-  charging_.clear();
-  for (const auto& q : policy.queues) {
-    Charging c;
-    if (q.fairshare) {
-      c.share_key = q.share_key;
-      c.share_hist_hours = q.fairshare->hist_hours;
-    }
-    c.pooled = !q.slot_pool.empty();
-    c.pool_hist_hours = q.hist_hours;
-    if (!c.share_key.empty() || c.pooled) charging_[q.name] = c;
   }
 }
 

@@ -52,7 +52,7 @@ class ClusterState {
 
   // Makes sure every configured queue and host has an entry (kept across reconfig).
   // The policy says which queues' finished jobs are charged for fairshare, and where.
-  void sync_config(const config::ClusterConfig& config, const sched::SchedPolicy& policy);
+  void sync_config(const config::ClusterConfig& config, std::shared_ptr<const sched::SchedPolicy> policy);
 
   // Drops finished jobs that ended before `cutoff` (CLEAN_PERIOD); returns how many.
   int clean_finished(std::int64_t cutoff);
@@ -105,14 +105,8 @@ class ClusterState {
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;
-  // Per fairshare or slot-pool queue: where its finished jobs are charged.
-  struct Charging {
-    std::string share_key;  // ShareHistory key of its tree; empty: none
-    double share_hist_hours = 5;
-    bool pooled = false;
-    double pool_hist_hours = 5;
-  };
-  std::map<std::string, Charging> charging_;
+  // The policy in force: which queues' finished jobs are charged for fairshare, where.
+  std::shared_ptr<const sched::SchedPolicy> policy_;
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 

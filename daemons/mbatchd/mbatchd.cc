@@ -30,7 +30,7 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       sleep_timer_(io_),
       host_timer_(io_),
       retry_timer_(io_) {
-  state_.sync_config(*config_, *config_index_.policy);
+  state_.sync_config(*config_, config_index_.policy);
 }
 
 Mbatchd::~Mbatchd() {
@@ -77,7 +77,7 @@ std::string Mbatchd::recover() {
         "{}: dropped a partial record after offset {} (torn write at a crash); recovered to the last whole record",
         (dir / "lsb.events").string(), events.good_bytes);
   }
-  state_.sync_config(*config_, *config_index_.policy);
+  state_.sync_config(*config_, config_index_.policy);
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log_->info("recovered {} jobs ({} from lsb.snapshot, {} events replayed) in {} ms", state_.jobs().size(),
              snapshot_jobs, replayed, took.count());

@@ -797,7 +797,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   config_index_ = index_config(*config_);
   merged_requirements_.clear();
   ++config_generation_;
-  state_.sync_config(*config_, *config_index_.policy);
+  state_.sync_config(*config_, config_index_.policy);
   out->set_applied(true);
   last_reconfig_time_ = now();
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());

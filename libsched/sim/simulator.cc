@@ -173,11 +173,8 @@ class Simulation {
   // Fairshare: a finished job's use goes to the history of its queue. Jobs are taken to
   // use their slots' CPU all the time they run (traces rarely say otherwise).
   void charge(const Job& job, const Outcome& o) {
-    const QueuePolicy& q = view_.policy->queues[static_cast<size_t>(job.queue)];
-    if (!q.fairshare && q.slot_pool.empty()) return;
     double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.hosts.size());
-    if (q.fairshare) history_->charge(q.share_key, job.user, {slot_s, slot_s}, o.end, q.fairshare->hist_hours);
-    if (!q.slot_pool.empty()) history_->charge(q.name, "", {slot_s, slot_s}, o.end, q.hist_hours);
+    charge_finished(*history_, view_.policy->queues[static_cast<size_t>(job.queue)], job.user, {slot_s, slot_s}, o.end);
   }
   void count_cpu(std::int64_t now) {
     for (auto& r : view_.running)

@@ -82,7 +82,7 @@ TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
   cfg.queues.push_back(q);
   mbd::ClusterState s;
   auto policy = sched::build_policy(cfg);
-  s.sync_config(cfg, *policy);
+  s.sync_config(cfg, policy);
   ASSERT_EQ(s.apply(at(100, job_new(1))), "");
   ASSERT_EQ(s.apply(at(110, job_start(1))), "");
   wire::EventRecord done;
@@ -95,7 +95,7 @@ TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
   EXPECT_DOUBLE_EQ(use.cpu_s, 7);
 
   mbd::ClusterState restored;
-  restored.sync_config(cfg, *policy);
+  restored.sync_config(cfg, policy);
   restored.load_snapshot(s.snapshot(200));
   EXPECT_DOUBLE_EQ(restored.share_history()->use("normal", "alice", 1000, 0).run_s, 40);
 
