@@ -52,7 +52,8 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
                        (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
                        (j.spec().service_class().empty() ? "" : ", Service Class <" + j.spec().service_class() + ">") +
                        ", Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" +
-                       std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">";
+                       std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">" +
+                       (j.share_account().empty() ? "" : ", Share group charged <" + j.share_account() + ">");
     print_wrapped(head, 22);
     std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
                       j.spec().cwd() + ">";

@@ -191,6 +191,7 @@ struct Queue {
   std::optional<int> job_accept_interval;
   std::optional<std::vector<ShareAssignment>> fairshare;  // FAIRSHARE = USER_SHARES[...]
   std::vector<std::string> fairshare_queues;
+  bool dispatch_order_queue = false;  // DISPATCH_ORDER=QUEUE: the set by queue priority first
   std::string slot_pool;
   std::optional<double> slot_share;
   std::optional<int> max_slots_in_pool;

@@ -188,6 +188,11 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
       q.fairshare = *r;
   } else if (k == "FAIRSHARE_QUEUES") {
     q.fairshare_queues = split_words(v);
+  } else if (k == "DISPATCH_ORDER") {
+    if (v == "QUEUE")
+      q.dispatch_order_queue = true;
+    else
+      ctx.error(at, context, "DISPATCH_ORDER = " + v + ": the only value is QUEUE");
   } else if (k == "SLOT_POOL") {
     q.slot_pool = v;
     if (v.size() > 60 ||

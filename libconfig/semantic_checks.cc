@@ -161,6 +161,9 @@ class Checker {
       }
       check_queue_names(q.preemption.preemptable, where, context, "PREEMPTION", false);
       check_queue_names(q.fairshare_queues, q.keys.of("FAIRSHARE_QUEUES", q.where), context, "FAIRSHARE_QUEUES", false);
+      if (q.dispatch_order_queue && q.fairshare_queues.empty())
+        diags_.warning(q.keys.of("DISPATCH_ORDER", q.where),
+                       context + ": DISPATCH_ORDER = QUEUE has no effect without FAIRSHARE_QUEUES");
       for (const auto& fq : q.fairshare_queues) {
         const Queue* other = cfg_.find_queue(fq);
         if (other && !other->slot_pool.empty())

@@ -301,6 +301,7 @@ RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::
   r.run_limit_s = job.run_limit_s;
   r.exclusive = job.exclusive;
   r.res_req = job.res_req;
+  r.share_group = job.share_group;
   return r;
 }
 

@@ -21,6 +21,7 @@ struct ShareAccount {
   std::vector<int> children;
   bool leaf = false;       // jobs are charged here
   int slots = 0;           // slots of started jobs (run or suspended), and placed this pass
+  int reserved = 0;        // slots pending jobs' reservations hold
   double cpu_s = 0;        // finished jobs' CPU time (decayed) + running jobs'
   double run_s = 0;        // running jobs' run time x slots
   double hist_run_s = 0;   // finished jobs' run time x slots (decayed)
@@ -36,13 +37,19 @@ class ShareAccounts {
   // A tree by its policy and ShareHistory key (a host partition's: "hpart:" + name).
   ShareAccounts(const ClusterView& view, const FairsharePolicy& policy, const std::string& key, std::int64_t now);
 
-  // The account a user's jobs go to; -1 when the user has no share.
-  int leaf(std::string_view user);
+  // The account a user's jobs go to (below `group` for bsub -G, where the user has one
+  // there; see share_path); -1 when the user has no share.
+  int leaf(std::string_view user, std::string_view group = {});
+  int leaf(const JobView& job) { return leaf(job.user, job.share_group); }
   // Counts a job started in this pass: its slots and committed run time.
   void started(int leaf, int slots, std::int64_t run_limit_s);
+  // Slots a reservation holds now, less what the view said it held (may be negative).
+  void reserved(int leaf, int slots);
   // LSF's dynamic priority: shares / (cpu_time x CPU_TIME_FACTOR + (historical +
   // current run time) x RUN_TIME_FACTOR + (committed - run time) x
-  // COMMITTED_RUN_TIME_FACTOR + (1 + slots) x RUN_JOB_FACTOR), times in hours.
+  // COMMITTED_RUN_TIME_FACTOR + (1 + slots in use and reserved) x RUN_JOB_FACTOR),
+  // times in hours. FAIRSHARE_ADJUSTMENT_FACTOR's term is 0: it needs LSF's
+  // libfairshareadjust plugin, which this project does not load.
   double priority(int node) const;
 
   const std::vector<ShareAccount>& accounts() const { return nodes_; }
@@ -68,7 +75,7 @@ struct ShareRow {
   int depth = 0;
   bool group = false;
   double shares = 0, priority = 0;
-  int started = 0;
+  int started = 0, reserved = 0;
   double cpu_s = 0, run_s = 0;
 };
 std::vector<ShareRow> share_table(const ClusterView& view, int queue, std::int64_t now);

@@ -6,9 +6,10 @@ namespace lsf::sched {
 
 bool charges_history(const QueuePolicy& q) { return q.fairshare || !q.slot_pool.empty(); }
 
-void charge_finished(ShareHistory& history, const QueuePolicy& q, const std::string& user, ShareUse use,
-                     std::int64_t at) {
-  if (q.fairshare) history.charge(q.share_key, user, use, at, q.fairshare->hist_hours);
+void charge_finished(ShareHistory& history, const QueuePolicy& q, const std::string& user, const std::string& group,
+                     ShareUse use, std::int64_t at) {
+  if (q.fairshare)
+    history.charge(q.share_key, group.empty() ? user : group + "/" + user, use, at, q.fairshare->hist_hours);
   if (!q.slot_pool.empty()) history.charge(q.name, "", use, at, q.hist_hours);
 }
 

@@ -54,8 +54,10 @@ class ShareHistory {
 // A finished job of `queue`: its use charged where the queue's policies read it (its
 // fairshare tree's key, and the queue itself as user "" for a SLOT_POOL). mbatchd and
 // the simulator both charge through this.
-void charge_finished(ShareHistory& history, const QueuePolicy& queue, const std::string& user, ShareUse use,
-                     std::int64_t at);
+// `group` is the job's bsub -G (empty: none): the use is kept as `group/user`, for the
+// account below that group.
+void charge_finished(ShareHistory& history, const QueuePolicy& queue, const std::string& user, const std::string& group,
+                     ShareUse use, std::int64_t at);
 bool charges_history(const QueuePolicy& queue);  // does charge_finished record anything
 
 }  // namespace lsf::sched

@@ -142,7 +142,8 @@ void ClusterState::charge_share(const Job& job) {
   if (share_history_.use_count() > 1) share_history_ = std::make_shared<sched::ShareHistory>(*share_history_);
   double slots = static_cast<double>(std::max<size_t>(1, job.exec_hosts.size()));
   sched::ShareUse use{job.cpu_time, static_cast<double>(job.end_time - job.start_time) * slots};
-  sched::charge_finished(*share_history_, policy_->queues[static_cast<size_t>(q)], job.user(), use, job.end_time);
+  sched::charge_finished(*share_history_, policy_->queues[static_cast<size_t>(q)], job.user(), job.spec().user_group(),
+                         use, job.end_time);
 }
 
 void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<const std::string> reason,

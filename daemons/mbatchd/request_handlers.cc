@@ -382,6 +382,10 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_exec_home(job.exec_home);
   info.set_job_name(job.display_name());
   if (const auto* q = config_->find_queue(job.queue)) info.set_priority(q->priority);
+  if (int q = config_index_.policy->queue_index(job.queue); q >= 0) {
+    if (const auto& fs = config_index_.policy->queues[static_cast<size_t>(q)].fairshare)
+      info.set_share_account(sched::share_path(*fs, job.user(), job.spec().user_group()).to_string());
+  }
   return info;
 }
 

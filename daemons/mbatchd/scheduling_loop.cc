@@ -262,7 +262,11 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
     jv.array_limit = job.spec().array_limit();
-    if (auto r = reservations_.find(key); r != reservations_.end()) jv.reserving_since = r->second.since;
+    if (auto r = reservations_.find(key); r != reservations_.end()) {
+      jv.reserving_since = r->second.since;
+      jv.reserved_slots = static_cast<int>(r->second.hosts.size());
+    }
+    jv.share_group = job.spec().user_group();
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))
@@ -292,6 +296,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     rv.forced = job.forced;
     rv.res_req = requirement(job, *qf);
     rv.cpu_s = job.cpu_time;
+    rv.share_group = job.spec().user_group();
     view.running.push_back(std::move(rv));
   }
   view.share_history = state_.share_history();

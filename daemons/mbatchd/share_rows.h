@@ -18,6 +18,7 @@ inline void add_share_rows(const std::vector<sched::ShareRow>& rows,
     a->set_shares(row.shares);
     a->set_priority(row.priority);
     a->set_started(row.started);
+    a->set_reserved(row.reserved);
     a->set_cpu_time_s(row.cpu_s);
     a->set_run_time_s(row.run_s);
   }

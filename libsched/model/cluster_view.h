@@ -72,6 +72,8 @@ struct JobView {
   bool held = false;                        // PSUSP
   int array_limit = 0;                      // %n of `name[1-100]%n`; 0: none (key.id is the array)
   std::int64_t reserving_since = 0;         // slot reservation started then; 0: none
+  int reserved_slots = 0;                   // slots its reservation held after the last pass
+  std::string share_group;                  // bsub -G: the fairshare group to charge
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
 };
 
@@ -93,7 +95,8 @@ struct RunningJobView {
   bool exclusive = false;
   bool forced = false;  // brun -f: never suspended for load
   std::shared_ptr<const config::ResourceRequirement> res_req;
-  double cpu_s = 0;  // CPU time used so far (fairshare's cpu_time)
+  double cpu_s = 0;         // CPU time used so far (fairshare's cpu_time)
+  std::string share_group;  // bsub -G
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each

@@ -210,6 +210,8 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       p->queues[static_cast<size_t>(s)].share_domain = static_cast<int>(i);
     }
   }
+  for (auto& q : p->queues)
+    if (q.share_domain >= 0) q.share_by_queue = cfg.queues[static_cast<size_t>(q.share_domain)].dispatch_order_queue;
   // Host-partition fairshare: a queue without FAIRSHARE whose hosts all lie in one
   // partition is ordered by the partition's tree, shared by every such queue.
   for (const auto& hp : cfg.host_partitions) {

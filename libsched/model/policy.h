@@ -44,6 +44,9 @@ struct QueuePolicy {
   // The queue whose share tree orders this one's jobs: itself, or the master queue of a
   // cross-queue set (FAIRSHARE_QUEUES); -1 without queue-level fairshare.
   int share_domain = -1;
+  // DISPATCH_ORDER=QUEUE in the set's master: its queues go by priority, then by user
+  // priority (queues of equal priority together); else the whole set by user priority.
+  bool share_by_queue = false;
   // The HostPartition whose tree orders its jobs (every host the queue may use is in the
   // partition, and the queue has no FAIRSHARE of its own); -1: none.
   int share_partition = -1;

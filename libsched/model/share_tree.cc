@@ -70,9 +70,50 @@ int pick(const std::vector<ShareNode>& nodes, std::string_view user) {
   return -1;
 }
 
+// Depth first over every account the user may be charged to, in the order pick() ranks
+// them, for the first whose path passes through `group`.
+bool path_through(const std::vector<ShareNode>& nodes, std::string_view user, std::string_view group, bool passed,
+                  SharePath& path) {
+  std::vector<int> options;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].kind == ShareNode::Kind::kUser && nodes[i].name == user) options.push_back(static_cast<int>(i));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto k = nodes[i].kind;
+    if ((k == ShareNode::Kind::kGroup || k == ShareNode::Kind::kSubtree || k == ShareNode::Kind::kEachMember) &&
+        nodes[i].has_member(user))
+      options.push_back(static_cast<int>(i));
+  }
+  if (options.empty()) {  // named nowhere at this level: `others`, else `default`
+    int i = pick(nodes, user);
+    if (i >= 0) options.push_back(i);
+  }
+  for (int i : options) {
+    const ShareNode& n = nodes[static_cast<size_t>(i)];
+    bool here = passed || (n.kind != ShareNode::Kind::kUser && n.kind != ShareNode::Kind::kDefault &&
+                           n.kind != ShareNode::Kind::kOthers && n.name == group);
+    bool per_user = n.kind == ShareNode::Kind::kDefault || n.kind == ShareNode::Kind::kEachMember;
+    path.nodes.push_back(i);
+    path.names.push_back(per_user ? std::string(user) : n.name);
+    if (n.kind == ShareNode::Kind::kSubtree ? path_through(n.children, user, group, here, path) : here) return true;
+    path.nodes.pop_back();
+    path.names.pop_back();
+  }
+  return false;
+}
+
 }  // namespace
 
-SharePath share_path(const FairsharePolicy& policy, std::string_view user) {
+std::string SharePath::to_string() const {
+  std::string out;
+  for (const auto& n : names) out += "/" + n;
+  return out.empty() ? "/" : out;
+}
+
+SharePath share_path(const FairsharePolicy& policy, std::string_view user, std::string_view group) {
+  if (!group.empty()) {
+    SharePath through;
+    if (path_through(policy.top, user, group, false, through)) return through;
+  }
   SharePath path;
   const std::vector<ShareNode>* nodes = &policy.top;
   while (true) {

@@ -50,8 +50,13 @@ struct SharePath {
   std::vector<int> nodes;
   std::vector<std::string> names;
   bool empty() const { return nodes.empty(); }
+  std::string to_string() const;  // LSF's share attribute account path: `/ug1/user1`
 };
-SharePath share_path(const FairsharePolicy& policy, std::string_view user);
+// With `group` (bsub -G), the first of the user's accounts below that group, if the
+// user has one there; else, and without a group, the user's first account in
+// configuration order (at each level: the user's own row, the groups holding the user,
+// `others`, `default`).
+SharePath share_path(const FairsharePolicy& policy, std::string_view user, std::string_view group = {});
 
 // The tree for one queue's FAIRSHARE, or null when the queue has none.
 std::shared_ptr<const FairsharePolicy> fairshare_policy(const config::ClusterConfig& cfg, const config::Queue& queue);

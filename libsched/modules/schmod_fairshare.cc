@@ -30,7 +30,7 @@ class SharePicker final : public JobPicker {
     *registry_ = this;
     auto& nodes = tree_.accounts();
     for (const JobView* job : jobs) {
-      int leaf = tree_.leaf(job->user);
+      int leaf = tree_.leaf(*job);
       if (leaf < 0) {
         unshared_.push_back(job);  // refused by admit(); handed out first
         continue;
@@ -61,8 +61,9 @@ class SharePicker final : public JobPicker {
   }
 
   void started(const JobView& job, const Placement& p) override {
-    int leaf = tree_.leaf(job.user);
+    int leaf = tree_.leaf(job);
     tree_.started(leaf, p.slots(), job.run_limit_s);
+    tree_.reserved(leaf, -job.reserved_slots);  // what it held now runs
     refresh(leaf);
   }
 
@@ -103,25 +104,25 @@ class FairshareModule final : public Module {
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     ShareAccounts* tree = tree_of(ctx, job.queue);
-    if (tree && tree->leaf(job.user) < 0) return reason::kNoShare;
+    if (tree && tree->leaf(job) < 0) return reason::kNoShare;
     return std::nullopt;
   }
 
   // A cross-queue set's jobs together, where its first job is: one picker orders them.
+  // With DISPATCH_ORDER=QUEUE only the set's queues of equal priority go together.
   void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
-    auto domain = [&](const JobView* j) { return ctx.policy.queues[static_cast<size_t>(j->queue)].share_domain; };
     bool cross = false;
     for (const auto& q : ctx.policy.queues)
       cross |= q.share_domain >= 0 && &q != &ctx.policy.queues[static_cast<size_t>(q.share_domain)];
     if (!cross) return;
-    std::map<int, std::vector<const JobView*>> sets;
+    std::map<std::pair<int, int>, std::vector<const JobView*>> sets;
     for (const JobView* j : jobs)
-      if (domain(j) >= 0) sets[domain(j)].push_back(j);
+      if (set_of(ctx, j->queue).first >= 0) sets[set_of(ctx, j->queue)].push_back(j);
     std::vector<const JobView*> out;
     out.reserve(jobs.size());
     for (const JobView* j : jobs) {
-      int d = domain(j);
-      if (d < 0) {
+      auto d = set_of(ctx, j->queue);
+      if (d.first < 0) {
         out.push_back(j);
         continue;
       }
@@ -139,24 +140,32 @@ class FairshareModule final : public Module {
     const QueuePolicy& first = ctx.policy.queues[static_cast<size_t>(rest.front()->queue)];
     if (!first.fairshare) return nullptr;
     auto together = [&](const JobView* j) {
-      const QueuePolicy& q = ctx.policy.queues[static_cast<size_t>(j->queue)];
-      return first.share_domain >= 0 ? q.share_domain == first.share_domain : j->queue == rest.front()->queue;
+      return first.share_domain >= 0 ? set_of(ctx, j->queue) == set_of(ctx, rest.front()->queue)
+                                     : j->queue == rest.front()->queue;
     };
     taken = 0;
     while (taken < rest.size() && together(rest[taken])) ++taken;
     return std::make_unique<SharePicker>(*tree_of(ctx, rest.front()->queue), rest.first(taken), &active_);
   }
 
-  // Slots a reservation holds count as the user's job slots, as LSF counts them.
+  // Slots a reservation holds count as the user's job slots, as LSF counts them. The
+  // tree counted what the view says the job held; the pass has just decided anew.
   void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
     ShareAccounts* tree = tree_of(ctx, job.queue);
     if (!tree) return;
-    int leaf = tree->leaf(job.user);
-    tree->started(leaf, p.slots(), 0);
+    int leaf = tree->leaf(job);
+    tree->reserved(leaf, p.slots() - job.reserved_slots);
     if (active_) active_->refresh(leaf);
   }
 
  private:
+  // The jobs a picker orders together: a cross-queue set's (domain, -1), or with
+  // DISPATCH_ORDER=QUEUE its queues of one priority (domain, priority); (-1, -1): none.
+  static std::pair<int, int> set_of(const PassContext& ctx, int queue) {
+    const QueuePolicy& q = ctx.policy.queues[static_cast<size_t>(queue)];
+    return {q.share_domain, q.share_domain >= 0 && q.share_by_queue ? q.priority : -1};
+  }
+
   // The tree the queue's jobs are ordered by (its own, its master's, its host
   // partition's), made once per pass.
   ShareAccounts* tree_of(const PassContext& ctx, int queue) {

@@ -144,11 +144,12 @@ class Simulation {
     }
 
     // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
-    std::map<JobKey, std::int64_t> since;
-    for (const auto& r : pass.reservations) since[r.job] = r.since;
+    std::map<JobKey, const Reservation*> held;
+    for (const auto& r : pass.reservations) held[r.job] = &r;
     for (auto& j : view_.pending) {
-      auto it = since.find(j.key);
-      j.reserving_since = it == since.end() ? 0 : it->second;
+      auto it = held.find(j.key);
+      j.reserving_since = it == held.end() ? 0 : it->second->since;
+      j.reserved_slots = it == held.end() ? 0 : static_cast<int>(it->second->hosts.size());
     }
 
     for (const auto& s : pass.suspends) {
@@ -174,7 +175,8 @@ class Simulation {
   // use their slots' CPU all the time they run (traces rarely say otherwise).
   void charge(const Job& job, const Outcome& o) {
     double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.hosts.size());
-    charge_finished(*history_, view_.policy->queues[static_cast<size_t>(job.queue)], job.user, {slot_s, slot_s}, o.end);
+    charge_finished(*history_, view_.policy->queues[static_cast<size_t>(job.queue)], job.user, "", {slot_s, slot_s},
+                    o.end);
   }
   void count_cpu(std::int64_t now) {
     for (auto& r : view_.running)

@@ -42,6 +42,23 @@ PRIORITY = 35
 HOSTS = hostB
 End Queue
 QUEUES
+# fsg holds fa; fs2 holds fa and fb: fa's jobs go to fsg unless bsub -G fs2 says so.
+cat >"$CONF/lsb.users" <<'USERS'
+Begin UserGroup
+GROUP_NAME   GROUP_MEMBER                  USER_SHARES
+staff        (all)                         ()
+fsg          (lsfsched_fa)                 ([default, 1])
+fs2          (lsfsched_fa lsfsched_fb)     ([default, 1])
+End UserGroup
+USERS
+cat >>"$CONF/lsb.queues" <<'QUEUES'
+
+Begin Queue
+QUEUE_NAME = fg
+PRIORITY = 35
+FAIRSHARE = USER_SHARES[[fsg, 1] [fs2, 1]]
+End Queue
+QUEUES
 cat >>"$CONF/lsb.hosts" <<'HOSTS'
 
 Begin HostPartition
@@ -102,6 +119,19 @@ check "bhpart shows the partition, its hosts and fa's started job" bash -c \
 check "bhpart names an unknown partition" bash -c "bhpart nosuch 2>&1 | grep -qx 'nosuch: No such host partition'"
 bkill -u all 0 >/dev/null 2>&1
 check "... and its job goes" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
+
+# --- bsub -G picks the account; bjobs -l names the one charged (LSF's SAAP)
+g1=$(as lsfsched_fa bsub -q fg -o /dev/null sleep 600 | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+g2=$(as lsfsched_fa bsub -q fg -G fs2 -o /dev/null sleep 600 | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+check "without -G, fa is charged to the first group holding fa" bash -c \
+  "bjobs_l_flat $g1 | grep -qF 'Share group charged </fsg/lsfsched_fa>'"
+check "with -G fs2, to fs2" bash -c "bjobs_l_flat $g2 | grep -qF 'User Group <fs2>' &&
+   bjobs_l_flat $g2 | grep -qF 'Share group charged </fs2/lsfsched_fa>'"
+check "both run, and bqueues -l counts one started job under each group" wait_for 10 bash -c \
+  "state_is $g1 RUN && state_is $g2 RUN &&
+   bqueues -l fg | awk '\$1 == \"fsg/\" || \$1 == \"fs2/\" {n += (\$4 == 1)} END {exit !(n == 2)}'"
+bkill -u all 0 >/dev/null 2>&1
+check "... and they go" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
 
 # --- a slot pool: hostC's 4 slots at 75/25 -> 3 and 1. Submitted while hostC is
 # closed, so one pass sees both queues' jobs (a queue alone takes what is free).

@@ -207,6 +207,91 @@ TEST(Fairshare, CrossQueueSetCountsEveryQueuesJobs) {
   EXPECT_EQ(first(""), 2);                          // alice
 }
 
+// DISPATCH_ORDER=QUEUE in the master: the set's queues go by queue priority first, so
+// alice's job in fs (the higher queue) starts although bob's user priority is higher.
+// Queues of equal priority still go by user priority together.
+TEST(Fairshare, DispatchOrderQueueTakesQueuePriorityFirst) {
+  auto first = [](const std::string& fs2_priority) {
+    auto l = load(
+        "FAIRSHARE = USER_SHARES[[alice, 1] [bob, 1]]\nFAIRSHARE_QUEUES = fs2\nDISPATCH_ORDER = QUEUE\n"
+        "End Queue\nBegin Queue\nQUEUE_NAME = fs2\nPRIORITY = " +
+        fs2_priority + "\n");
+    return first_of_alice_and_bob(sim::model_cluster(*l->result.config, {1, 2}), "fs2", "fs", "fs2");
+  };
+  EXPECT_EQ(first("20"), 2);  // alice, in the higher queue
+  EXPECT_EQ(first("30"), 3);  // bob: equal priorities, user priority decides
+}
+
+// bsub -G: carl is in ga and gb. Without -G his jobs go to his first account (ga); with
+// -G gb to gb, for running jobs, history and the path bjobs -l shows. A group carl is
+// not in leaves him in his first account.
+TEST(Fairshare, BsubGChargesTheNamedGroup) {
+  auto l = load("FAIRSHARE = USER_SHARES[[ga, 1] [gb, 1]]\n",
+                "Begin UserGroup\nGROUP_NAME GROUP_MEMBER USER_SHARES\n"
+                "ga (carl ann) ([default, 1])\ngb (carl bob) ([default, 1])\ngc (zed) ()\nEnd UserGroup\n");
+  auto cluster = sim::model_cluster(*l->result.config, {1, 2});
+  const auto& tree = *cluster.policy->queues[0].fairshare;
+  EXPECT_EQ(share_path(tree, "carl").to_string(), "/ga/carl");
+  EXPECT_EQ(share_path(tree, "carl", "gb").to_string(), "/gb/carl");
+  EXPECT_EQ(share_path(tree, "carl", "gc").to_string(), "/ga/carl");
+
+  // carl runs one slot charged to gb, and used an hour of CPU there: ann (ga) now
+  // ranks above bob (gb) and her job starts first although bob's was submitted first.
+  RunningJobView r;
+  r.key = {1, 0};
+  r.user = "carl";
+  r.share_group = "gb";
+  r.hosts = {cluster.hosts[0].name};
+  cluster.running.push_back(r);
+  auto history = std::make_shared<ShareHistory>();
+  charge_finished(*history, cluster.policy->queues[0], "carl", "gb", {3600, 3600}, 60);
+  cluster.share_history = history;
+  for (auto [id, user] : {std::pair<int, const char*>{2, "bob"}, {3, "ann"}}) {
+    JobView j;
+    j.key = {id, 0};
+    j.order = id;
+    j.user = user;
+    cluster.pending.push_back(j);
+  }
+  auto rows = share_table(cluster, 0, 60);
+  auto row = [&](const std::string& name, int depth) {
+    for (const auto& x : rows)
+      if (x.name == name && x.depth == depth) return x;
+    return ShareRow{};
+  };
+  EXPECT_EQ(row("gb", 0).started, 1);
+  EXPECT_EQ(row("ga", 0).started, 0);
+  EXPECT_NEAR(row("gb", 0).cpu_s, 3600, 1);
+  auto pass = schedule(cluster, 60);
+  ASSERT_EQ(pass.dispatches.size(), 1u);
+  EXPECT_EQ(pass.dispatches[0].job.id, 3);  // ann
+}
+
+// Slots a pending job's reservation holds count in job_slots (RESERVED in bqueues -l):
+// alice's wide job holds 3 slots, so bob's job, submitted last, starts first.
+TEST(Fairshare, ReservedSlotsLowerThePriority) {
+  auto l = load("FAIRSHARE = USER_SHARES[[alice, 1] [bob, 1]]\n");
+  auto cluster = sim::model_cluster(*l->result.config, {1, 1});
+  for (auto [id, user, slots, held] :
+       {std::tuple<int, const char*, int, int>{1, "alice", 4, 3}, {2, "alice", 1, 0}, {3, "bob", 1, 0}}) {
+    JobView j;
+    j.key = {id, 0};
+    j.order = id;
+    j.user = user;
+    j.min_slots = j.max_slots = slots;
+    j.reserved_slots = held;
+    cluster.pending.push_back(j);
+  }
+  auto rows = share_table(cluster, 0, 60);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].name, "alice");
+  EXPECT_EQ(rows[0].reserved, 3);
+  EXPECT_NEAR(rows[0].priority, 1 / (3.0 * 4), 1e-9);
+  auto pass = schedule(cluster, 60);
+  ASSERT_EQ(pass.dispatches.size(), 1u);
+  EXPECT_EQ(pass.dispatches[0].job.id, 3);  // bob
+}
+
 // Host-partition fairshare: queues whose hosts lie in a HostPartition are ordered by
 // its tree, and a user's jobs in any of them count: alice runs a job of qa on the
 // partition, and in qb bob's job starts before hers. Without the partition, FCFS.

@@ -355,8 +355,12 @@ class Scenario {
     }
     for (auto& j : view_.pending) {
       j.reserving_since = 0;
+      j.reserved_slots = 0;
       for (const auto& res : r.reservations)
-        if (res.job == j.key) j.reserving_since = res.since;
+        if (res.job == j.key) {
+          j.reserving_since = res.since;
+          j.reserved_slots = static_cast<int>(res.hosts.size());
+        }
     }
     for (const auto& s : r.suspends)
       for (auto& run : view_.running)

@@ -119,6 +119,18 @@ TEST(SemanticChecks, QueueAndHostPartitionFairshareTogetherAreWarnedAbout) {
             "queue-level and host-partition fairshare in one cluster (the queue keeps its own)\n");
 }
 
+TEST(SemanticChecks, DispatchOrderTakesQueueAndNeedsACrossQueueSet) {
+  ConfigTree t;
+  t.lsb("lsb.queues",
+        "Begin Queue\nQUEUE_NAME = fs\nFAIRSHARE = USER_SHARES[[default, 1]]\nDISPATCH_ORDER = QUEUE\nEnd Queue\n"
+        "Begin Queue\nQUEUE_NAME = fs2\nFAIRSHARE = USER_SHARES[[default, 1]]\nDISPATCH_ORDER = USER\n"
+        "End Queue\n");
+  auto r = t.load();
+  EXPECT_EQ(warnings_of(r), "lsb.queues:4: warning: queue \"fs\": DISPATCH_ORDER = QUEUE has no effect without "
+                            "FAIRSHARE_QUEUES\n");
+  EXPECT_EQ(errors_of(r), "lsb.queues:9: queue \"fs2\": DISPATCH_ORDER = USER: the only value is QUEUE\n");
+}
+
 TEST(SemanticChecks, SlotPoolQueuesMayNotBePreemptable) {
   ConfigTree t;
   t.lsb("lsb.queues",
