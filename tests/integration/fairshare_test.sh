@@ -130,6 +130,8 @@ check "with -G fs2, to fs2" bash -c "bjobs_l_flat $g2 | grep -qF 'User Group <fs
 check "both run, and bqueues -l counts one started job under each group" wait_for 10 bash -c \
   "state_is $g1 RUN && state_is $g2 RUN &&
    bqueues -l fg | awk '\$1 == \"fsg/\" || \$1 == \"fs2/\" {n += (\$4 == 1)} END {exit !(n == 2)}'"
+check "busers counts fa's two running slots, which the two accounts share" bash -c \
+  "busers lsfsched_fa | awk 'NR == 2 {exit !(\$1 == \"lsfsched_fa\" && \$6 == 2 && \$9 == 0)}'"
 bkill -u all 0 >/dev/null 2>&1
 check "... and they go" wait_for 20 bash -c '[ "$(bjobs -u all 2>/dev/null | awk "NR>1" | wc -l)" = 0 ]'
 
