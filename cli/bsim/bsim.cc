@@ -2,6 +2,7 @@
 // an LSF configuration, and says what schedule came out.
 //
 //   bsim --trace FILE.swf[.gz] [-c LSF_ENVDIR] [--queue Q] [--compare DIR[:QUEUE] ...]
+//        | --scenario FILE.yaml [--queue Q]
 //        [--map-queue N=Q ...] [--map-partition N=Q ...]
 //        [--jobs N] [--hosts N] [--slots M] [--estimate user|exact|K]
 //        [--csv FILE] [--swf FILE] [--plot PREFIX] [--by-user] [--by-queue] [-q]
@@ -14,12 +15,15 @@
 // --map-partition send jobs of a trace queue or partition number elsewhere (partition
 // first). --compare runs the
 // trace once per configuration (and queue) named and prints a row for each.
+// --scenario replays a scheduling-pass scenario (tests/scenarios): its configuration and
+// hosts, its steps' submissions, each running for its `runtime` (else its -W).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -27,6 +31,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/bsim/scenario.h"
 #include "cli/bsim/svg_plot.h"
 #include "cli/bsim/swf_trace.h"
 #include "cli/bsim/trace_jobs.h"
@@ -88,8 +93,27 @@ int default_queue(const config::ClusterConfig& config, const sched::SchedPolicy&
   return policy.queues.empty() ? -1 : 0;
 }
 
+// What is replayed: a trace, or a scenario's submissions.
+struct Workload {
+  const bsim::SwfTrace* trace = nullptr;
+  const bsim::Scenario* scenario = nullptr;
+};
+
+// The scheduler's -W for a job that really runs `runtime` and asked for `requested`.
+std::int64_t run_limit_of(const Estimate& e, std::int64_t requested, std::int64_t runtime) {
+  switch (e.kind) {
+    case Estimate::kUser:
+      return requested > 0 ? requested : 0;
+    case Estimate::kExact:
+      return std::max<std::int64_t>(1, runtime);
+    case Estimate::kFactor:
+      return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(e.factor * static_cast<double>(runtime))));
+  }
+  return 0;
+}
+
 // Errors go to stderr; nullopt when the run could not be made.
-std::optional<Run> simulate(const std::string& envdir, const std::string& queue_name, const bsim::SwfTrace& trace,
+std::optional<Run> simulate(const std::string& envdir, const std::string& queue_name, const Workload& work,
                             const Options& opt, const std::string& label) {
   config::LoadOptions load;
   load.envdir = envdir;
@@ -107,7 +131,10 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
   model.slots = opt.slots;
   if (opt.hosts >= 0) {
     model.hosts = opt.hosts;
-  } else if (trace.max_procs || trace.max_nodes) {
+  } else if (work.scenario) {
+    model.hosts = 0;  // the scenario's own hosts
+  } else if (work.trace->max_procs || work.trace->max_nodes) {
+    const auto& trace = *work.trace;
     std::int64_t procs = trace.max_procs ? *trace.max_procs : *trace.max_nodes;
     model.hosts = static_cast<int>((procs + opt.slots - 1) / opt.slots);
   } else {
@@ -142,27 +169,36 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
   run.label = label;
   run.hosts = cluster.hosts.size();
   run.slots = sched::sim::total_slots(cluster, model);
-  auto replayed = bsim::trace_jobs(trace, [&](const bsim::SwfJob& s, sched::sim::Job& j) {
-    j.queue = queue;
-    if (auto p = by_partition.find(s.partition); p != by_partition.end())
-      j.queue = p->second;
-    else if (auto q = by_queue.find(s.queue); q != by_queue.end())
-      j.queue = q->second;
-    switch (opt.estimate.kind) {
-      case Estimate::kUser:
-        j.run_limit = s.req_time > 0 ? s.req_time : 0;
-        break;
-      case Estimate::kExact:
-        j.run_limit = std::max<std::int64_t>(1, s.run);
-        break;
-      case Estimate::kFactor:
-        j.run_limit = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(opt.estimate.factor * s.run)));
-        break;
+  if (work.scenario) {
+    for (const auto& s : work.scenario->jobs) {
+      sched::sim::Job j;
+      j.id = s.id;
+      j.submit = s.submit;
+      j.runtime = s.runtime;
+      j.run_limit = run_limit_of(opt.estimate, s.run_limit, s.runtime);
+      j.procs = s.procs;
+      j.queue = s.queue.empty() ? queue : cluster.policy->queue_index(s.queue);
+      if (j.queue < 0) {
+        std::fprintf(stderr, "bsim: job %lld: no queue %s\n", static_cast<long long>(s.id), s.queue.c_str());
+        return std::nullopt;
+      }
+      j.user = s.user;
+      j.project = s.project;
+      run.jobs.push_back(std::move(j));
     }
-  });
-  run.jobs = std::move(replayed.jobs);
-  run.source = std::move(replayed.source);
-  run.skipped = replayed.skipped;
+  } else {
+    auto replayed = bsim::trace_jobs(*work.trace, [&](const bsim::SwfJob& s, sched::sim::Job& j) {
+      j.queue = queue;
+      if (auto p = by_partition.find(s.partition); p != by_partition.end())
+        j.queue = p->second;
+      else if (auto q = by_queue.find(s.queue); q != by_queue.end())
+        j.queue = q->second;
+      j.run_limit = run_limit_of(opt.estimate, s.req_time, s.run);
+    });
+    run.jobs = std::move(replayed.jobs);
+    run.source = std::move(replayed.source);
+    run.skipped = replayed.skipped;
+  }
 
   run.queue_length.label = run.busy.label = label;
   auto observe = [&](std::int64_t now, const sched::ClusterView& view, const sched::PassResult&) {
@@ -249,6 +285,20 @@ bool write_plots(const std::string& prefix, const std::vector<Run>& runs) {
   return true;
 }
 
+// The scenario's configuration files in a new temporary directory (its path).
+std::string write_scenario_config(const bsim::Scenario& scenario) {
+  std::string dir = (std::filesystem::temp_directory_path() / "bsim-scenario.XXXXXX").string();
+  if (!::mkdtemp(dir.data())) throw std::runtime_error("cannot make a temporary directory: " + dir);
+  for (const auto& [rel, text] : scenario.files) {
+    std::filesystem::path p = std::filesystem::path(dir) / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream out(p);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + p.string());
+  }
+  return dir;
+}
+
 void print_header(int width) {
   std::printf("%-*s %8s %6s %6s %10s %10s %8s %10s %10s %9s\n", width, "", "JOBS", "NEVER", "KILLED", "UTIL",
               "AVG_WAIT", "MED_WAIT", "P95_WAIT", "MAX_WAIT", "AVG_BSLD");
@@ -264,11 +314,12 @@ void print_figures(int width, const std::string& label, const sched::sim::Figure
 
 int main(int argc, char** argv) {
   po::options_description opts("bsim options");
-  std::string trace_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
+  std::string trace_path, scenario_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
   std::vector<std::string> compare, map_queue, map_partition;
   std::size_t limit = 0;
   Options opt;
   opts.add_options()("help,h", "this help")("trace", po::value(&trace_path), "SWF trace (.swf or .swf.gz)")(
+      "scenario", po::value(&scenario_path), "a scheduling scenario (YAML): its cluster and submissions")(
       "conf,c", po::value(&envdir), "directory of lsf.conf (default: $LSF_ENVDIR)")(
       "queue", po::value(&queue_name), "the queue every job goes to (default: DEFAULT_QUEUE)")(
       "compare", po::value(&compare)->composing(), "DIR[:QUEUE]: a run per configuration, side by side")(
@@ -294,8 +345,14 @@ int main(int argc, char** argv) {
     std::cout << opts;
     return 0;
   }
-  if (trace_path.empty()) {
-    std::fprintf(stderr, "bsim: --trace FILE is required\n");
+  if (trace_path.empty() == scenario_path.empty()) {
+    std::fprintf(stderr, "bsim: give --trace FILE or --scenario FILE\n");
+    return 2;
+  }
+  if (!scenario_path.empty() && (!envdir.empty() || !compare.empty() || !swf_path.empty())) {
+    std::fprintf(stderr,
+                 "bsim: --scenario brings its own configuration and is no trace: not with -c, --compare "
+                 "or --swf\n");
     return 2;
   }
   auto estimate = parse_estimate(estimate_text);
@@ -325,7 +382,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bsim: --csv and --swf write one schedule; not with --compare\n");
     return 2;
   }
-  if (compare.empty()) {
+  if (compare.empty() && scenario_path.empty()) {
     if (envdir.empty())
       if (const char* e = std::getenv("LSF_ENVDIR")) envdir = e;
     if (envdir.empty()) {
@@ -336,8 +393,20 @@ int main(int argc, char** argv) {
   opt.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
 
   bsim::SwfTrace trace;
+  bsim::Scenario scenario;
+  Workload work;
+  std::string scenario_dir;  // the scenario's configuration, written out for the loader
   try {
-    trace = bsim::read_swf(trace_path, limit);
+    if (scenario_path.empty()) {
+      trace = bsim::read_swf(trace_path, limit);
+      work.trace = &trace;
+    } else {
+      scenario = bsim::read_scenario(scenario_path);
+      if (limit > 0 && scenario.jobs.size() > limit) scenario.jobs.resize(limit);
+      work.scenario = &scenario;
+      scenario_dir = write_scenario_config(scenario);
+      envdir = scenario_dir + "/conf";
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bsim: %s\n", e.what());
     return 1;
@@ -345,7 +414,8 @@ int main(int argc, char** argv) {
 
   std::vector<Run> runs;
   if (compare.empty()) {
-    auto run = simulate(envdir, queue_name, trace, opt, queue_name);
+    auto run = simulate(envdir, queue_name, work, opt, queue_name);
+    if (!scenario_dir.empty()) std::filesystem::remove_all(scenario_dir);
     if (!run) return 1;
     runs.push_back(std::move(*run));
   } else {
@@ -353,7 +423,7 @@ int main(int argc, char** argv) {
       auto colon = entry.rfind(':');
       std::string dir = colon == std::string::npos ? entry : entry.substr(0, colon);
       std::string queue = colon == std::string::npos ? queue_name : entry.substr(colon + 1);
-      auto run = simulate(dir, queue, trace, opt, entry);
+      auto run = simulate(dir, queue, work, opt, entry);
       if (!run) return 1;
       runs.push_back(std::move(*run));
     }
@@ -370,8 +440,11 @@ int main(int argc, char** argv) {
   }
   if (!plot_prefix.empty() && !write_plots(plot_prefix, runs)) return 1;
 
-  std::printf("Trace %s: %zu jobs simulated (%zu without a runtime left out)\n", trace_path.c_str(), first.jobs.size(),
-              first.skipped);
+  if (work.trace)
+    std::printf("Trace %s: %zu jobs simulated (%zu without a runtime left out)\n", trace_path.c_str(),
+                first.jobs.size(), first.skipped);
+  else
+    std::printf("Scenario %s: %zu jobs simulated\n", scenario_path.c_str(), first.jobs.size());
   std::printf("Cluster: %zu hosts, %lld slots; makespan %lld s; %lld passes\n\n", first.hosts,
               static_cast<long long>(first.slots), static_cast<long long>(first.summary.all.makespan),
               static_cast<long long>(first.result.passes));

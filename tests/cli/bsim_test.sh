@@ -63,6 +63,62 @@ check '[ $rc -eq 1 ] && grep -qF "bsim: --map-queue 1=nosuch: no queue nosuch" <
 out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" --map-queue easy -q 2>&1); rc=$?
 check '[ $rc -eq 2 ] && grep -qF "bsim: --map-queue easy: give NUMBER=QUEUE" <<<"$out"' "bad map: $out"
 
+# --scenario: the same five jobs as a scheduling-pass scenario (its own four one-slot
+# hosts and the three queues) give the same starts as the trace.
+cat >"$tmp/s.yaml" <<'S'
+hosts:
+  - {name: hostA}
+  - {name: hostB}
+  - {name: hostC}
+  - {name: hostD}
+config:
+  lsb.hosts: |
+    Begin Host
+    HOST_NAME MXJ
+    default   1
+    End Host
+  lsb.queues: |
+    Begin Queue
+    QUEUE_NAME = greedy
+    PRIORITY = 30
+    End Queue
+    Begin Queue
+    QUEUE_NAME = reserve
+    PRIORITY = 30
+    SLOT_RESERVE = MAX_RESERVE_TIME[1000000]
+    End Queue
+    Begin Queue
+    QUEUE_NAME = easy
+    PRIORITY = 30
+    SLOT_RESERVE = MAX_RESERVE_TIME[1000000]
+    BACKFILL = Y
+    End Queue
+steps:
+  - {at: 0, submit: [{id: 1, n: 2, W: 10}]}
+  - {at: 1, submit: [{id: 2, n: 4, W: 10}]}
+  - {at: 2, submit: [{id: 3, W: 5}]}
+  - {at: 3, submit: [{id: 4, n: 2, W: 20, user: bob}]}
+  - {at: 4, submit: [{id: 5, W: 3, runtime: 3}]}
+S
+for q in greedy reserve easy; do
+  "$bsim" --scenario "$tmp/s.yaml" --queue $q --csv "$tmp/s.$q.csv" -q >"$tmp/s.$q.out"
+  check '[ $? -eq 0 ] && [ "$(starts "$tmp/s.$q.csv")" = "$(starts "$tmp/$q.csv")" ]' \
+    "scenario $q starts: $(starts "$tmp/s.$q.csv")"
+done
+check 'grep -q "Scenario .*s.yaml: 5 jobs simulated" "$tmp/s.easy.out" && grep -q "Cluster: 4 hosts, 4 slots" "$tmp/s.easy.out"' \
+  "scenario header: $(head -2 "$tmp/s.easy.out")"
+"$bsim" --scenario "$tmp/s.yaml" --queue easy --by-user -q >"$tmp/s.users.out"
+check 'grep -q "^  bob  *1 " "$tmp/s.users.out" && grep -q "^  alice  *4 " "$tmp/s.users.out"' "scenario users: $(cat "$tmp/s.users.out")"
+sed 's/{id: 3, W: 5}/{id: 3, W: 5, R: "select[fs]"}/' "$tmp/s.yaml" >"$tmp/bad.yaml"
+out=$("$bsim" --scenario "$tmp/bad.yaml" -q 2>&1); rc=$?
+check '[ $rc -eq 1 ] && grep -qF "bad.yaml: job 3: \`R\` is not simulated" <<<"$out"' "unmodelled option: $out"
+sed 's/{id: 1, n: 2, W: 10}/{id: 1, n: 2}/' "$tmp/s.yaml" >"$tmp/endless.yaml"
+out=$("$bsim" --scenario "$tmp/endless.yaml" -q 2>&1); rc=$?
+check '[ $rc -eq 1 ] && grep -qF "endless.yaml: job 1: give \`runtime\` or \`W\`, so it ends" <<<"$out"' "no runtime: $out"
+out=$("$bsim" --scenario "$tmp/s.yaml" -c "$conf" -q 2>&1); rc=$?
+check '[ $rc -eq 2 ] && grep -qF "brings its own configuration" <<<"$out"' "scenario with -c: $out"
+check '[ -z "$(ls -d "${TMPDIR:-/tmp}"/bsim-scenario.* 2>/dev/null)" ]' "scenario configuration left behind"
+
 # Errors name what is wrong.
 echo "6 5 -1 3 1" >>"$tmp/t.swf"
 out=$("$bsim" -c "$conf" --trace "$tmp/t.swf" -q 2>&1); rc=$?

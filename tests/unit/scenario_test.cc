@@ -39,6 +39,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli/bsim/scenario.h"
 #include "config_tree.h"
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
@@ -136,38 +137,9 @@ class Scenario {
   }
 
  private:
+  // The same cluster bsim --scenario replays.
   void write_config() {
-    const auto& c = doc_["config"];
-    std::string resources = "fs Boolean () () (File server)\nlicA Numeric () N (Licence)\n";
-    if (c && c["lsf.shared.resources"]) resources += c["lsf.shared.resources"].as<std::string>();
-    tree_.write("conf/lsf.shared",
-                "Begin Cluster\nClusterName\ntest\nEnd Cluster\n"
-                "Begin HostType\nTYPENAME\nLINUX64\nEnd HostType\n"
-                "Begin HostModel\nMODELNAME CPUFACTOR ARCHITECTURE\nGeneric 1.0 (x86_64)\nEnd HostModel\n"
-                "Begin Resource\nRESOURCENAME TYPE INTERVAL INCREASING DESCRIPTION\n" +
-                    resources + "End Resource\n");
-    std::string hosts;
-    if (doc_["hosts"]) {
-      for (const auto& h : doc_["hosts"]) {
-        std::string res;
-        for (const auto& r : h["resources"]) res += (res.empty() ? "" : " ") + r.as<std::string>();
-        hosts += h["name"].as<std::string>() + " Generic LINUX64 1 (" + res + ")\n";
-      }
-    } else {
-      hosts = "hostA Generic LINUX64 1 ()\nhostB Generic LINUX64 1 ()\nhostC Generic LINUX64 1 ()\n";
-    }
-    std::string map;
-    if (c && c["resource_map"])
-      map = "Begin ResourceMap\nRESOURCENAME LOCATION\n" + c["resource_map"].as<std::string>() + "End ResourceMap\n";
-    tree_.write("conf/lsf.cluster.test",
-                "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
-                "Begin Host\nHOSTNAME model type server RESOURCES\n" +
-                    hosts + "End Host\n" + map);
-    // lsfinstall's template sets JOB_ACCEPT_INTERVAL = 0; scenarios about it set it.
-    tree_.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
-    if (!c) return;
-    for (const char* f : {"lsb.queues", "lsb.hosts", "lsb.users", "lsb.resources", "lsb.params", "lsb.modules"})
-      if (c[f]) tree_.lsb(f, c[f].as<std::string>());
+    for (const auto& [rel, text] : bsim::scenario_files(doc_)) tree_.write(rel, text);
   }
 
   HostView& host(const std::string& name) {
