@@ -302,6 +302,7 @@ RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::
   r.exclusive = job.exclusive;
   r.res_req = job.res_req;
   r.share_group = job.share_group;
+  r.sla = job.sla;
   return r;
 }
 

@@ -67,12 +67,36 @@ struct PassStats {
   int host_matches = 0;  // (class, host) pairs evaluated
 };
 
+// A guarantee pool as the pass leaves it (after its dispatches), for bresources -g and
+// bsla. Amounts are packages (hosts for a hosts pool, slots for a slots pool).
+struct GuaranteeReport {
+  std::string pool;
+  std::string type;  // as configured: slots, hosts, package[slots=1:mem=1000]
+  bool overcommitted = false;
+  int total = 0, free = 0;  // on the pool's available hosts
+  int slots_total = 0, slots_free = 0;
+  double mem_total = 0, mem_free = 0;  // MB; 0 when the hosts report none
+  struct Owner {
+    std::string service_class;
+    int guaranteed = 0;
+    int used = 0;  // packages its jobs hold on the pool's available hosts
+  };
+  std::vector<Owner> owners;
+  struct Host {
+    std::string name;
+    bool available = false;
+    int total = 0, free = 0;
+  };
+  std::vector<Host> hosts;  // every member host
+};
+
 struct PassResult {
   std::vector<Dispatch> dispatches;
   std::vector<Reservation> reservations;
   std::vector<Suspend> suspends;
   std::vector<Resume> resumes;
   std::vector<PendingReason> reasons;
+  std::vector<GuaranteeReport> guarantees;  // every guarantee pool, in configuration order
   PassStats stats;
 };
 

@@ -148,6 +148,28 @@ std::shared_ptr<const HostTable> make_host_table(const ClusterView& view) {
     table->policies.push_back(&view.policy->host(view.hosts[h].name));
   }
   table->names = std::move(names);
+  const auto& pools = view.policy->guarantee_pools;
+  table->guarantee_pool.assign(view.hosts.size(), -1);
+  for (size_t h = 0; h < view.hosts.size() && !pools.empty(); ++h) {
+    const HostView& hv = view.hosts[h];
+    const bool reported = hv.status != "unavail" && hv.status != "unreach";
+    for (size_t p = 0; p < pools.size(); ++p) {
+      if (!pools[p].hosts.empty() && !pools[p].hosts.count(hv.name)) continue;
+      if (pools[p].res_select) {
+        if (!reported) {
+          table->undecided = true;
+          break;
+        }
+        auto lookup = [&hv](std::string_view name) -> config::ResourceValue {
+          auto it = hv.resources.find(name);
+          return it == hv.resources.end() ? config::ResourceValue{} : it->second;
+        };
+        if (!pools[p].res_select->matches(lookup)) continue;
+      }
+      table->guarantee_pool[h] = static_cast<int>(p);
+      break;
+    }
+  }
   return table;
 }
 

@@ -78,6 +78,7 @@ class PassContext {
   // The lsb.hosts row of view.hosts[h], looked up once per pass (room() asks per host).
   const HostPolicy& host_policy(int h) const { return *table_->policies[static_cast<size_t>(h)]; }
   const std::vector<const HostPolicy*>& host_policies() const { return table_->policies; }
+  const HostTable& host_table() const { return *table_; }
   // view.running[i]'s hosts as (host index, slots there), in the order they first
   // appear; hosts not in the view are left out. Looked up once per pass for every module.
   std::span<const std::pair<int, int>> slots_of(size_t running_index) const {

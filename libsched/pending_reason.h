@@ -22,6 +22,7 @@ inline constexpr const char* kSpan = "Not enough hosts to meet the job's spannin
 inline constexpr const char* kPreExecFailed = "The job's pre-exec command exited with non-zero status";
 inline constexpr const char* kRequeued = "Requeued job is waiting for rescheduling";
 inline constexpr const char* kNotExclusiveQueue = "The queue does not accept exclusive jobs";
+inline constexpr const char* kGuaranteeLoan = "Guaranteed resources of the pool are reserved for their owners";
 
 // Host-level reasons, printed as "<reason>: N host(s)".
 inline constexpr const char* kHostClosedAdm = "Closed by LSF administrator";
@@ -44,6 +45,7 @@ inline constexpr const char* kHostRusage = "Job's requirements for resource rese
 inline constexpr const char* kHostReserved = "Job slots reserved for a pending parallel job";
 inline constexpr const char* kHostExcluded = "Host excluded by an exclusive requeue";
 inline constexpr const char* kHostNotSame = "Hosts do not satisfy the job's same[] requirement";
+inline constexpr const char* kHostGuaranteed = "Resources reserved for service class guarantees";
 
 // Suspending reasons.
 inline constexpr const char* kSuspWindow = "The run windows of the queue are closed";

@@ -176,7 +176,9 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
       hv.ncpus = std::max(1, static_cast<int>(link->second.load.ncpus()));
     view.hosts.push_back(std::move(hv));
   }
-  if (!host_table_ || host_table_generation_ != config_generation_) {
+  // Remade after each reconfig, and while guarantee pool membership waits on hosts that
+  // have not reported (RES_SELECT needs their values).
+  if (!host_table_ || host_table_generation_ != config_generation_ || host_table_->undecided) {
     host_table_ = sched::make_host_table(view);
     host_table_generation_ = config_generation_;
   }
@@ -267,6 +269,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
       jv.reserved_slots = static_cast<int>(r->second.hosts.size());
     }
     jv.share_group = job.spec().user_group();
+    jv.sla = job.spec().service_class();
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))
@@ -297,6 +300,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     rv.res_req = requirement(job, *qf);
     rv.cpu_s = job.cpu_time;
     rv.share_group = job.spec().user_group();
+    rv.sla = job.spec().service_class();
     view.running.push_back(std::move(rv));
   }
   view.share_history = state_.share_history();

@@ -74,6 +74,7 @@ struct JobView {
   std::int64_t reserving_since = 0;         // slot reservation started then; 0: none
   int reserved_slots = 0;                   // slots its reservation held after the last pass
   std::string share_group;                  // bsub -G: the fairshare group to charge
+  std::string sla;                          // bsub -sla: the service class
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
 };
 
@@ -97,6 +98,7 @@ struct RunningJobView {
   std::shared_ptr<const config::ResourceRequirement> res_req;
   double cpu_s = 0;         // CPU time used so far (fairshare's cpu_time)
   std::string share_group;  // bsub -G
+  std::string sla;          // bsub -sla
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each
@@ -108,6 +110,13 @@ struct HostTable {
   std::unordered_map<std::string, int> index;
   std::vector<const HostPolicy*> policies;
   std::shared_ptr<const std::vector<std::string>> names;
+  // Each host's guarantee pool (index into SchedPolicy::guarantee_pools; -1: none): the
+  // first pool, in configuration order, whose HOSTS and RES_SELECT the host matches,
+  // judged when the table is made. A host that had not reported yet (unavail, unreach)
+  // when a RES_SELECT needed its values is in no pool, and `undecided` says a table made
+  // later may decide it.
+  std::vector<int> guarantee_pool;
+  bool undecided = false;
 };
 
 struct ClusterView {

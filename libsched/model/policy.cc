@@ -221,6 +221,21 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     part.fairshare = fairshare_policy(cfg, hp.user_shares);
     p->host_partitions.push_back(std::move(part));
   }
+  for (const auto& gp : cfg.guarantee_pools) {
+    if (gp.type.kind == config::PoolType::Kind::kResource) continue;  // licences: not scheduled here
+    GuaranteePolicy g;
+    g.name = gp.name;
+    g.kind = gp.type.kind;
+    g.package_slots = gp.type.kind == config::PoolType::Kind::kPackage ? gp.type.package_slots.value_or(0) : 1;
+    g.package_mem = gp.type.kind == config::PoolType::Kind::kPackage ? gp.type.package_mem_mb.value_or(0) : 0;
+    for (const auto& h : config::resolve_host_list(cfg, gp.hosts)) g.hosts.insert(h);
+    if (gp.res_select && !gp.res_select->select.empty()) g.res_select = gp.res_select->select;
+    for (const auto& d : gp.distribution) g.distribution.push_back({d.name, d.amount, d.percent});
+    g.loans = gp.loan_policies;
+    g.description = gp.description;
+    g.type_text = gp.type.to_string();
+    p->guarantee_pools.push_back(std::move(g));
+  }
   for (auto& q : p->queues) {
     if (q.fairshare) continue;
     for (size_t k = 0; k < p->host_partitions.size(); ++k) {

@@ -91,6 +91,27 @@ struct LimitPolicy {
   std::string scope() const;
 };
 
+// A GuaranteedResourcePool of lsb.resources (slots, hosts or packages; licence pools
+// are not scheduled here): which hosts it may take, its package, and what each service
+// class is guaranteed. Which hosts it has is decided per host table (see HostTable).
+struct GuaranteePolicy {
+  std::string name;
+  config::PoolType::Kind kind = config::PoolType::Kind::kSlots;
+  int package_slots = 1;                     // slots per package (slots pools: 1; hosts pools: unused)
+  std::int64_t package_mem = 0;              // MB per package; 0: memory is not part of it
+  std::set<std::string, std::less<>> hosts;  // HOSTS resolved; empty: every host
+  std::optional<config::SelectExpr> res_select;
+  struct Share {
+    std::string service_class;
+    double amount = 0;
+    bool percent = false;
+  };
+  std::vector<Share> distribution;
+  std::optional<config::LoanPolicies> loans;
+  std::string description;
+  std::string type_text;  // TYPE as LSF prints it: package[slots=1:mem=1000]
+};
+
 struct SchedPolicy {
   // lsb.params
   int mbd_sleep_time = 60;
@@ -116,6 +137,7 @@ struct SchedPolicy {
     std::shared_ptr<const FairsharePolicy> fairshare;
   };
   std::vector<HostPartition> host_partitions;
+  std::vector<GuaranteePolicy> guarantee_pools;  // in configuration order
   // Cluster-wide shared numeric resources (licences): name -> total instances.
   std::map<std::string, double, std::less<>> shared_resources;
   std::vector<std::string> modules;  // lsb.modules order; LSF's default set when absent

@@ -15,5 +15,6 @@ std::unique_ptr<Module> make_schmod_limit();       // job slot limits and lsb.re
 std::unique_ptr<Module> make_schmod_parallel();    // -n min,max, span[], same[]
 std::unique_ptr<Module> make_schmod_reserve();     // rusage[] reservation, slot reservation, backfill
 std::unique_ptr<Module> make_schmod_preemption();  // PREEMPTIVE / PREEMPTABLE queues
+std::unique_ptr<Module> make_schmod_guarantee();   // GuaranteedResourcePool: service class guarantees, loans
 
 }  // namespace lsf::sched

@@ -1,6 +1,8 @@
 // lsb.modules names -> the pipeline. LSF always runs schmod_default and schmod_fcfs,
-// whatever lsb.modules says; the rest run in the file's order. schmod_slotpool always
-// runs too: LSF's queue-based fairshare (SLOT_POOL) has no module to name.
+// whatever lsb.modules says; the rest run in the file's order. schmod_slotpool and
+// schmod_guarantee always run too: LSF names no module for queue-based fairshare
+// (SLOT_POOL) or for guarantee pools. schmod_guarantee runs last, so what it counts
+// after a placement includes what every other module took (rusage[] memory).
 #include <functional>
 #include <map>
 
@@ -15,12 +17,15 @@ std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string
       {"schmod_limit", make_schmod_limit},         {"schmod_parallel", make_schmod_parallel},
       {"schmod_reserve", make_schmod_reserve},     {"schmod_preemption", make_schmod_preemption},
       {"schmod_fairshare", make_schmod_fairshare}, {"schmod_slotpool", make_schmod_slotpool},
+      {"schmod_guarantee", make_schmod_guarantee},
   };
   std::vector<std::unique_ptr<Module>> out;
   std::vector<std::string> order;
   for (const char* always : {"schmod_default", "schmod_fcfs", "schmod_slotpool"}) order.push_back(always);
   for (const auto& n : names)
-    if (n != "schmod_default" && n != "schmod_fcfs" && n != "schmod_slotpool") order.push_back(n);
+    if (n != "schmod_default" && n != "schmod_fcfs" && n != "schmod_slotpool" && n != "schmod_guarantee")
+      order.push_back(n);
+  order.push_back("schmod_guarantee");
   for (const auto& n : order) {
     auto it = kKnown.find(n);
     if (it == kKnown.end()) {

@@ -96,6 +96,7 @@ class Simulation {
     v.order = job.id;
     v.user = job.user;
     v.project = job.project;
+    v.sla = job.sla;
     v.min_slots = v.max_slots = std::max(1, job.procs);
     v.run_limit_s = job.run_limit;
     return v;

@@ -22,6 +22,7 @@ struct Job {
   int queue = 0;               // index into the policy's queues
   std::string user = "user";
   std::string project = "default";
+  std::string sla;  // -sla: its service class
 };
 
 struct Outcome {

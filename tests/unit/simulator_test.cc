@@ -77,9 +77,9 @@ TEST(Simulator, RunLimitKillsAndSummaryCounts) {
   ASSERT_TRUE(loaded.usable());
   auto cluster = sim::model_cluster(*loaded.config, {2, 1});
   std::vector<sim::Job> jobs(3);
-  jobs[0] = {1, 0, 100, 50, 1, 0, "alice", "default"};  // killed at 50
-  jobs[1] = {2, 0, 10, 0, 1, 0, "bob", "default"};
-  jobs[2] = {3, 5, 10, 0, 2, 0, "bob", "default"};  // waits for both slots: 50
+  jobs[0] = {1, 0, 100, 50, 1, 0, "alice", "default", ""};  // killed at 50
+  jobs[1] = {2, 0, 10, 0, 1, 0, "bob", "default", ""};
+  jobs[2] = {3, 5, 10, 0, 2, 0, "bob", "default", ""};  // waits for both slots: 50
   auto result = sim::simulate(cluster, jobs);
   EXPECT_EQ(result.jobs[0].end, 50);
   EXPECT_TRUE(result.jobs[0].killed);
@@ -102,7 +102,7 @@ TEST(Simulator, JobsNoHostCanTakeNeverStart) {
   auto loaded = tree.load();
   ASSERT_TRUE(loaded.usable());
   std::vector<sim::Job> jobs(1);
-  jobs[0] = {1, 0, 10, 0, 8, 0, "alice", "default"};
+  jobs[0] = {1, 0, 10, 0, 8, 0, "alice", "default", ""};
   auto result = sim::simulate(sim::model_cluster(*loaded.config, {2, 2}), jobs);
   EXPECT_EQ(result.jobs[0].start, -1);
 }
