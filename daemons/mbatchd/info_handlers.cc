@@ -1,6 +1,8 @@
 // Queries about the configuration in force and per-user usage: bparams, bmgroup,
 // bugroup, lsinfo (ConfigInfo) and busers (Users).
 #include <algorithm>
+#include <array>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -119,6 +121,90 @@ void Mbatchd::on_config_info(const wire::RequestEnvelope&, const net::Responder&
     mi->set_name(m.name);
     mi->set_cpu_factor(m.cpu_factor);
     for (const auto& a : m.architectures) mi->add_architectures(a);
+  }
+  respond(reply);
+}
+
+// bresources -g and bsla: each guarantee pool as configured and as the last pass left
+// it, and the guarantee service classes with their jobs.
+void Mbatchd::on_guarantee_pools(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& names = request.guarantee_pools().names();
+  for (const auto& n : names)
+    if (std::none_of(config_->guarantee_pools.begin(), config_->guarantee_pools.end(),
+                     [&](const auto& p) { return p.name == n; }))
+      return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": No such guaranteed resource pool"));
+  auto reply = ok_reply();
+  auto* out = reply.mutable_guarantee_pools();
+  for (const auto& pool : config_->guarantee_pools) {
+    if (!names.empty() && std::find(names.begin(), names.end(), pool.name) == names.end()) continue;
+    auto* p = out->add_pools();
+    p->set_name(pool.name);
+    p->set_type(pool.type.to_string());
+    std::string distribution;
+    for (const auto& d : pool.distribution) distribution += (distribution.empty() ? "" : " ") + d.to_string();
+    p->set_distribution(distribution);
+    if (pool.loan_policies) p->set_loan_policies(pool.loan_policies->to_string());
+    p->set_description(pool.description);
+    auto report =
+        std::find_if(guarantees_.begin(), guarantees_.end(), [&](const auto& r) { return r.pool == pool.name; });
+    if (report == guarantees_.end()) {  // licence pools, or no pass yet
+      for (const auto& d : pool.distribution) p->add_owners()->set_service_class(d.name);
+      continue;
+    }
+    p->set_overcommitted(report->overcommitted);
+    p->set_total(report->total);
+    p->set_free(report->free);
+    p->set_slots_total(report->slots_total);
+    p->set_slots_free(report->slots_free);
+    p->set_mem_total_mb(report->mem_total);
+    p->set_mem_free_mb(report->mem_free);
+    for (const auto& o : report->owners) {
+      auto* w = p->add_owners();
+      w->set_service_class(o.service_class);
+      w->set_guaranteed(o.guaranteed);
+      w->set_used(o.used);
+    }
+    for (const auto& h : report->hosts) {
+      auto* w = p->add_hosts();
+      w->set_name(h.name);
+      w->set_available(h.available);
+      w->set_total(h.total);
+      w->set_free(h.free);
+    }
+  }
+  std::map<std::string, std::array<int, 3>> by_class;  // pending, running, suspended slots
+  for (const auto& [key, job] : state_.jobs()) {
+    if (job.finished() || job.spec().service_class().empty()) continue;
+    auto& c = by_class[job.spec().service_class()];
+    int slots = job.started() ? static_cast<int>(job.exec_hosts.size()) : job.slots();
+    c[job.pending() ? 0 : job.state == wire::JOB_RUN ? 1 : 2] += slots;
+  }
+  for (const auto& sc : config_->service_classes) {
+    auto* c = out->add_classes();
+    c->set_name(sc.name);
+    c->set_description(sc.description);
+    std::string access;
+    for (const auto& [key, list] : {std::pair{"QUEUES", &sc.access_queues},
+                                    {"USERS", &sc.access_users},
+                                    {"FAIRSHARE_GROUPS", &sc.access_fairshare_groups},
+                                    {"APPS", &sc.access_apps},
+                                    {"PROJECTS", &sc.access_projects},
+                                    {"LIC_PROJECTS", &sc.access_lic_projects}}) {
+      if (list->empty()) continue;
+      std::string names_text;
+      for (const auto& n : *list) names_text += (names_text.empty() ? "" : " ") + n;
+      access += (access.empty() ? "" : " ") + std::string(key) + "[" + names_text + "]";
+    }
+    c->set_access_control(access);
+    c->set_auto_attach(sc.auto_attach);
+    std::string goals;
+    for (const auto& g : sc.goals) goals += (goals.empty() ? "" : " ") + g;
+    c->set_goals(goals);
+    if (auto it = by_class.find(sc.name); it != by_class.end()) {
+      c->set_pending(it->second[0]);
+      c->set_running(it->second[1]);
+      c->set_suspended(it->second[2]);
+    }
   }
   respond(reply);
 }

@@ -117,6 +117,7 @@ class Mbatchd {
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_guarantee_pools(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -218,6 +219,7 @@ class Mbatchd {
   // reserving job's reservation began and its estimated start, when each host last
   // got a job and last had a load-based suspend or resume.
   std::map<sched::JobKey, sched::Reservation> reservations_;
+  std::vector<sched::GuaranteeReport> guarantees_;  // as the last pass left them
   // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
   // after a restart such a job ends as killed.
   struct RequeueAfterKill {

@@ -150,6 +150,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_users(request, respond);
     case R::kHostPartitions:
       return on_host_partitions(request, respond);
+    case R::kGuaranteePools:
+      return on_guarantee_pools(request, respond);
     case R::kPeek:
       return on_peek(request, respond);
     case R::kWaitCondition:
@@ -300,18 +302,37 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
       return "User <" + caller.user_name() + "> is not a direct member of user group <" + spec.user_group() + ">";
   }
   // -sla: a service class of lsb.serviceclasses whose USER_GROUP (and, for guarantee
-  // classes, ACCESS_CONTROL users) admits the caller.
-  if (!spec.service_class().empty()) {
-    const auto* sc = config_->find_service_class(spec.service_class());
-    if (!sc) return spec.service_class() + ": No such service class";
-    auto admits = [&](const std::vector<std::string>& who) {
-      return who.empty() || std::any_of(who.begin(), who.end(),
-                                        [&](const std::string& w) { return names_user(w, caller.user_name()); });
+  // classes, ACCESS_CONTROL users, queues and projects) admits the job. Without -sla, the
+  // first guarantee class with AUTO_ATTACH = Y whose ACCESS_CONTROL admits it takes it.
+  auto admits = [&](const std::vector<std::string>& who) {
+    return who.empty() ||
+           std::any_of(who.begin(), who.end(), [&](const std::string& w) { return names_user(w, caller.user_name()); });
+  };
+  const std::string project = spec.project().empty() ? config_->params.default_project : spec.project();
+  auto access = [&](const config::ServiceClass& sc) {
+    auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+      return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
     };
+    return admits(sc.user_group) && admits(sc.access_users) && listed(sc.access_queues, queue) &&
+           listed(sc.access_projects, project);
+  };
+  const config::ServiceClass* sc = nullptr;
+  if (!spec.service_class().empty()) {
+    sc = config_->find_service_class(spec.service_class());
+    if (!sc) return spec.service_class() + ": No such service class";
     if (!admits(sc->user_group) || !admits(sc->access_users))
       return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
   }
   if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
+  if (sc && !access(*sc))
+    return "Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
+           (sc->access_projects.empty() ? "" : " and project <" + project + ">");
+  if (!sc)
+    for (const auto& c : config_->service_classes)
+      if (c.guarantee && c.auto_attach && access(c)) {
+        sc = &c;
+        break;
+      }
   // Only users with a share may submit to a fairshare queue, administrators included.
   const auto& policy = *config_index_.policy;
   if (const auto& fs = policy.queues[static_cast<size_t>(policy.queue_index(queue))].fairshare;
@@ -323,6 +344,7 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   std::int64_t id = state_.next_job_id();
   e->set_job_id(id);
   *e->mutable_spec() = spec;
+  if (sc) e->mutable_spec()->set_service_class(sc->name);
   if (e->spec().min_processors() < 1) e->mutable_spec()->set_min_processors(1);
   if (e->spec().project().empty()) e->mutable_spec()->set_project(config_->params.default_project);
   e->set_user(caller.user_name());

@@ -148,6 +148,7 @@ golden blimits_named 'blimits -n normal_on_hostB'
 golden bresources 'bresources'
 golden bresources_reservation_usage 'bresources -s'
 golden bresources_pools 'bresources -g'
+golden bsla_none 'bsla'
 
 # --- job control messages
 golden bkill_finished 'bkill 1'

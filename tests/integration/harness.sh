@@ -1,7 +1,8 @@
-# Shared by the integration tests: a temporary cluster from conf-examples/quickstart,
-# checks that name what failed, and cleanup that always runs. Sourced by each test.
+# Shared by the integration tests: a temporary cluster from conf-examples/quickstart
+# (or another example), checks that name what failed, and cleanup that always runs.
+# Sourced by each test.
 #
-#   harness_init BIN ROOT      temp dir, trap, cluster created (not started)
+#   harness_init BIN ROOT [EXAMPLE]  temp dir, trap, cluster created (not started)
 #   check "what" test-command  records a failure instead of stopping the test
 #   wait_for SECONDS command   polls until the command succeeds (bounded)
 #   job_state ID               the STAT column of bjobs -a for job ID
@@ -14,8 +15,8 @@ harness_init() {
   source "$ROOT/scripts/cluster_lib.sh"
   TEST_DIR="$(mktemp -d "${TMPDIR:-/tmp}/lsfsched-it.XXXXXX")"
   trap 'cluster_stop "$TEST_DIR" >/dev/null 2>&1; [ "$FAILURES" = 0 ] && rm -rf "$TEST_DIR" || echo "kept $TEST_DIR for inspection"' EXIT
-  cluster_create "$TEST_DIR" "$ROOT/conf-examples/quickstart"
-  PARAMS="$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.params"
+  cluster_create "$TEST_DIR" "$ROOT/conf-examples/${3:-quickstart}"
+  PARAMS=$(ls "$TEST_DIR"/conf/lsbatch/*/configdir/lsb.params)
   # Fast host tracking for tests: reports every second.
   sed -i 's/^SBD_SLEEP_TIME.*/SBD_SLEEP_TIME = 1/' "$PARAMS"
   export LSF_ENVDIR="$TEST_DIR/conf"
