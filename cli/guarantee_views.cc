@@ -68,9 +68,33 @@ void print_guarantee_pools(std::ostream& out, const wire::GuaranteePoolsReply& r
     out << line("%-30s %10s %10s %10s\n", "", "slots", "mem", "packages");
     out << line("%-30s %10d %10s %10d\n", "TOTAL", p.slots_total(), memory(p.mem_total_mb()).c_str(), p.total());
     out << line("%-30s %10d %10s %10d\n", "FREE", p.slots_free(), memory(p.mem_free_mb()).c_str(), p.free());
-    out << "\n" << line("%-30s %10s %10s\n", "OWNER", "GUARANTEED", "USED");
-    for (const auto& o : p.owners())
-      out << line("%-30s %10d %10d\n", o.service_class().c_str(), o.guaranteed(), o.used());
+    const int config = guarantees(p).first;
+    // What `packages` guaranteed packages come to in slots and memory; "-" for the part
+    // the package does not have.
+    auto slots_of = [&](int packages) {
+      return p.package_slots() > 0 ? std::to_string(packages * p.package_slots()) : std::string("-");
+    };
+    auto mem_of = [&](int packages) {
+      return p.package_mem_mb() > 0 ? memory(static_cast<double>(packages * p.package_mem_mb())) : std::string("-");
+    };
+    out << "\n"
+        << line("%-30s %10s %10s %10d\n", "ALLOCATED", slots_of(config).c_str(), mem_of(config).c_str(), config)
+        << "\n";
+    for (const auto& [label, u] :
+         {std::pair{"OWNER USE", &p.owner_use()}, {"LOAN USE", &p.loan_use()}, {"OTHER USE", &p.other_use()}})
+      out << line("%-30s %10d %10s %10s\n", label, u->slots(), memory(u->mem_mb()).c_str(), "-");
+    out << "\n"
+        << line("%-32s %8s %10s %10s %10s %10s\n", "", "", "", "OWNER", "LOAN", "OTHER")
+        << line("%-32s %8s %10s %10s %10s %10s\n", "OWNER", "RESOURCE", "ALLOCATED", "USE", "USE", "USE");
+    for (const auto& o : p.owners()) {
+      out << line("%-32s %8s %10s %10d %10d %10d\n", o.service_class().c_str(), "slots",
+                  slots_of(o.guaranteed()).c_str(), o.use().slots(), p.loan_use().slots(), p.other_use().slots());
+      if (p.package_mem_mb() > 0)
+        out << line("%-32s %8s %10s %10s %10s %10s\n", "", "mem", mem_of(o.guaranteed()).c_str(),
+                    memory(o.use().mem_mb()).c_str(), memory(p.loan_use().mem_mb()).c_str(),
+                    memory(p.other_use().mem_mb()).c_str());
+      out << line("%-32s %8s %10d %10d %10s %10s\n", "", "packages", o.guaranteed(), o.used(), "-", "-");
+    }
     if (hosts) {
       out << "\n" << line("%-30s %-13s %10s %10s\n", "HOST", "STATUS", "TOTAL", "FREE");
       for (const auto& h : p.hosts())

@@ -3,7 +3,7 @@
 // Requirement classes keep the pass proportional to classes x hosts rather than
 // jobs x hosts: jobs with the same queue, resource requirement, -m list and
 // exclusivity share one host match (their Candidates); jobs that also share user,
-// project, slot counts and (once some job holds a reservation) run limit share the
+// project, service class, slot counts and (once some job holds a reservation) run limit share the
 // outcome of a failed placement (a ReqClass). Within a pass free room only shrinks, so
 // once a class cannot be placed no later job of it can, and each costs one lookup; once
 // no host of a match has a free slot, its jobs share one outcome whoever submitted them.
@@ -37,7 +37,7 @@ struct MatchKeyHash {
 };
 struct ReqKey {
   const void* match;
-  std::string_view user, project;
+  std::string_view user, project, sla;  // a service class has guarantees of its own
   int min_slots, max_slots;
   std::int64_t run_limit;
   bool operator==(const ReqKey&) const = default;
@@ -48,6 +48,7 @@ struct ReqKeyHash {
     auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
     mix(std::hash<std::string_view>()(k.user));
     mix(std::hash<std::string_view>()(k.project));
+    mix(std::hash<std::string_view>()(k.sla));
     mix(static_cast<size_t>(k.min_slots) * 31 + static_cast<size_t>(k.max_slots));
     mix(static_cast<size_t>(k.run_limit));
     return h;
@@ -176,7 +177,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     // The run limit matters only for backfill into slots reservations hold: before
     // any job holds slots in this pass it cannot change a job's outcome.
     std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
-    ReqKey rk{&cands, job.user, job.project, job.min_slots, job.max_slots, backfill_key};
+    ReqKey rk{&cands, job.user, job.project, job.sla, job.min_slots, job.max_slots, backfill_key};
     if (auto known = outcomes.find(rk); known != outcomes.end()) {
       ctx.pend(job, known->second.reason, known->second.hosts);
       return false;

@@ -158,11 +158,21 @@ void Mbatchd::on_guarantee_pools(const wire::RequestEnvelope& request, const net
     p->set_slots_free(report->slots_free);
     p->set_mem_total_mb(report->mem_total);
     p->set_mem_free_mb(report->mem_free);
+    p->set_package_slots(report->package_slots);
+    p->set_package_mem_mb(report->package_mem);
+    auto use = [](const sched::GuaranteeReport::Use& u, wire::GuaranteeUse* to) {
+      to->set_slots(u.slots);
+      to->set_mem_mb(u.mem);
+    };
+    use(report->owner_use, p->mutable_owner_use());
+    use(report->loan_use, p->mutable_loan_use());
+    use(report->other_use, p->mutable_other_use());
     for (const auto& o : report->owners) {
       auto* w = p->add_owners();
       w->set_service_class(o.service_class);
       w->set_guaranteed(o.guaranteed);
       w->set_used(o.used);
+      use(o.use, w->mutable_use());
     }
     for (const auto& h : report->hosts) {
       auto* w = p->add_hosts();

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
@@ -59,12 +60,19 @@ class GuaranteeModule final : public Module {
     // What SLA jobs hold on available pool hosts counts toward their class.
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const auto& job = ctx.view.running[i];
-      if (job.sla.empty()) continue;
+      std::optional<double> mem;  // rusage[mem] per slot, worked out once the job touches a pool
       for (auto [h, n] : ctx.slots_of(i)) {
         int p = pool_of_[static_cast<size_t>(h)];
         if (p < 0) continue;
         Pool& pool = pools_[static_cast<size_t>(p)];
-        if (auto u = pool.used.find(job.sla); u != pool.used.end()) u->second += held_packages(*pool.policy, n);
+        if (auto u = pool.used.find(job.sla); !job.sla.empty() && u != pool.used.end())
+          u->second += held_packages(*pool.policy, n);
+        if (!mem) {
+          mem = 0.0;
+          for (const auto& [name, amount] : ctx.usage(job.res_req.get(), job.start_time).per_slot)
+            if (name == "mem") mem = amount;
+        }
+        count_use(pool, job.sla, n, *mem);
       }
     }
     for (auto& pool : pools_) pool.held = held(pool);
@@ -145,6 +153,7 @@ class GuaranteeModule final : public Module {
       if (auto u = pool.used.find(job.sla); !job.sla.empty() && u != pool.used.end())
         u->second += held_packages(*pool.policy, n);
       pool.held = held(pool);
+      count_use(pool, job.sla, n, mem_per_slot(ctx, job));
     }
   }
 
@@ -156,14 +165,27 @@ class GuaranteeModule final : public Module {
       r.type = pool.policy->type_text;
       r.total = pool.total;
       r.free = pool.free;
+      r.package_slots = pool.policy->kind == Kind::kHosts ? 0 : pool.policy->package_slots;
+      r.package_mem = pool.policy->package_mem;
       int guaranteed = 0;
       for (const auto& share : pool.policy->distribution) {
-        GuaranteeReport::Owner o{share.service_class, pool.guaranteed.at(share.service_class),
-                                 pool.used.at(share.service_class)};
+        GuaranteeReport::Owner o{
+            share.service_class, pool.guaranteed.at(share.service_class), pool.used.at(share.service_class), {}};
+        if (auto u = pool.class_use.find(share.service_class); u != pool.class_use.end()) o.use = u->second;
         guaranteed += o.guaranteed;
+        r.owner_use.slots += o.use.slots;
+        r.owner_use.mem += o.use.mem;
         r.owners.push_back(std::move(o));
       }
       r.overcommitted = guaranteed > pool.total;
+      // What others hold beyond the part of the pool nobody is guaranteed is on loan.
+      const int open_slots = r.package_slots * std::max(0, pool.total - guaranteed);
+      r.loan_use.slots = std::max(0, pool.others.slots - open_slots);
+      r.other_use.slots = pool.others.slots - r.loan_use.slots;
+      if (pool.others.slots > 0) {
+        r.loan_use.mem = pool.others.mem * r.loan_use.slots / pool.others.slots;
+        r.other_use.mem = pool.others.mem - r.loan_use.mem;
+      }
       for (size_t h = 0; h < ctx.view.hosts.size(); ++h) {
         int member = pool_of_[h] >= -1 ? pool_of_[h] : -2 - pool_of_[h];
         if (member != static_cast<int>(p)) continue;
@@ -191,7 +213,16 @@ class GuaranteeModule final : public Module {
     int total = 0, free = 0, held = 0;
     std::map<std::string, int, std::less<>> guaranteed, used;
     bool owner_demand = false;
+    std::map<std::string, GuaranteeReport::Use, std::less<>> class_use;  // owners' slots and memory
+    GuaranteeReport::Use others;                                         // everyone else's
   };
+
+  // Slots and memory a job holds on a host of the pool, for the report.
+  static void count_use(Pool& pool, const std::string& sla, int slots, double mem_per_slot) {
+    GuaranteeReport::Use& u = !sla.empty() && pool.guaranteed.count(sla) ? pool.class_use[sla] : pool.others;
+    u.slots += slots;
+    u.mem += mem_per_slot * slots;
+  }
 
   // Hosts in these states count toward their pool; others leave it for the time being.
   static bool available(const std::string& status) {

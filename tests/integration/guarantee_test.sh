@@ -31,14 +31,16 @@ check "bresources -g -l -m: type, loans, hosts, summary and owners" bash -c \
    grep -qx 'LOAN_POLICIES: QUEUES\[short\] DURATION\[10\] CLOSE_ON_DEMAND' <<<\"\$out\" &&
    grep -qx 'HOSTS: host1 host3' <<<\"\$out\" &&
    grep -Eq '^TOTAL +16 +62.5G +16\$' <<<\"\$out\" &&
-   grep -Eq '^sc3 +4 +0\$' <<<\"\$out\" &&
+   grep -Eq '^ALLOCATED +12 +11.7G +12\$' <<<\"\$out\" &&
+   grep -Eq '^sc3 +slots +4 +0 +0 +0\$' <<<\"\$out\" &&
    grep -Eq '^host3 +ok +8 +8\$' <<<\"\$out\""
 check "bresources -g names an unknown pool" bash -c "bresources -g nosuch 2>&1 | grep -qx 'nosuch: No such guaranteed resource pool'"
 
 # --- an owner's job counts against its guarantee
 o1=$(submit -sla sc1 -n 2 -R 'span[hosts=1]' -m 'host1 host3' -o /dev/null sleep 600)
 check "sc1's job runs and counts 2 of its 4" wait_for 10 bash -c \
-  "state_is $o1 RUN && bresources -g -l example_pool | grep -Eq '^sc1 +4 +2\$'"
+  "state_is $o1 RUN && bresources -g -l example_pool | grep -Eq '^sc1 +slots +4 +2 ' &&
+   bresources -g -l example_pool | grep -Eq '^OWNER USE +2 '"
 
 # --- others take only what is not held back: 16 - 2 = 14 free, 2 + 4 + 4 held -> 4
 ids=""
@@ -75,7 +77,7 @@ host=$(bjobs -o 'exec_host' -noheader "$o1" | sed 's/^[0-9]*\*//; s/:.*//')
 badmin hclose "$host" >/dev/null
 # (25 % of the 8 packages left: 2 each).
 check "closing $host leaves 8 packages, and sc1's job there no longer counts" wait_for 10 bash -c \
-  "pool_line example_pool | awk '{exit !(\$4 == 8)}' && bresources -g -l example_pool | grep -Eq '^sc1 +2 +0\$'"
+  "pool_line example_pool | awk '{exit !(\$4 == 8)}' && bresources -g -l example_pool | grep -Eq '^sc1 +slots +2 +0 '"
 badmin hopen "$host" >/dev/null
 
 # --- ACCESS_CONTROL = QUEUES[normal]: sc1 takes no job of short; AUTO_ATTACH

@@ -158,11 +158,45 @@ TEST(Guarantee, OthersTakeOnlyWhatIsNotHeldBack) {
   c->view.pending = {pending(1, 3), pending(2, 2), pending(3, 1), pending(4, 2, "sc1")};
   auto r = schedule(c->view, 0);
   EXPECT_EQ(started(r), (std::vector<std::int64_t>{2, 4}));
+  // bresources -g -l: sc1 uses 2 slots; the other 2 are within the unguaranteed part.
+  const auto& g = r.guarantees.at(0);
+  EXPECT_EQ(g.owner_use.slots, 2);
+  EXPECT_EQ(g.other_use.slots, 2);
+  EXPECT_EQ(g.loan_use.slots, 0);
   for (const auto& why : r.reasons) {
     if (why.job.id == 3) {
       EXPECT_EQ(*why.text, "Resources reserved for service class guarantees: 1 host");
     }
   }
+}
+
+// Past its guarantee a class competes like any other job: sc1 already runs its 2, so its
+// next job may take only what is not held back, and sc2's 2 are held: it waits, sc2's
+// job starts.
+TEST(Guarantee, PastItsGuaranteeAClassCompetesLikeOthers) {
+  auto c = cluster({4},
+                   "Begin GuaranteedResourcePool\nNAME = p\nTYPE = slots\nHOSTS = host1\n"
+                   "DISTRIBUTION = [sc1, 2] [sc2, 2]\nEnd GuaranteedResourcePool\n");
+  c->view.running.push_back(running(1, {"host1", "host1"}, "sc1"));
+  c->view.pending = {pending(2, 1, "sc1"), pending(3, 1, "sc2"), pending(4, 1)};
+  auto r = schedule(c->view, 0);
+  EXPECT_EQ(started(r), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(r.guarantees.at(0).owners.at(0).used, 2);
+  EXPECT_EQ(r.guarantees.at(0).owners.at(1).used, 1);
+}
+
+// A hosts pool counts whole free hosts: of three, 2 are held for sc1, so one plain job
+// takes a free host, a second shares that host, a third waits; sc1's job takes a host.
+TEST(Guarantee, HostsPoolLendsWholeHosts) {
+  auto c = cluster({2, 2, 2},
+                   "Begin GuaranteedResourcePool\nNAME = p\nTYPE = hosts\n"
+                   "HOSTS = host1 host2 host3\nDISTRIBUTION = [sc1, 2]\nEnd GuaranteedResourcePool\n");
+  c->view.pending = {pending(1, 1), pending(2, 1), pending(3, 1), pending(4, 1, "sc1")};
+  auto r = schedule(c->view, 0);
+  EXPECT_EQ(started(r), (std::vector<std::int64_t>{1, 2, 4}));
+  EXPECT_EQ(r.dispatches[0].hosts, r.dispatches[1].hosts);  // 1 and 2 share a host
+  EXPECT_EQ(r.guarantees.at(0).total, 3);
+  EXPECT_EQ(r.guarantees.at(0).free, 1);
 }
 
 // LOAN_POLICIES = QUEUES[short] DURATION[10]: all 4 slots guaranteed to sc1, none used.
