@@ -34,6 +34,9 @@ check "bresources -g -l -m: type, loans, hosts, summary and owners" bash -c \
    grep -Eq '^ALLOCATED +12 +11.7G +12\$' <<<\"\$out\" &&
    grep -Eq '^sc3 +slots +4 +0 +0 +0\$' <<<\"\$out\" &&
    grep -Eq '^host3 +ok +8 +8\$' <<<\"\$out\""
+check "bresources -g -json: a record per pool" bash -c \
+  "out=\$(bresources -g -json) && grep -q '\"POOLS\":2' <<<\"\$out\" &&
+   grep -q '\"POOL_NAME\":\"example_pool\"' <<<\"\$out\" && grep -q '\"GUAR_CONFIG\":\"12\"' <<<\"\$out\""
 check "bresources -g names an unknown pool" bash -c "bresources -g nosuch 2>&1 | grep -qx 'nosuch: No such guaranteed resource pool'"
 
 # --- an owner's job counts against its guarantee
