@@ -277,9 +277,15 @@ struct Limit {
   bool per_project = false;
   std::vector<std::string> apps, lic_projects;
   // Resources.
-  std::optional<int> slots;
+  std::optional<int> slots;  // SLOTS = [soft/]hard: the hard value
   std::optional<double> slots_per_processor;
-  std::optional<int> jobs;
+  std::optional<int> jobs;                   // JOBS = [soft/]hard: the hard value
+  std::optional<int> slots_soft, jobs_soft;  // the soft values, when given
+  // Maui-style throttles: pending jobs eligible at once (IDLE_JOBS), running plus
+  // eligible (TOTAL_JOBS), and outstanding processor-seconds (PROC_SECONDS = soft[/hard]:
+  // remaining run limit x slots of running jobs, plus the candidate's run limit x slots).
+  std::optional<int> idle_jobs, total_jobs;
+  std::optional<std::int64_t> proc_seconds_soft, proc_seconds_hard;
   std::optional<double> mem, swp, tmp;  // MB, or percent when *_percent
   bool mem_percent = false, swp_percent = false, tmp_percent = false;
   std::vector<ShareAssignment> resources;  // RESOURCE[[name, n] ...]

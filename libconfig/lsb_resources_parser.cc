@@ -32,6 +32,27 @@ void amount_or_percent(const Setting& s, FileContext& ctx, const std::string& co
   slot = *n;
 }
 
+// `JOBS = 8` or `JOBS = 6/8`: a soft value below the hard one.
+void soft_hard(const Setting& s, FileContext& ctx, const std::string& context, std::optional<int>& soft,
+               std::optional<int>& hard) {
+  auto slash = s.value.find('/');
+  auto h = ctx.integer(trim(slash == std::string::npos ? s.value : s.value.substr(slash + 1)), s.where, context, s.key,
+                       0, kMax);
+  if (!h) return;
+  if (slash == std::string::npos) {
+    hard = static_cast<int>(*h);
+    return;
+  }
+  auto f = ctx.integer(trim(s.value.substr(0, slash)), s.where, context, s.key, 0, kMax);
+  if (!f) return;
+  if (*f > *h) {
+    ctx.error(s.where, context, s.key + " = " + s.value + ": the hard value is below the soft one");
+    return;
+  }
+  soft = static_cast<int>(*f);
+  hard = static_cast<int>(*h);
+}
+
 std::optional<Limit> build_limit(const std::vector<Setting>& settings, const Section& section,
                                  const SourceLocation& where, FileContext& ctx) {
   Limit l;
@@ -58,8 +79,8 @@ std::optional<Limit> build_limit(const std::vector<Setting>& settings, const Sec
   for (const auto& s : settings) {
     l.keys.lines[s.key] = s.where;
     if (s.key == "NAME") continue;
-    const ParamSpec* spec = section.table ? find_param("lsb.resources", "Limit", s.key)
-                                          : ctx.check_key(section, s.key, s.where, context);
+    const ParamSpec* spec =
+        section.table ? find_param("lsb.resources", "Limit", s.key) : ctx.check_key(section, s.key, s.where, context);
     if (!spec) continue;
     const auto& k = s.key;
     if (k == "USERS" || k == "PER_USER") {
@@ -86,13 +107,33 @@ std::optional<Limit> build_limit(const std::vector<Setting>& settings, const Sec
       l.lic_projects = parse_name_list(s.value);
     } else if (k == "SLOTS") {
       resource = true;
-      if (auto n = ctx.integer(s.value, s.where, context, k, 0, kMax)) l.slots = static_cast<int>(*n);
+      soft_hard(s, ctx, context, l.slots_soft, l.slots);
     } else if (k == "SLOTS_PER_PROCESSOR") {
       resource = true;
       if (auto n = ctx.number(s.value, s.where, context, k, 0)) l.slots_per_processor = *n;
     } else if (k == "JOBS") {
       resource = true;
-      if (auto n = ctx.integer(s.value, s.where, context, k, 0, kMax)) l.jobs = static_cast<int>(*n);
+      soft_hard(s, ctx, context, l.jobs_soft, l.jobs);
+    } else if (k == "IDLE_JOBS" || k == "TOTAL_JOBS") {
+      resource = true;
+      if (auto n = ctx.integer(s.value, s.where, context, k, 0, kMax))
+        (k == "IDLE_JOBS" ? l.idle_jobs : l.total_jobs) = static_cast<int>(*n);
+    } else if (k == "PROC_SECONDS") {
+      resource = true;
+      // Processor-seconds pass 2^31: 64-bit values.
+      constexpr long long kBig = std::numeric_limits<long long>::max();
+      auto slash = s.value.find('/');
+      auto a = ctx.integer(trim(s.value.substr(0, slash)), s.where, context, k, 0, kBig);
+      std::optional<long long> b;
+      if (slash != std::string::npos) b = ctx.integer(trim(s.value.substr(slash + 1)), s.where, context, k, 0, kBig);
+      if (a && (slash == std::string::npos || b)) {
+        if (b && *b < *a) {
+          ctx.error(s.where, context, "PROC_SECONDS = " + s.value + ": the hard value is below the soft one");
+        } else {
+          l.proc_seconds_soft = *a;
+          l.proc_seconds_hard = b ? *b : *a;
+        }
+      }
     } else if (k == "MEM") {
       resource = true;
       amount_or_percent(s, ctx, context, l.mem, l.mem_percent);
@@ -112,7 +153,9 @@ std::optional<Limit> build_limit(const std::vector<Setting>& settings, const Sec
     ok = false;
   }
   if (!resource) {
-    ctx.error(where, context, "limits no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP or RESOURCE)");
+    ctx.error(where, context,
+              "limits no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP, RESOURCE, IDLE_JOBS, TOTAL_JOBS or "
+              "PROC_SECONDS)");
     ok = false;
   }
   if (!ok) return std::nullopt;
@@ -238,8 +281,9 @@ void parse_host_export(const Section& s, FileContext& ctx, ClusterConfig& out) {
     ok = false;
   }
   if (e.shared && !e.per_host.empty() && e.distribution.size() != 1) {
-    ctx.error(s.where, context, "a shared export with PER_HOST must name exactly one cluster in DISTRIBUTION, not " +
-                                    std::to_string(e.distribution.size()));
+    ctx.error(s.where, context,
+              "a shared export with PER_HOST must name exactly one cluster in DISTRIBUTION, not " +
+                  std::to_string(e.distribution.size()));
     ok = false;
   }
   if (ok) out.host_exports.push_back(std::move(e));

@@ -297,6 +297,12 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     lp.projects = names_of(l.projects, l.per_project);
     lp.slots = l.slots;
     lp.jobs = l.jobs;
+    lp.jobs_soft = l.jobs_soft;
+    lp.slots_soft = l.slots_soft;
+    lp.idle_jobs = l.idle_jobs;
+    lp.total_jobs = l.total_jobs;
+    lp.proc_seconds_soft = l.proc_seconds_soft;
+    lp.proc_seconds_hard = l.proc_seconds_hard;
     lp.slots_per_processor = l.slots_per_processor;
     if (l.mem && !l.mem_percent) lp.resources["mem"] = *l.mem;
     if (l.swp && !l.swp_percent) lp.resources["swp"] = *l.swp;

@@ -83,7 +83,11 @@ struct ConsumerSet {
 struct LimitPolicy {
   std::string name;
   ConsumerSet users, queues, hosts, projects;
-  std::optional<int> slots, jobs;
+  std::optional<int> slots, jobs;                                    // hard values (schmod_limit)
+  std::optional<int> slots_soft, jobs_soft;                          // soft values (schmod_throttle)
+  std::optional<int> idle_jobs, total_jobs;                          // Maui's MAXIJOB and running plus idle
+  std::optional<std::int64_t> proc_seconds_soft, proc_seconds_hard;  // Maui's MAXPS
+  bool throttles() const { return slots_soft || jobs_soft || idle_jobs || total_jobs || proc_seconds_soft; }
   std::optional<double> slots_per_processor;
   // Amounts of reserved resources (rusage[]): mem, swp, tmp in MB and RESOURCE[...].
   std::map<std::string, double, std::less<>> resources;

@@ -29,7 +29,9 @@ TEST(ConfExamples, EveryFolderLoadsWithoutErrors) {
     EXPECT_TRUE(r.usable()) << rel << ":\n" << r.diagnostics.to_string();
     ++checked;
   }
-  EXPECT_EQ(checked, 6);  // quickstart, queue-fairshare, package-guarantee, multicluster/{provider,consumer}, bsim
+  EXPECT_EQ(
+      checked,
+      7);  // quickstart, queue-fairshare, package-guarantee, maui-throttle, multicluster/{provider,consumer}, bsim
 }
 
 TEST(ConfExamples, QuickstartHasThreeHostsAndANightQueueWithARunWindow) {
@@ -78,4 +80,21 @@ TEST(ConfExamples, MulticlusterExportsAndBorrowedHosts) {
   ASSERT_TRUE(consumer.usable());
   EXPECT_EQ(format_host_list(consumer.config->find_queue("normal")->hosts), "all+1 allremote");
   EXPECT_EQ(consumer.config->find_queue("borrowed")->hosts.at(0).cluster, "provider");
+}
+
+TEST(ConfExamples, MauiThrottleStatesTheSitePolicy) {
+  auto r = load_example("maui-throttle");
+  ASSERT_TRUE(r.usable());
+  ASSERT_EQ(r.config->limits.size(), 3u);
+  const Limit& u = r.config->limits[0];
+  EXPECT_TRUE(u.per_user);
+  EXPECT_EQ(u.idle_jobs, 8);
+  EXPECT_EQ(u.total_jobs, 72);
+  EXPECT_EQ(u.proc_seconds_soft, 72000);
+  EXPECT_EQ(u.proc_seconds_hard, 1080000);
+  EXPECT_EQ(r.config->limits[1].idle_jobs, 30);
+  EXPECT_EQ(r.config->limits[2].proc_seconds_hard, 3 * *r.config->limits[2].proc_seconds_soft);
+  const Queue* q = r.config->find_queue("batch");
+  ASSERT_TRUE(q && q->run_limit);
+  EXPECT_EQ(q->run_limit->maximum.minutes, 5 * 24 * 60);
 }

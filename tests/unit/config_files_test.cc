@@ -43,8 +43,9 @@ TEST(ConfigFiles, WithoutLsbQueuesThereIsAQueueNamedDefault) {
 
 TEST(ConfigFiles, LsfConfUnitsAndPorts) {
   ConfigTree t;
-  t.write("conf/lsf.conf", "LSF_CONFDIR=.\nLSB_CONFDIR=\"lsbatch\"\nLSB_MBD_PORT=6881\nLSF_UNIT_FOR_LIMITS=MB\n"
-                           "LSB_MBD_PORT2=1\nLSB_SBD_PORT=99999\nMY_SITE_VAR=1\n");
+  t.write("conf/lsf.conf",
+          "LSF_CONFDIR=.\nLSB_CONFDIR=\"lsbatch\"\nLSB_MBD_PORT=6881\nLSF_UNIT_FOR_LIMITS=MB\n"
+          "LSB_MBD_PORT2=1\nLSB_SBD_PORT=99999\nMY_SITE_VAR=1\n");
   t.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = q\nMEMLIMIT = 100 200\nEnd Queue\n");
   auto r = t.load();
   EXPECT_EQ(r.config->lsf_conf.mbd_port, 6881);
@@ -128,8 +129,9 @@ TEST(ConfigFiles, LsbQueuesErrorsNameFileLineAndQueue) {
 
 TEST(ConfigFiles, LsbParams) {
   ConfigTree t;
-  t.lsb("lsb.params", "Begin Parameters\nDEFAULT_QUEUE = normal\nMBD_SLEEP_TIME = 10\nHIST_HOURS = 10\n"
-                      "ENABLE_HIST_RUN_TIME = y\nMAX_JOBID = 12\nEnd Parameters\n");
+  t.lsb("lsb.params",
+        "Begin Parameters\nDEFAULT_QUEUE = normal\nMBD_SLEEP_TIME = 10\nHIST_HOURS = 10\n"
+        "ENABLE_HIST_RUN_TIME = y\nMAX_JOBID = 12\nEnd Parameters\n");
   auto r = t.load();
   EXPECT_EQ(r.config->params.mbd_sleep_time, 10);
   EXPECT_EQ(r.config->params.hist_hours, 10);
@@ -143,7 +145,8 @@ TEST(ConfigFiles, LsbHostsAndUsers) {
   t.lsb("lsb.hosts",
         "Begin Host\nHOST_NAME MXJ JL/U r1m pg DISPATCH_WINDOW\n"
         "hostA 4 1 0.6/1.6 10/20 (5:19:00-1:8:30 20:00-8:30)\nGeneric ! () () () ()\ndefault 2 - - - -\nEnd Host\n"
-        "Begin HostGroup\nGROUP_NAME GROUP_MEMBER CONDENSE\nhg1 (hostA hostB) Y\nhg2 (all ~hostA) N\nhg3 (!) N\nEnd HostGroup\n"
+        "Begin HostGroup\nGROUP_NAME GROUP_MEMBER CONDENSE\nhg1 (hostA hostB) Y\nhg2 (all ~hostA) N\nhg3 (!) N\nEnd "
+        "HostGroup\n"
         "Begin HostPartition\nHPART_NAME = part1\nHOSTS = hg1\nUSER_SHARES = [default, 1]\nEnd HostPartition\n");
   t.lsb("lsb.users",
         "Begin UserGroup\nGROUP_NAME GROUP_MEMBER USER_SHARES\n"
@@ -167,7 +170,8 @@ TEST(ConfigFiles, LsbHostsAndUsers) {
 TEST(ConfigFiles, LsbResourcesLimitBothLayouts) {
   ConfigTree t;
   t.lsb("lsb.resources",
-        "Begin Limit\nNAME = lim1\nPER_USER = all\nQUEUES = normal\nSLOTS = 10\nMEM = 20%\nRESOURCE = [licA, 2]\nEnd Limit\n"
+        "Begin Limit\nNAME = lim1\nPER_USER = all\nQUEUES = normal\nSLOTS = 10\nMEM = 20%\nRESOURCE = [licA, 2]\nEnd "
+        "Limit\n"
         "Begin Limit\nNAME USERS QUEUES HOSTS SLOTS MEM\n"
         "lim2 (alice bob) normal (hostA hostB) 4 -\nlim3 - - hostC - 500\nEnd Limit\n"
         "Begin Limit\nNAME = bad\nUSERS = a\nPER_USER = b\nEnd Limit\n"
@@ -183,10 +187,12 @@ TEST(ConfigFiles, LsbResourcesLimitBothLayouts) {
   EXPECT_EQ(l[1].slots, 4);
   EXPECT_EQ(format_host_list(l[1].hosts), "hostA hostB");
   EXPECT_EQ(l[2].mem, 500);
-  EXPECT_EQ(errors_of(r),
-            "lsb.resources:14: limit \"bad\": give USERS or PER_USER, not both\n"
-            "lsb.resources:14: limit \"bad\": limits no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP or RESOURCE)\n"
-            "lsb.resources:19: limit \"empty\": names no consumer (USERS, QUEUES, HOSTS, PROJECTS or their PER_ forms)\n");
+  EXPECT_EQ(
+      errors_of(r),
+      "lsb.resources:14: limit \"bad\": give USERS or PER_USER, not both\n"
+      "lsb.resources:14: limit \"bad\": limits no resource (SLOTS, SLOTS_PER_PROCESSOR, JOBS, MEM, SWP, TMP, "
+      "RESOURCE, IDLE_JOBS, TOTAL_JOBS or PROC_SECONDS)\n"
+      "lsb.resources:19: limit \"empty\": names no consumer (USERS, QUEUES, HOSTS, PROJECTS or their PER_ forms)\n");
 }
 
 TEST(ConfigFiles, ServiceClassesAndModules) {
@@ -195,8 +201,9 @@ TEST(ConfigFiles, ServiceClassesAndModules) {
         "Begin ServiceClass\nNAME = sc1\nGOALS = [GUARANTEE]\nACCESS_CONTROL = QUEUES[normal] USERS[alice]\n"
         "AUTO_ATTACH = Y\nEnd ServiceClass\n"
         "Begin ServiceClass\nNAME = sc2\nGOALS = [GUARANTEE]\nPRIORITY = 10\nEnd ServiceClass\n");
-  t.lsb("lsb.modules", "Begin PluginModule\nSCH_PLUGIN RB_PLUGIN SCH_DISABLE_PHASES\nschmod_default () ()\n"
-                       "schmod_fairshare () ()\nschmod_magic () ()\nEnd PluginModule\n");
+  t.lsb("lsb.modules",
+        "Begin PluginModule\nSCH_PLUGIN RB_PLUGIN SCH_DISABLE_PHASES\nschmod_default () ()\n"
+        "schmod_fairshare () ()\nschmod_magic () ()\nEnd PluginModule\n");
   auto r = t.load();
   const auto& sc = r.config->service_classes;
   ASSERT_EQ(sc.size(), 2u);
@@ -204,21 +211,24 @@ TEST(ConfigFiles, ServiceClassesAndModules) {
   EXPECT_TRUE(sc[0].auto_attach);
   EXPECT_EQ(sc[0].access_users, std::vector<std::string>{"alice"});
   EXPECT_EQ(r.config->modules.size(), 3u);
-  EXPECT_EQ(errors_of(r), "lsb.serviceclasses:10: service class \"sc2\": a guarantee service class may not set PRIORITY\n");
+  EXPECT_EQ(errors_of(r),
+            "lsb.serviceclasses:10: service class \"sc2\": a guarantee service class may not set PRIORITY\n");
   EXPECT_NE(warnings_of(r).find("lsb.modules:5: warning: module \"schmod_magic\" is not a module this scheduler has"),
             std::string::npos);
 }
 
 TEST(ConfigFiles, TimeBasedConfigurationFollowsTheInstant) {
   ConfigTree t;
-  t.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = normal\n#if time(8:00-18:00)\nPRIORITY = 30\n#else\nPRIORITY = 60\n"
-                      "#endif\nEnd Queue\n");
+  t.lsb("lsb.queues",
+        "Begin Queue\nQUEUE_NAME = normal\n#if time(8:00-18:00)\nPRIORITY = 30\n#else\nPRIORITY = 60\n"
+        "#endif\nEnd Queue\n");
   EXPECT_EQ(t.load({3, 12, 0}).config->find_queue("normal")->priority, 30);
   EXPECT_EQ(t.load({3, 22, 0}).config->find_queue("normal")->priority, 60);
 }
 
 TEST(ConfigFiles, UnknownColumnIsReportedAtTheKeywordLine) {
   ConfigTree t;
-  t.lsb("lsb.hosts", "Begin Host\n# a comment between Begin and the keywords\n\nHOST_NAME MXJ COLOUR\nhostA 2 red\nEnd Host\n");
+  t.lsb("lsb.hosts",
+        "Begin Host\n# a comment between Begin and the keywords\n\nHOST_NAME MXJ COLOUR\nhostA 2 red\nEnd Host\n");
   EXPECT_EQ(warnings_of(t.load()), "lsb.hosts:4: warning: section Host: unknown parameter COLOUR is ignored\n");
 }

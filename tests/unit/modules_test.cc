@@ -42,17 +42,19 @@ JobView job(std::int64_t id, const std::string& user = "alice", int slots = 1) {
 
 }  // namespace
 
-// schmod_slotpool and schmod_guarantee always run too: LSF has no module name for
-// SLOT_POOL or guarantee pools to be listed by. schmod_guarantee comes last.
+// schmod_slotpool, schmod_throttle and schmod_guarantee always run too: LSF has no
+// module name for SLOT_POOL, Maui's throttles or guarantee pools to be listed by.
+// schmod_throttle and schmod_guarantee come last.
 TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
   std::vector<std::string> unknown;
   auto p = make_pipeline({"schmod_limit", "schmod_advrsv", "schmod_fcfs", "schmod_limit"}, &unknown);
-  ASSERT_EQ(p.size(), 5u);
+  ASSERT_EQ(p.size(), 6u);
   EXPECT_EQ(p[0]->name(), "schmod_default");
   EXPECT_EQ(p[1]->name(), "schmod_fcfs");
   EXPECT_EQ(p[2]->name(), "schmod_slotpool");
   EXPECT_EQ(p[3]->name(), "schmod_limit");
-  EXPECT_EQ(p[4]->name(), "schmod_guarantee");
+  EXPECT_EQ(p[4]->name(), "schmod_throttle");
+  EXPECT_EQ(p[5]->name(), "schmod_guarantee");
   EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
 }
 
