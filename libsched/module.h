@@ -23,6 +23,8 @@
 //             fairshare set's) while the pass runs, for policies whose next job
 //             depends on what started (fairshare)
 //   finish    decisions about started jobs (suspend, resume)
+//   active    after prepare: false when the configuration gives the module nothing to
+//             do in this pass, and the pass leaves it out
 #pragma once
 
 #include <memory>
@@ -78,6 +80,7 @@ class Module {
     return nullptr;
   }
   virtual void finish(PassContext&) {}
+  virtual bool active(const PassContext&) const { return true; }
 };
 
 // The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part

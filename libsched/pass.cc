@@ -116,6 +116,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   auto modules = make_pipeline(view.policy->modules);
   PassContext ctx(view, now, modules);
   for (auto& m : modules) m->prepare(ctx);
+  // Modules whose policy this configuration does not use leave the pass: they would be
+  // asked about every job and every host they have nothing to say about.
+  std::erase_if(modules, [&](const auto& m) { return !m->active(ctx); });
 
   std::vector<const JobView*> jobs;
   jobs.reserve(view.pending.size());

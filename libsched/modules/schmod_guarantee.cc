@@ -85,6 +85,8 @@ class GuaranteeModule final : public Module {
     }
   }
 
+  bool active(const PassContext&) const override { return !pools_.empty(); }
+
   // A job of a class guaranteed in a package pool takes whole packages.
   std::optional<std::string> admit(PassContext&, const JobView& job) override {
     if (job.sla.empty()) return std::nullopt;

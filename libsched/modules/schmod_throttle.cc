@@ -85,6 +85,8 @@ class ThrottleModule final : public Module {
     return std::nullopt;
   }
 
+  bool active(const PassContext&) const override { return !limits_.empty(); }
+
   bool defers(const PassContext&, const JobView& job) override { return over_soft_.count(job.key) > 0; }
 
   // Soft values give way only when every job within them has started.
