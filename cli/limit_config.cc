@@ -1,5 +1,6 @@
 #include "cli/limit_config.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 
@@ -20,10 +21,20 @@ void print_limit_config(const wire::LimitInfo& l) {
   consumer("QUEUES", "PER_QUEUE", l.queues(), l.per_queue());
   consumer("HOSTS", "PER_HOST", l.hosts(), l.per_host());
   consumer("PROJECTS", "PER_PROJECT", l.projects(), l.per_project());
-  if (l.slots() >= 0) std::cout << "SLOTS = " << l.slots() << "\n";
+  // `8`, or `6/8` with a soft value.
+  auto soft_hard = [](const char* key, std::int64_t soft, std::int64_t hard) {
+    if (hard < 0) return;
+    std::cout << key << " = ";
+    if (soft >= 0 && soft != hard) std::cout << soft << "/";
+    std::cout << hard << "\n";
+  };
+  soft_hard("SLOTS", l.slots_soft(), l.slots());
   if (l.slots_per_processor() >= 0)
     std::cout << "SLOTS_PER_PROCESSOR = " << limit_amount(l.slots_per_processor()) << "\n";
-  if (l.jobs() >= 0) std::cout << "JOBS = " << l.jobs() << "\n";
+  soft_hard("JOBS", l.jobs_soft(), l.jobs());
+  if (l.idle_jobs() >= 0) std::cout << "IDLE_JOBS = " << l.idle_jobs() << "\n";
+  if (l.total_jobs() >= 0) std::cout << "TOTAL_JOBS = " << l.total_jobs() << "\n";
+  soft_hard("PROC_SECONDS", l.proc_seconds_soft(), l.proc_seconds_hard());
   std::string others;
   for (const auto& [name, v] : l.resources()) {
     if (name == "mem" || name == "swp" || name == "tmp")

@@ -344,6 +344,12 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
     li->set_slots(l.slots.value_or(-1));
     li->set_jobs(l.jobs.value_or(-1));
     li->set_slots_per_processor(l.slots_per_processor.value_or(-1));
+    li->set_jobs_soft(l.jobs_soft.value_or(-1));
+    li->set_slots_soft(l.slots_soft.value_or(-1));
+    li->set_idle_jobs(l.idle_jobs.value_or(-1));
+    li->set_total_jobs(l.total_jobs.value_or(-1));
+    li->set_proc_seconds_soft(l.proc_seconds_soft.value_or(-1));
+    li->set_proc_seconds_hard(l.proc_seconds_hard.value_or(-1));
     for (const auto& [name, amount] : l.resources) (*li->mutable_resources())[name] = amount;
   }
   for (const auto& r : config_->reservation_usage) {

@@ -32,6 +32,17 @@ JOBS   = 3
 MEM    = 4096
 End Limit
 
+# Maui-style throttles for a project no job uses: shown as configured.
+Begin Limit
+NAME         = maui
+PER_USER     = all
+PROJECTS     = physics
+JOBS         = 6/8
+IDLE_JOBS    = 8
+TOTAL_JOBS   = 72
+PROC_SECONDS = 72000/1080000
+End Limit
+
 Begin ReservationUsage
 RESOURCE   METHOD
 licA       PER_JOB
