@@ -46,41 +46,38 @@ class ThrottleModule final : public Module {
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     if (limits_.empty()) return std::nullopt;
     const std::int64_t asked = job.run_limit_s * job.min_slots;
-    for (size_t i : limits_) {
-      const LimitPolicy& l = ctx.policy.limits[i];
-      if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
-      const Use& u = use_[key(ctx, i, job.user, job.queue, job.project)];
-      const std::string whose = consumer(ctx, l, job);
-      if (l.idle_jobs && u.idle >= *l.idle_jobs) return blocked("idle jobs", whose, "hard", *l.idle_jobs, u.idle, l);
+    const auto counted = uses(ctx, job);
+    for (const auto& [limit, use] : counted) {
+      const LimitPolicy& l = *limit;
+      const Use& u = *use;
+      auto whose = [&] { return consumer(ctx, l, job); };  // for a refusal only
+      if (l.idle_jobs && u.idle >= *l.idle_jobs) return blocked("idle jobs", whose(), "hard", *l.idle_jobs, u.idle, l);
       if (l.total_jobs && u.running + u.idle >= *l.total_jobs)
-        return blocked("running and idle jobs", whose, "hard", *l.total_jobs, u.running + u.idle, l);
+        return blocked("running and idle jobs", whose(), "hard", *l.total_jobs, u.running + u.idle, l);
       if (l.proc_seconds_hard) {
         if (job.run_limit_s <= 0)
-          return "The job has no run limit, which the processor-seconds limit of " + whose + " needs (Limit " +
+          return "The job has no run limit, which the processor-seconds limit of " + whose() + " needs (Limit " +
                  name_of(l) + ")";
         if (u.proc_seconds + asked > *l.proc_seconds_hard)
-          return blocked("processor-seconds", whose, "hard", *l.proc_seconds_hard, u.proc_seconds, l, asked);
+          return blocked("processor-seconds", whose(), "hard", *l.proc_seconds_hard, u.proc_seconds, l, asked);
       }
       // Soft values hold, except in the second round when no job within them waits.
       if (!(second_round_ && hard_now_)) {
         std::optional<std::string> soft;
         if (l.proc_seconds_soft && u.proc_seconds + asked > *l.proc_seconds_soft)
-          soft = blocked("processor-seconds", whose, "soft", *l.proc_seconds_soft, u.proc_seconds, l, asked);
+          soft = blocked("processor-seconds", whose(), "soft", *l.proc_seconds_soft, u.proc_seconds, l, asked);
         else if (l.jobs_soft && u.running + 1 > *l.jobs_soft)
-          soft = blocked("running jobs", whose, "soft", *l.jobs_soft, u.running, l);
+          soft = blocked("running jobs", whose(), "soft", *l.jobs_soft, u.running, l);
         else if (l.slots_soft && u.slots + job.min_slots > *l.slots_soft)
-          soft = blocked("job slots", whose, "soft", *l.slots_soft, u.slots, l, job.min_slots);
+          soft = blocked("job slots", whose(), "soft", *l.slots_soft, u.slots, l, job.min_slots);
         if (soft) {
           over_soft_.insert(job.key);
           return soft;
         }
       }
     }
-    // Eligible: it counts as idle wherever idle jobs are limited.
-    for (size_t i : limits_) {
-      const LimitPolicy& l = ctx.policy.limits[i];
-      if (applies(ctx, l, job.user, job.queue, job.project)) ++use_[key(ctx, i, job.user, job.queue, job.project)].idle;
-    }
+    // Eligible: it counts as idle under every limit it falls under.
+    for (const auto& [limit, use] : counted) ++use->idle;
     if (!second_round_) eligible_.insert(job.key);
     return std::nullopt;
   }
@@ -97,10 +94,8 @@ class ThrottleModule final : public Module {
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
     eligible_.erase(job.key);
-    for (size_t i : limits_) {
-      const LimitPolicy& l = ctx.policy.limits[i];
-      if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
-      Use& u = use_[key(ctx, i, job.user, job.queue, job.project)];
+    for (const auto& [limit, use] : uses(ctx, job)) {
+      Use& u = *use;
       --u.idle;  // from idle to running
       ++u.running;
       u.slots += p.slots();
@@ -113,6 +108,17 @@ class ThrottleModule final : public Module {
     int running = 0, idle = 0;
     std::int64_t slots = 0, proc_seconds = 0;
   };
+
+  // The counts of every throttling limit the job falls under, looked up once per call.
+  std::vector<std::pair<const LimitPolicy*, Use*>> uses(const PassContext& ctx, const JobView& job) {
+    std::vector<std::pair<const LimitPolicy*, Use*>> out;
+    for (size_t i : limits_) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      if (applies(ctx, l, job.user, job.queue, job.project))
+        out.emplace_back(&l, &use_[key(ctx, i, job.user, job.queue, job.project)]);
+    }
+    return out;
+  }
 
   static bool applies(const PassContext& ctx, const LimitPolicy& l, const std::string& user, int queue,
                       const std::string& project) {
