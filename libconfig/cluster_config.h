@@ -118,6 +118,11 @@ struct BatchParams {
   // Jobs that may hold a slot reservation in one pass (Maui's RESERVATIONDEPTH; LSF
   // has no such cap). Absent: every blocked job of a SLOT_RESERVE queue.
   std::optional<int> reservation_depth;
+  // RESERVATION_MODEL (an extension): HOLD, LSF's, where a reserving job holds slots
+  // free now; PLAN, where each reserving job books a start time on the profile of
+  // slots the running jobs' run limits give, Maui-style (with RESERVATION_DEPTH unset
+  // this is conservative backfill).
+  bool reservation_plan = false;
   int max_job_num = 1000;
   // LOCAL_MAX_PREEXEC_RETRY: failed pre-execs before the job is held (or exits, under
   // LOCAL_MAX_PREEXEC_RETRY_ACTION=EXIT). Absent: retried for ever, as in LSF.

@@ -142,6 +142,9 @@ constexpr std::array kParams{
     ParamSpec{"lsb.params", "Parameters", "JOB_ACCEPT_INTERVAL", S, "turns a host waits between jobs (1)"},
     ParamSpec{"lsb.params", "Parameters", "RESERVATION_DEPTH", S,
               "jobs that may hold a slot reservation per pass (all); 1 gives EASY-style backfill"},
+    ParamSpec{"lsb.params", "Parameters", "RESERVATION_MODEL", S,
+              "HOLD (free slots held now, LSF) or PLAN (a planned start for each reserving job; conservative "
+              "backfill)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY", S,
               "failed pre-execs before the action (unlimited)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY_ACTION", S, "SUSPEND (hold, PSUSP) or EXIT"},

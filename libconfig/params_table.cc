@@ -52,6 +52,7 @@ std::vector<std::pair<std::string, std::string>> param_values(const BatchParams&
       {"PARALLEL_SCHED_BY_SLOT", yn(p.parallel_sched_by_slot)},
       {"PG_SUSP_IT", std::to_string(p.pg_susp_it)},
       {"RESERVATION_DEPTH", opt(p.reservation_depth)},
+      {"RESERVATION_MODEL", p.reservation_plan ? "PLAN" : "HOLD"},
       {"RUN_JOB_FACTOR", number(p.run_job_factor)},
       {"RUN_TIME_FACTOR", number(p.run_time_factor)},
       {"SBD_SLEEP_TIME", std::to_string(p.sbd_sleep_time)},

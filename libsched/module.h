@@ -14,6 +14,8 @@
 //   preempt   free room for a job that cannot start
 //   reserve   hold what a job that cannot start may keep (slot reservation)
 //   hold      account for what a reservation holds
+//   plans     reserves for this job even when its class's outcome is already known
+//             (a planned start is the job's own: RESERVATION_MODEL = PLAN)
 //   backfill  slots a job may borrow from reservations on a host
 //   acts_when_full  could still start or preempt for a job although no candidate host
 //             has a free slot (else the pass reuses its class's outcome)
@@ -62,7 +64,7 @@ class Module {
   virtual Allocation allocate(PassContext&, const JobView&, const Candidates&, Placement&) {
     return Allocation::kNotMine;
   }
-  virtual std::optional<std::string> verify(const PassContext&, const JobView&, const Placement&) {
+  virtual std::optional<std::string> verify(const PassContext&, const JobView&, const Candidates&, const Placement&) {
     return std::nullopt;
   }
   virtual void commit(PassContext&, const JobView&, const Placement&) {}
@@ -71,6 +73,7 @@ class Module {
   // Slots a reservation holds for the job: job slot limits count them, as LSF's do.
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
+  virtual bool plans(const PassContext&, const JobView&) { return false; }
   virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
   virtual bool defers(const PassContext&, const JobView&) { return false; }
   virtual void second_round(PassContext&) {}

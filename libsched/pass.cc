@@ -37,6 +37,7 @@ struct MatchKeyHash {
 };
 struct ReqKey {
   const void* match;
+  const void* own;                      // a job with a planned start: its plan makes room for it alone
   std::string_view user, project, sla;  // a service class has guarantees of its own
   int min_slots, max_slots;
   std::int64_t run_limit;
@@ -44,7 +45,7 @@ struct ReqKey {
 };
 struct ReqKeyHash {
   size_t operator()(const ReqKey& k) const {
-    size_t h = std::hash<const void*>()(k.match);
+    size_t h = std::hash<const void*>()(k.match) ^ std::hash<const void*>()(k.own);
     auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
     mix(std::hash<std::string_view>()(k.user));
     mix(std::hash<std::string_view>()(k.project));
@@ -137,6 +138,25 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   std::vector<const JobView*> deferred;
   bool second_round = false;
 
+  // A job that cannot start may hold or plan what the first willing module gives it.
+  auto reserve = [&](const JobView& job, const Candidates& cands) {
+    for (auto& m : modules) {
+      if (!m->reserve(ctx, job, cands)) continue;
+      Placement held;
+      std::map<int, int> per_host;
+      for (const auto& h : ctx.result.reservations.back().hosts) ++per_host[ctx.host_index(h)];
+      held.hosts.assign(per_host.begin(), per_host.end());
+      for (auto& other : modules) other->hold(ctx, job, held);
+      break;
+    }
+  };
+  // Jobs that share a known outcome skip reserving, except where a module plans a start
+  // for each job.
+  auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
+    ctx.pend(job, known.reason, known.hosts);
+    if (std::any_of(modules.begin(), modules.end(), [&](auto& m) { return m->plans(ctx, job); })) reserve(job, cands);
+  };
+
   // Considers one job: true when it was placed (in `placement`), else it pends.
   auto consider = [&](const JobView& job, Placement& placement) -> bool {
     std::optional<std::string> refused;
@@ -173,16 +193,19 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     bool full = no_free_slot(ctx, match);
     if (full) full = std::none_of(modules.begin(), modules.end(), [&](auto& m) { return m->acts_when_full(ctx, job); });
     if (full && match.when_full) {
-      ctx.pend(job, match.when_full->reason, match.when_full->hosts);
+      pend_alike(job, cands, *match.when_full);
       return false;
     }
 
     // The run limit matters only for backfill into slots reservations hold: before
     // any job holds slots in this pass it cannot change a job's outcome.
     std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
-    ReqKey rk{&cands, job.user, job.project, job.sla, job.min_slots, job.max_slots, backfill_key};
+    ReqKey rk{&cands,        job.planned_start > 0 ? &job : nullptr,
+              job.user,      job.project,
+              job.sla,       job.min_slots,
+              job.max_slots, backfill_key};
     if (auto known = outcomes.find(rk); known != outcomes.end()) {
-      ctx.pend(job, known->second.reason, known->second.hosts);
+      pend_alike(job, cands, known->second);
       return false;
     }
 
@@ -192,7 +215,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     if (a == Allocation::kNotMine) a = first_fit(ctx, job, cands, placement);
     if (a == Allocation::kPlaced) {
       for (auto& m : modules) {
-        if (auto no = m->verify(ctx, job, placement)) {
+        if (auto no = m->verify(ctx, job, cands, placement)) {
           placement.hosts.clear();
           placement.reason = *no;
           a = Allocation::kNoRoom;
@@ -242,15 +265,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       text = last.text;
       hosts = last.hosts;
     }
-    for (auto& m : modules) {
-      if (!m->reserve(ctx, job, cands)) continue;
-      Placement held;
-      std::map<int, int> per_host;
-      for (const auto& h : ctx.result.reservations.back().hosts) ++per_host[ctx.host_index(h)];
-      held.hosts.assign(per_host.begin(), per_host.end());
-      for (auto& other : modules) other->hold(ctx, job, held);
-      break;
-    }
+    reserve(job, cands);
     if (full) match.when_full = ReqClass{text, hosts};
     outcomes.emplace(rk, ReqClass{text, hosts});
     ctx.pend(job, std::move(text), std::move(hosts));
@@ -292,6 +307,12 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
 
   for (auto& m : modules) m->finish(ctx);
   return std::move(ctx.result);
+}
+
+void carry_reservation(JobView& job, const Reservation* r) {
+  job.reserving_since = r ? r->since : 0;
+  job.reserved_slots = r ? static_cast<int>(r->hosts.size()) : 0;
+  job.planned_start = r && r->hosts.empty() ? r->estimated_start : 0;
 }
 
 RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::int64_t now) {

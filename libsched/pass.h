@@ -20,7 +20,9 @@ struct Dispatch {
 };
 
 // Slots held for a pending parallel job (SLOT_RESERVE); later jobs may use them only
-// by backfill, when their run limit ends before `estimated_start`.
+// by backfill, when their run limit ends before `estimated_start`. Under
+// RESERVATION_MODEL = PLAN nothing is held now: `hosts` is empty and the job has booked
+// `estimated_start` on the profile of free slots.
 struct Reservation {
   JobKey job;
   std::vector<std::string> hosts;    // one entry per reserved slot
@@ -116,5 +118,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now);
 // A pending job as it runs once dispatched to `hosts` at `now`: what callers that keep
 // their own view between passes (the simulator, tests, benchmarks) put in `running`.
 RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::int64_t now);
+
+// What the next pass must know of the job's reservation in this one (null: none).
+void carry_reservation(JobView& job, const Reservation* r);
 
 }  // namespace lsf::sched

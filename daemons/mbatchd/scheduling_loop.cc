@@ -264,10 +264,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.dependency = dependency_state(job);
     jv.held = job.state == wire::JOB_PSUSP;
     jv.array_limit = job.spec().array_limit();
-    if (auto r = reservations_.find(key); r != reservations_.end()) {
-      jv.reserving_since = r->second.since;
-      jv.reserved_slots = static_cast<int>(r->second.hosts.size());
-    }
+    if (auto r = reservations_.find(key); r != reservations_.end()) sched::carry_reservation(jv, &r->second);
     jv.share_group = job.spec().user_group();
     jv.sla = job.spec().service_class();
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {

@@ -73,6 +73,7 @@ struct JobView {
   int array_limit = 0;                      // %n of `name[1-100]%n`; 0: none (key.id is the array)
   std::int64_t reserving_since = 0;         // slot reservation started then; 0: none
   int reserved_slots = 0;                   // slots its reservation held after the last pass
+  std::int64_t planned_start = 0;           // RESERVATION_MODEL = PLAN: its last booked start
   std::string share_group;                  // bsub -G: the fairshare group to charge
   std::string sla;                          // bsub -sla: the service class
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these

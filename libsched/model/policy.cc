@@ -150,6 +150,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
   p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
   p->pg_susp_it = cfg.params.pg_susp_it;
   p->reservation_depth = cfg.params.reservation_depth.value_or(-1);
+  p->reservation_plan = cfg.params.reservation_plan;
 
   // lsb.hosts: a row for the host itself wins over its model or type, which wins
   // over `default`.

@@ -122,7 +122,8 @@ struct SchedPolicy {
   int sbd_sleep_time = 30;
   int job_accept_interval = 0;
   int pg_susp_it = 180;
-  int reservation_depth = -1;  // -1: every blocked job with SLOT_RESERVE may reserve
+  int reservation_depth = -1;     // -1: every blocked job with SLOT_RESERVE may reserve
+  bool reservation_plan = false;  // RESERVATION_MODEL = PLAN: planned starts, not held slots
 
   std::vector<QueuePolicy> queues;  // in configuration order
   std::map<std::string, HostPolicy, std::less<>> hosts;

@@ -131,7 +131,8 @@ class GuaranteeModule final : public Module {
 
   // room() judges one host at a time; a job spanning pool hosts must fit the budget
   // over all of them.
-  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Placement& placement) override {
+  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Candidates&,
+                                    const Placement& placement) override {
     if (pools_.empty()) return std::nullopt;
     std::map<int, int> taken;  // pool -> packages
     for (auto [h, n] : placement.hosts) {

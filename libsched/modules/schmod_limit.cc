@@ -163,7 +163,8 @@ class LimitModule final : public Module {
     return least;
   }
 
-  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Placement& p) override {
+  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Candidates&,
+                                    const Placement& p) override {
     // A Limit on a host group as a whole: the placement's slots on its hosts together.
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];

@@ -11,14 +11,23 @@
 //  - Backfill (BACKFILL = Y on the queue of the later job): a job with a run limit may
 //    use reserved slots when it ends before the reserving job's estimated start, which
 //    comes from the run limits of the jobs running on its hosts.
+//  - RESERVATION_MODEL = PLAN (lsb.params) replaces holding with planning: each
+//    reserving job (sequential ones too) books the earliest start at which its slots
+//    stay free for its run limit, on the profile of its hosts' free slots over time
+//    (libsched/slot_profile.h); any job may start now only if every booked start keeps
+//    its slots for the job's whole run limit (for good when it has none), so BACKFILL
+//    changes nothing there. Every job planning is conservative backfill;
+//    RESERVATION_DEPTH = 1 is EASY as the literature states it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
+#include "libsched/slot_profile.h"
 
 namespace lsf::sched {
 namespace {
@@ -48,9 +57,32 @@ class ReserveModule final : public Module {
       }
       for (const auto& [res, amount] : use.per_job) ctx.take_shared(res, amount);
     }
+    if (ctx.policy.reservation_plan) book_last_plans(ctx);
+  }
+
+  bool plans(const PassContext& ctx, const JobView& job) override {
+    return ctx.policy.reservation_plan && ctx.queue_of(job).slot_reserve_time;
+  }
+
+  std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Candidates& cands,
+                                    const Placement& p) override {
+    if (booked_.empty() && plans_.empty()) return std::nullopt;
+    plan_set(ctx, cands);
+    std::int64_t until = end_of(ctx.now, length(job));
+    for (const auto& set : plans_) {
+      int n = set.slots_in(p);
+      if (n == 0) continue;
+      std::int64_t left = set.profile.min_free(ctx.now, until);
+      if (left >= n) continue;
+      return std::string(reason::kHostReserved) + " (planned starts leave " +
+             std::to_string(std::max<std::int64_t>(0, left)) + " of the job's " + std::to_string(n) +
+             " slots free for its run limit)";
+    }
+    return std::nullopt;
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
+    if (!booked_.empty()) unbook(job);
     for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_job) {
       double left = ctx.shared_left(res);
       if (!std::isnan(left) && left + 1e-9 < amount)
@@ -95,6 +127,8 @@ class ReserveModule final : public Module {
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
     const Usage& use = ctx.demand(job.res_req.get());
     std::int64_t end = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
+    for (auto& set : plans_)
+      if (int n = set.slots_in(p)) set.profile.add(ctx.now, end, -n);
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
       ends_.push_back({end, h, n});
@@ -110,12 +144,13 @@ class ReserveModule final : public Module {
 
   bool reserve(PassContext& ctx, const JobView& job, const Candidates& cands) override {
     const QueuePolicy& q = ctx.queue_of(job);
-    if (!q.slot_reserve_time || job.min_slots <= 1) return false;
+    if (!q.slot_reserve_time || (job.min_slots <= 1 && !ctx.policy.reservation_plan)) return false;
     int depth = ctx.policy.reservation_depth;
     if (depth >= 0 && static_cast<int>(ctx.result.reservations.size()) >= depth) return false;
     std::int64_t since = job.reserving_since > 0 ? job.reserving_since : ctx.now;
     // MAX_RESERVE_TIME passed: the reservation lapses for this turn and begins anew.
     if (ctx.now - since > std::int64_t{*q.slot_reserve_time} * ctx.policy.mbd_sleep_time) return false;
+    if (ctx.policy.reservation_plan) return plan(ctx, job, cands, since);
 
     const config::Span* span = job.res_req && job.res_req->span ? &*job.res_req->span : nullptr;
     int need = job.min_slots;
@@ -156,6 +191,93 @@ class ReserveModule final : public Module {
     int slots;
   };
 
+  // One host set planned on in this pass (a host match's candidates) and its profile.
+  struct PlanSet {
+    const Candidates* cands;
+    std::vector<char> member;  // by host index
+    SlotProfile profile;
+    int slots_in(const Placement& p) const {
+      int n = 0;
+      for (auto [h, s] : p.hosts) n += member[static_cast<size_t>(h)] ? s : 0;
+      return n;
+    }
+  };
+  // A planned start. It counts against every host set's profile: a plan says how many
+  // slots, not which, so where queues have different hosts it makes backfill into the
+  // others more careful than it need be, never less.
+  struct Booking {
+    std::int64_t from, to;
+    int slots;
+    bool live = true;
+  };
+
+  // How long a job holds its slots once started, as plans see it.
+  static std::int64_t length(const JobView& job) {
+    return job.run_limit_s > 0 ? job.run_limit_s : SlotProfile::kForever;
+  }
+
+  void book(const Booking& b) {
+    bookings_.push_back(b);
+    for (auto& set : plans_) set.profile.add(b.from, b.to, -b.slots);
+  }
+
+  // The starts planned in the last pass stand until their jobs are considered: a job
+  // considered before one of them may start now only around it. That is what keeps
+  // every plan from moving later (conservative backfill's promise): each job replans
+  // around all the others, and its own old start is still there.
+  void book_last_plans(const PassContext& ctx) {
+    for (const auto& job : ctx.view.pending) {
+      if (job.planned_start <= 0 || !ctx.queue_of(job).slot_reserve_time) continue;
+      std::int64_t from = std::max(job.planned_start, ctx.now);
+      booked_[&job] = bookings_.size();
+      book({from, end_of(from, length(job)), job.min_slots});
+    }
+  }
+
+  void unbook(const JobView& job) {
+    auto it = booked_.find(&job);
+    if (it == booked_.end()) return;
+    Booking& b = bookings_[it->second];
+    b.live = false;
+    for (auto& set : plans_) set.profile.add(b.from, b.to, b.slots);
+    booked_.erase(it);
+  }
+
+  PlanSet& plan_set(const PassContext& ctx, const Candidates& cands) {
+    for (auto& s : plans_)
+      if (s.cands == &cands) return s;
+    std::vector<char> member(ctx.view.hosts.size(), 0);
+    std::int64_t free = 0;
+    for (int h : cands.hosts) {
+      member[static_cast<size_t>(h)] = 1;
+      if (!ctx.hosts[h].exclusive) free += std::max(0, ctx.hosts[h].free());
+    }
+    // Slots come free when their jobs reach their run limits; one past it already is
+    // about to be killed.
+    std::vector<std::pair<std::int64_t, std::int64_t>> ends;
+    for (const auto& e : ends_)
+      if (member[static_cast<size_t>(e.host)] && e.at != kNever)
+        ends.emplace_back(std::max(e.at, ctx.now + 1), e.slots);
+    PlanSet set{&cands, std::move(member), SlotProfile(ctx.now, free, std::move(ends))};
+    for (const auto& b : bookings_)
+      if (b.live) set.profile.add(b.from, b.to, -b.slots);
+    plans_.push_back(std::move(set));
+    return plans_.back();
+  }
+
+  bool plan(PassContext& ctx, const JobView& job, const Candidates& cands, std::int64_t since) {
+    PlanSet& set = plan_set(ctx, cands);
+    std::int64_t start = set.profile.earliest(job.min_slots, length(job));
+    // Room now means something other than planned starts refused the job (a resource,
+    // a host limit): holding it would only keep other jobs off it.
+    if (start == SlotProfile::kForever || start <= ctx.now) return false;
+    booked_[&job] = bookings_.size();
+    book({start, end_of(start, length(job)), job.min_slots});
+    ctx.result.reservations.push_back(Reservation{job.key, {}, since, start});
+    ++ctx.result.stats.reserved;
+    return true;
+  }
+
   // When enough slots will be free on the job's hosts: the run limits of what runs
   // there say when each slot comes free. kNever when that depends on a job without one.
   std::int64_t estimate(const PassContext& ctx, const Candidates& cands, const JobView& job, int have) {
@@ -185,6 +307,9 @@ class ReserveModule final : public Module {
   bool sorted_ = false;
   std::map<const Candidates*, std::vector<char>> usable_;
   std::map<const Candidates*, std::vector<int>> open_;
+  std::vector<PlanSet> plans_;  // RESERVATION_MODEL = PLAN
+  std::vector<Booking> bookings_;
+  std::unordered_map<const JobView*, size_t> booked_;  // into bookings_
 };
 
 }  // namespace

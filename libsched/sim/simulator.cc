@@ -57,6 +57,9 @@ class Simulation {
       if (next < jobs_.size()) now = jobs_[next].submit;
       drop_stale();
       if (!finishes_.empty()) now = std::min(now, finishes_.top().at);
+      // mbatchd passes every MBD_SLEEP_TIME; here a pass also comes when a planned start
+      // (RESERVATION_MODEL = PLAN) is due, for nothing else need happen then.
+      now = std::min(now, next_plan_);
       if (now == kNever) break;  // nothing will happen again: what still pends never starts
 
       while (!finishes_.empty() && finishes_.top().at == now) {
@@ -146,11 +149,14 @@ class Simulation {
 
     // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
     std::map<JobKey, const Reservation*> held;
-    for (const auto& r : pass.reservations) held[r.job] = &r;
+    next_plan_ = kNever;
+    for (const auto& r : pass.reservations) {
+      held[r.job] = &r;
+      if (r.hosts.empty() && r.estimated_start > now) next_plan_ = std::min(next_plan_, r.estimated_start);
+    }
     for (auto& j : view_.pending) {
       auto it = held.find(j.key);
-      j.reserving_since = it == held.end() ? 0 : it->second->since;
-      j.reserved_slots = it == held.end() ? 0 : static_cast<int>(it->second->hosts.size());
+      carry_reservation(j, it == held.end() ? nullptr : it->second);
     }
 
     for (const auto& s : pass.suspends) {
@@ -194,6 +200,7 @@ class Simulation {
   ClusterView view_;
   const std::vector<Job>& jobs_;
   bool fairshare_ = false;  // some queue has FAIRSHARE
+  std::int64_t next_plan_ = kNever;
   std::shared_ptr<ShareHistory> history_ = std::make_shared<ShareHistory>();
   Result result_;
   std::map<std::int64_t, size_t> by_id_;

@@ -29,9 +29,9 @@ TEST(ConfExamples, EveryFolderLoadsWithoutErrors) {
     EXPECT_TRUE(r.usable()) << rel << ":\n" << r.diagnostics.to_string();
     ++checked;
   }
-  EXPECT_EQ(
-      checked,
-      7);  // quickstart, queue-fairshare, package-guarantee, maui-throttle, multicluster/{provider,consumer}, bsim
+  EXPECT_EQ(checked,
+            8);  // quickstart, queue-fairshare, package-guarantee, maui-throttle, multicluster/{provider,consumer},
+                 // bsim, bsim-plan
 }
 
 TEST(ConfExamples, QuickstartHasThreeHostsAndANightQueueWithARunWindow) {

@@ -140,6 +140,18 @@ TEST(ConfigFiles, LsbParams) {
   EXPECT_EQ(errors_of(r), "lsb.params:6: MAX_JOBID = \"12\" is not a whole number from 999999 to 2147483646\n");
 }
 
+TEST(ConfigFiles, ReservationModel) {
+  ConfigTree t;
+  t.lsb("lsb.params", "Begin Parameters\nRESERVATION_MODEL = plan\nEnd Parameters\n");
+  auto r = t.load();
+  EXPECT_TRUE(r.config->params.reservation_plan);
+  EXPECT_EQ(errors_of(r), "");
+  ConfigTree bad;
+  bad.lsb("lsb.params", "Begin Parameters\nRESERVATION_MODEL = EASY\nEnd Parameters\n");
+  auto b = bad.load();
+  EXPECT_EQ(errors_of(b), "lsb.params:2: RESERVATION_MODEL = EASY: the values are HOLD and PLAN\n");
+}
+
 TEST(ConfigFiles, LsbHostsAndUsers) {
   ConfigTree t;
   t.lsb("lsb.hosts",

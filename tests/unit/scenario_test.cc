@@ -326,13 +326,10 @@ class Scenario {
       view_.pending.erase(it);
     }
     for (auto& j : view_.pending) {
-      j.reserving_since = 0;
-      j.reserved_slots = 0;
+      const Reservation* held = nullptr;
       for (const auto& res : r.reservations)
-        if (res.job == j.key) {
-          j.reserving_since = res.since;
-          j.reserved_slots = static_cast<int>(res.hosts.size());
-        }
+        if (res.job == j.key) held = &res;
+      carry_reservation(j, held);
     }
     for (const auto& s : r.suspends)
       for (auto& run : view_.running)

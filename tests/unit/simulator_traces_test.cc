@@ -1,5 +1,6 @@
 // The first 2,000 jobs of every trace in ../shared/workloads, simulated with EASY
-// backfill (SLOT_RESERVE, BACKFILL, RESERVATION_DEPTH=1) on the trace's machine, with
+// backfill (SLOT_RESERVE, BACKFILL, RESERVATION_DEPTH=1) and with conservative backfill
+// (RESERVATION_MODEL = PLAN, every job planning) on the trace's machine, with
 // invariants checked after every pass: no host holds more jobs than its slots, no job
 // starts before it is submitted, every job ends (or could never fit), and no job starts
 // later than any start the pass promised it while it held a reservation (a backfilled
@@ -30,16 +31,23 @@ std::vector<std::string> traces() {
   return out;
 }
 
-class TraceInvariants : public ::testing::TestWithParam<std::string> {};
+struct Run {
+  std::string trace;
+  bool conservative;
+};
+
+class TraceInvariants : public ::testing::TestWithParam<Run> {};
 
 TEST_P(TraceInvariants, First2000Jobs) {
-  auto trace = bsim::read_swf(GetParam(), 2000);
-  ASSERT_TRUE(trace.max_procs || trace.max_nodes) << "no MaxProcs or MaxNodes in " << GetParam();
+  auto trace = bsim::read_swf(GetParam().trace, 2000);
+  ASSERT_TRUE(trace.max_procs || trace.max_nodes) << "no MaxProcs or MaxNodes in " << GetParam().trace;
   lsf::testing::ConfigTree tree;
   tree.lsb("lsb.queues",
            "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nSLOT_RESERVE = MAX_RESERVE_TIME[1000000]\n"
            "BACKFILL = Y\nEnd Queue\n");
-  tree.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nRESERVATION_DEPTH = 1\nEnd Parameters\n");
+  tree.lsb("lsb.params", std::string("Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\n") +
+                             (GetParam().conservative ? "RESERVATION_MODEL = PLAN\n" : "RESERVATION_DEPTH = 1\n") +
+                             "End Parameters\n");
   auto loaded = tree.load();
   ASSERT_TRUE(loaded.usable());
   const int slots = static_cast<int>(trace.max_procs ? *trace.max_procs : *trace.max_nodes);
@@ -87,14 +95,21 @@ TEST_P(TraceInvariants, First2000Jobs) {
   EXPECT_FALSE(promised.empty()) << "no job ever held a reservation: the check above checked nothing";
 }
 
-std::string trace_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = std::filesystem::path(info.param).stem().stem().string();
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
+std::vector<Run> runs() {
+  std::vector<Run> out;
+  for (const auto& t : traces())
+    for (bool conservative : {false, true}) out.push_back({t, conservative});
+  return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, TraceInvariants, ::testing::ValuesIn(traces()), trace_name);
+std::string run_name(const ::testing::TestParamInfo<Run>& info) {
+  std::string name = std::filesystem::path(info.param.trace).stem().stem().string();
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name + (info.param.conservative ? "_conservative" : "_easy");
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, TraceInvariants, ::testing::ValuesIn(runs()), run_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TraceInvariants);
 
 }  // namespace
