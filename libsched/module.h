@@ -27,6 +27,8 @@
 //   finish    decisions about started jobs (suspend, resume)
 //   active    after prepare: false when the configuration gives the module nothing to
 //             do in this pass, and the pass leaves it out
+//   sees_user whether its answers for the job may depend on the job's user, project or
+//             service class: when no module's do, jobs of every user share outcomes
 #pragma once
 
 #include <memory>
@@ -84,6 +86,7 @@ class Module {
   }
   virtual void finish(PassContext&) {}
   virtual bool active(const PassContext&) const { return true; }
+  virtual bool sees_user(const PassContext&, const JobView&) const { return true; }
 };
 
 // The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part

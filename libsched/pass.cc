@@ -200,10 +200,18 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     // The run limit matters only for backfill into slots reservations hold: before
     // any job holds slots in this pass it cannot change a job's outcome.
     std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
-    ReqKey rk{&cands,        job.planned_start > 0 ? &job : nullptr,
-              job.user,      job.project,
-              job.sla,       job.min_slots,
-              job.max_slots, backfill_key};
+    // Whose job it is matters only to modules that count or order by user, project or
+    // service class; without them a class holds every user's jobs alike.
+    bool by_user = std::any_of(modules.begin(), modules.end(), [&](auto& m) { return m->sees_user(ctx, job); });
+    std::string_view none;
+    ReqKey rk{&cands,
+              job.planned_start > 0 ? &job : nullptr,
+              by_user ? std::string_view(job.user) : none,
+              by_user ? std::string_view(job.project) : none,
+              by_user ? std::string_view(job.sla) : none,
+              job.min_slots,
+              job.max_slots,
+              backfill_key};
     if (auto known = outcomes.find(rk); known != outcomes.end()) {
       pend_alike(job, cands, known->second);
       return false;

@@ -23,20 +23,30 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   running_begin_.reserve(view.running.size() + 1);
   running_slots_.reserve(view.running.size());
   for (const auto& job : view.running) {
-    const size_t begin = running_slots_.size();
-    running_begin_.push_back(begin);
-    for (const auto& name : job.hosts) {
-      int h = host_index(name);
-      if (h < 0) continue;
-      auto first = running_slots_.begin() + static_cast<std::ptrdiff_t>(begin);
-      auto it = std::find_if(first, running_slots_.end(), [h](const auto& e) { return e.first == h; });
-      if (it == running_slots_.end())
-        running_slots_.emplace_back(h, 1);
-      else
-        ++it->second;
+    running_begin_.push_back(running_slots_.size());
+    if (job.host_slots_table == table_) {
+      running_slots_.insert(running_slots_.end(), job.host_slots.begin(), job.host_slots.end());
+    } else {
+      auto slots = host_slots(*table_, job.hosts);
+      running_slots_.insert(running_slots_.end(), slots.begin(), slots.end());
     }
   }
   running_begin_.push_back(running_slots_.size());
+}
+
+std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts) {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& name : hosts) {
+    auto at = table.index.find(name);
+    if (at == table.index.end()) continue;
+    int h = at->second;
+    auto it = std::find_if(out.begin(), out.end(), [h](const auto& e) { return e.first == h; });
+    if (it == out.end())
+      out.emplace_back(h, 1);
+    else
+      ++it->second;
+  }
+  return out;
 }
 
 int PassContext::host_index(std::string_view name) const {

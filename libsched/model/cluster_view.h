@@ -84,6 +84,8 @@ enum class RunState { kRun, kSsusp, kUsusp };
 // Why a system-suspended job is suspended: the pass resumes only what it suspended.
 enum class SuspendCause { kNone, kPreempted, kLoad, kWindow, kUser };
 
+struct HostTable;
+
 struct RunningJobView {
   JobKey key;
   int queue = 0;
@@ -100,6 +102,11 @@ struct RunningJobView {
   double cpu_s = 0;         // CPU time used so far (fairshare's cpu_time)
   std::string share_group;  // bsub -G
   std::string sla;          // bsub -sla
+  // `hosts` as (host index, slots there) in `host_slots_table`, worked out by a caller
+  // that keeps its view between passes (the simulator, at the start): a pass made with
+  // that table uses them instead of looking every name up again.
+  std::shared_ptr<const HostTable> host_slots_table;
+  std::vector<std::pair<int, int>> host_slots;
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each
@@ -119,6 +126,10 @@ struct HostTable {
   std::vector<int> guarantee_pool;
   bool undecided = false;
 };
+
+// Hosts named once per slot as (index in the table, slots there), in the order they
+// first appear; names the table lacks are left out.
+std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts);
 
 struct ClusterView {
   std::shared_ptr<const SchedPolicy> policy;

@@ -38,6 +38,7 @@ std::string index_description(const std::string& index) {
 class DefaultModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_default"; }
+  bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   void prepare(PassContext& ctx) override {
     array_running_ = ctx.view.array_running;
@@ -183,12 +184,14 @@ class DefaultModule final : public Module {
     if (status_.empty()) {
       status_.reserve(ctx.view.hosts.size());
       for (const auto& host : ctx.view.hosts) {
+        // As string_views the lengths are compared first: "ok" costs no memcmp.
+        const std::string_view status = host.status;
         const char* no = nullptr;
-        if (host.status == "unreach")
+        if (status == "unreach")
           no = reason::kHostUnreach;
-        else if (host.status == "unavail")
+        else if (status == "unavail")
           no = reason::kHostUnavail;
-        else if (host.status == "closed_Adm")
+        else if (status == "closed_Adm")
           no = reason::kHostClosedAdm;
         status_.push_back(no);
       }
@@ -348,8 +351,8 @@ class DefaultModule final : public Module {
     for (const auto* hp : ctx.host_policies()) can_act = can_act || stops(hp->thresholds);
     for (const auto& q : ctx.policy.queues) can_act = can_act || stops(q.thresholds) || q.stop_cond.has_value();
     for (const auto& j : ctx.view.running)
-      can_act = can_act || (j.state == RunState::kSsusp &&
-                            (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
+      can_act = can_act ||
+                (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
     if (!can_act) return;
     // Jobs by first execution host.
     std::vector<std::vector<const RunningJobView*>> by_host(ctx.view.hosts.size());

@@ -101,6 +101,9 @@ class SharePicker final : public JobPicker {
 class FairshareModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fairshare"; }
+  bool sees_user(const PassContext& ctx, const JobView& job) const override {
+    return ctx.queue_of(job).fairshare != nullptr;
+  }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     ShareAccounts* tree = tree_of(ctx, job.queue);

@@ -62,7 +62,16 @@ class LimitModule final : public Module {
     for (const auto* hp : ctx.host_policies()) by_user_on_host_ |= hp->jl_u.has_value();
     for (const auto& [name, l] : ctx.policy.user_limits) by_user_on_host_ |= l.jl_p.has_value();
     for (const auto& [name, l] : ctx.policy.group_limits) by_group_on_host_ |= l.jl_p.has_value();
-    for (const auto& q : ctx.policy.queues) by_queue_on_host_ |= q.hjob_limit || q.pjob_limit;
+    bool queue_limits = false;
+    for (const auto& q : ctx.policy.queues) {
+      by_queue_on_host_ |= q.hjob_limit || q.pjob_limit;
+      queue_limits |= q.hjob_limit || q.pjob_limit || q.qjob_limit || q.ujob_limit;
+    }
+    // With no limit at all configured there is nothing to count (a simulated cluster,
+    // a small site): the module leaves the pass.
+    active_ = by_user_on_host_ || by_group_on_host_ || queue_limits || !ctx.policy.user_limits.empty() ||
+              !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
+    if (!active_) return;
     Placement p;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
@@ -72,6 +81,8 @@ class LimitModule final : public Module {
             static_cast<int>(job.hosts.size()));
     }
   }
+
+  bool active(const PassContext&) const override { return active_; }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     const QueuePolicy& q = ctx.queue_of(job);
@@ -191,6 +202,7 @@ class LimitModule final : public Module {
   }
 
  private:
+  bool active_ = true;
   // Per host, slots by queue and by user: a host runs few jobs, so a short list each
   // (40,000 running jobs would otherwise be 40,000 hash nodes made every pass).
   using PerHost = std::vector<std::vector<std::pair<std::int64_t, int>>>;

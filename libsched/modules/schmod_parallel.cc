@@ -15,6 +15,7 @@ namespace {
 class ParallelModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_parallel"; }
+  bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   Allocation allocate(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) override {
     const config::Span* span = job.res_req && job.res_req->span ? &*job.res_req->span : nullptr;
@@ -25,8 +26,7 @@ class ParallelModule final : public Module {
     Cursor& cursor = cursors_[&cands];
     advance(ctx, cands, cursor);
     count_skipped(cursor, out);
-    for (size_t i = cursor.pos; i < cands.hosts.size(); ++i) {
-      int h = cands.hosts[i];
+    for (int h : cursor.open) {
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (r <= 0) {
@@ -67,20 +67,41 @@ class ParallelModule final : public Module {
 
  private:
   // Hosts no job can use any more this pass (full, or running an exclusive job) stay
-  // skipped for every later job of the class: room only shrinks within a pass.
+  // skipped for every later job of the host match: room only shrinks within a pass.
+  // The skipped lists keep the match's rank order, as if each job had refused them.
   struct Cursor {
-    size_t pos = 0;
+    bool started = false;
+    std::vector<int> open;       // hosts that had a free slot when last looked at
+    std::vector<int> rank;       // by host index: position in the match's order
     std::vector<int> full;       // hosts skipped for having no free slot
     std::vector<int> exclusive;  // hosts skipped for running an exclusive job
   };
 
   static void advance(const PassContext& ctx, const Candidates& cands, Cursor& cursor) {
-    while (cursor.pos < cands.hosts.size()) {
-      const HostState& hs = ctx.hosts[cands.hosts[cursor.pos]];
-      if (hs.free() > 0 && !hs.exclusive) break;
-      (hs.exclusive ? cursor.exclusive : cursor.full).push_back(cands.hosts[cursor.pos]);
-      ++cursor.pos;
+    if (!cursor.started) {
+      cursor.started = true;
+      cursor.open = cands.hosts;
+      cursor.rank.assign(ctx.view.hosts.size(), 0);
+      for (size_t i = 0; i < cands.hosts.size(); ++i)
+        cursor.rank[static_cast<size_t>(cands.hosts[i])] = static_cast<int>(i);
     }
+    std::vector<int> full, exclusive;
+    std::erase_if(cursor.open, [&](int h) {
+      const HostState& hs = ctx.hosts[h];
+      if (hs.free() > 0 && !hs.exclusive) return false;
+      (hs.exclusive ? exclusive : full).push_back(h);
+      return true;
+    });
+    auto merge = [&](std::vector<int>& into, const std::vector<int>& more) {
+      if (more.empty()) return;
+      size_t mid = into.size();
+      into.insert(into.end(), more.begin(), more.end());
+      std::inplace_merge(into.begin(), into.begin() + static_cast<std::ptrdiff_t>(mid), into.end(), [&](int a, int b) {
+        return cursor.rank[static_cast<size_t>(a)] < cursor.rank[static_cast<size_t>(b)];
+      });
+    };
+    merge(cursor.full, full);
+    merge(cursor.exclusive, exclusive);
   }
   static void count_skipped(const Cursor& cursor, Placement& out) {
     if (!cursor.full.empty()) {
@@ -96,8 +117,7 @@ class ParallelModule final : public Module {
   Allocation sequential(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
     Cursor& cursor = cursors_[&cands];
     advance(ctx, cands, cursor);
-    for (size_t i = cursor.pos; i < cands.hosts.size(); ++i) {
-      int h = cands.hosts[i];
+    for (int h : cursor.open) {
       const char* why = nullptr;
       if (ctx.room(job, h, &why) > 0) {
         out.hosts.emplace_back(h, 1);

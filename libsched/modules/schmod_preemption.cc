@@ -17,6 +17,9 @@ namespace {
 class PreemptionModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_preemption"; }
+  bool sees_user(const PassContext& ctx, const JobView& job) const override {
+    return !ctx.queue_of(job).preempts.empty();
+  }
 
   void prepare(PassContext& ctx) override {
     victims_.resize(ctx.view.hosts.size());

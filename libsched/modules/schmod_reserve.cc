@@ -43,6 +43,7 @@ struct Held {
 class ReserveModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_reserve"; }
+  bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   void prepare(PassContext& ctx) override {
     held_.resize(ctx.view.hosts.size());

@@ -38,6 +38,7 @@ class SlotPoolModule final : public Module {
   explicit SlotPoolModule(std::vector<int> pending = {}) : pending_(std::move(pending)) {}
 
   std::string_view name() const override { return "schmod_slotpool"; }
+  bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   void prepare(PassContext& ctx) override {
     const auto& queues = ctx.policy.queues;
@@ -65,6 +66,8 @@ class SlotPoolModule final : public Module {
   }
 
   // Pool queues of one priority, least served per share first; the rest keep their order.
+  bool active(const PassContext&) const override { return !pools_.empty(); }
+
   void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
     if (entitled_.empty()) return;
     std::vector<double> served(ctx.policy.queues.size(), 0);

@@ -133,6 +133,8 @@ class Simulation {
       o.hosts = d.hosts;
       std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
       view_.running.push_back(started(*pos, d.hosts, now));
+      view_.running.back().host_slots_table = view_.host_table;
+      view_.running.back().host_slots = host_slots(*view_.host_table, d.hosts);
       Live& live = live_[d.job];
       live.index = index;
       schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));
@@ -141,10 +143,10 @@ class Simulation {
     if (!dispatched.empty()) {
       std::erase_if(view_.pending, [&](const JobView& j) { return dispatched.count(j.key) > 0; });
       // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
-      std::set<std::string> hosts;
-      for (const auto& d : pass.dispatches) hosts.insert(d.hosts.begin(), d.hosts.end());
-      for (auto& h : view_.hosts)
-        if (hosts.count(h.name)) h.last_dispatch = now;
+      for (const auto& d : pass.dispatches)
+        for (const auto& name : d.hosts)
+          if (auto it = view_.host_table->index.find(name); it != view_.host_table->index.end())
+            view_.hosts[static_cast<size_t>(it->second)].last_dispatch = now;
     }
 
     // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
