@@ -71,7 +71,8 @@ class Module {
   }
   virtual void commit(PassContext&, const JobView&, const Placement&) {}
   virtual bool preempt(PassContext&, const JobView&, const Candidates&, Placement&) { return false; }
-  virtual bool reserve(PassContext&, const JobView&, const Candidates&) { return false; }
+  // `held`: what the reservation holds now, per host (nothing for a planned start).
+  virtual bool reserve(PassContext&, const JobView&, const Candidates&, Placement& /*held*/) { return false; }
   // Slots a reservation holds for the job: job slot limits count them, as LSF's do.
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }

@@ -141,11 +141,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // A job that cannot start may hold or plan what the first willing module gives it.
   auto reserve = [&](const JobView& job, const Candidates& cands) {
     for (auto& m : modules) {
-      if (!m->reserve(ctx, job, cands)) continue;
       Placement held;
-      std::map<int, int> per_host;
-      for (const auto& h : ctx.result.reservations.back().hosts) ++per_host[ctx.host_index(h)];
-      held.hosts.assign(per_host.begin(), per_host.end());
+      if (!m->reserve(ctx, job, cands, held)) continue;
       for (auto& other : modules) other->hold(ctx, job, held);
       break;
     }

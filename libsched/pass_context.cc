@@ -55,8 +55,9 @@ int PassContext::host_index(std::string_view name) const {
 }
 
 const std::vector<double>& PassContext::column(std::string_view name) const {
-  auto it = columns_.find(name);
-  if (it != columns_.end()) return it->second;
+  ResourceColumns& columns = view.fixed_columns ? *view.fixed_columns : columns_;
+  auto it = columns.find(name);
+  if (it != columns.end()) return it->second;
   std::vector<double> values(view.hosts.size(), std::numeric_limits<double>::quiet_NaN());
   for (size_t h = 0; h < view.hosts.size(); ++h) {
     const auto& res = view.hosts[h].resources;
@@ -64,7 +65,7 @@ const std::vector<double>& PassContext::column(std::string_view name) const {
     if (r != res.end())
       if (const double* v = std::get_if<double>(&r->second)) values[h] = *v;
   }
-  return columns_.emplace(std::string(name), std::move(values)).first->second;
+  return columns.emplace(std::string(name), std::move(values)).first->second;
 }
 
 double PassContext::numeric(int host, std::string_view name) const {

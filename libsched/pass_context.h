@@ -121,12 +121,9 @@ class PassContext {
   mutable std::unordered_map<const config::ResourceRequirement*, Usage> demands_;
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
   // Each numeric resource read so far, for every host (NaN where a host lacks it):
-  // classes x hosts lookups in a pass read a vector, not a map of names.
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-  };
-  mutable std::unordered_map<std::string, std::vector<double>, NameHash, std::equal_to<>> columns_;
+  // classes x hosts lookups in a pass read a vector, not a map of names. The view's
+  // fixed_columns instead, when the caller keeps them between passes.
+  mutable ResourceColumns columns_;
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of

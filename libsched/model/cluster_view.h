@@ -131,6 +131,9 @@ struct HostTable {
 // first appear; names the table lacks are left out.
 std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts);
 
+// Each numeric resource's value on every host (NaN where a host lacks it), by name.
+using ResourceColumns = std::map<std::string, std::vector<double>, std::less<>>;
+
 struct ClusterView {
   std::shared_ptr<const SchedPolicy> policy;
   std::shared_ptr<const HostTable> host_table;  // optional; ignored unless made for these hosts
@@ -142,6 +145,9 @@ struct ClusterView {
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
   // What finished jobs used, for fairshare queues; null: nothing yet.
   std::shared_ptr<const ShareHistory> share_history;
+  // Numeric resources as passes read them, kept from pass to pass by a caller whose
+  // hosts' resources never change (the simulator); null: each pass reads `hosts`.
+  std::shared_ptr<ResourceColumns> fixed_columns;
 };
 
 std::shared_ptr<const HostTable> make_host_table(const ClusterView& view);

@@ -71,6 +71,7 @@ class ParallelModule final : public Module {
   // The skipped lists keep the match's rank order, as if each job had refused them.
   struct Cursor {
     bool started = false;
+    size_t placed = 0;           // placements of the pass when last swept: hosts fill only by them
     std::vector<int> open;       // hosts that had a free slot when last looked at
     std::vector<int> rank;       // by host index: position in the match's order
     std::vector<int> full;       // hosts skipped for having no free slot
@@ -84,7 +85,10 @@ class ParallelModule final : public Module {
       cursor.rank.assign(ctx.view.hosts.size(), 0);
       for (size_t i = 0; i < cands.hosts.size(); ++i)
         cursor.rank[static_cast<size_t>(cands.hosts[i])] = static_cast<int>(i);
+    } else if (cursor.placed == ctx.result.dispatches.size()) {
+      return;
     }
+    cursor.placed = ctx.result.dispatches.size();
     std::vector<int> full, exclusive;
     std::erase_if(cursor.open, [&](int h) {
       const HostState& hs = ctx.hosts[h];

@@ -143,7 +143,7 @@ class ReserveModule final : public Module {
     for (const auto& [res, amount] : use.per_job) ctx.take_shared(res, amount);
   }
 
-  bool reserve(PassContext& ctx, const JobView& job, const Candidates& cands) override {
+  bool reserve(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& held) override {
     const QueuePolicy& q = ctx.queue_of(job);
     if (!q.slot_reserve_time || (job.min_slots <= 1 && !ctx.policy.reservation_plan)) return false;
     int depth = ctx.policy.reservation_depth;
@@ -182,6 +182,8 @@ class ReserveModule final : public Module {
     }
     ctx.result.reservations.push_back(std::move(res));
     ++ctx.result.stats.reserved;
+    held.hosts = std::move(take);
+    std::sort(held.hosts.begin(), held.hosts.end());
     return true;
   }
 

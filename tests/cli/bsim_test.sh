@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bsim as a user runs it: the hand-worked trace of tests/unit/simulator_test.cc through
 # conf-examples/bsim's three queues (greedy, reserve, easy), every start time checked
-# in the CSV; the SWF output; the same input giving the same bytes; clear errors.
+# in the CSV, and conf-examples/bsim-plan's conservative backfill; the SWF output; the same input giving the same bytes; clear errors.
 set -u
 bsim="$1"
 src="$2"
@@ -31,6 +31,21 @@ check '[ "$(starts "$tmp/easy.csv")" = "1,0 2,10 3,2 4,20 5,4 " ]' "easy starts:
 check 'grep -q "^all  *5  *0  *0 " "$tmp/easy.out"' "summary row: $(grep '^all' "$tmp/easy.out")"
 check 'grep -q "5 jobs simulated" "$tmp/easy.out"' "summary header"
 check 'grep -q "Cluster: 4 hosts, 4 slots" "$tmp/easy.out"' "host model from MaxProcs"
+
+# conf-examples/bsim-plan: conservative backfill on the trace of simulator_test's
+# EasyAndConservativePart, where it parts from EASY (4 books [4, 10), so 5 waits).
+cat >"$tmp/part.swf" <<'T'
+; MaxProcs: 4
+1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 4 1 -1 -1 1 4 -1 1 1 1 -1 1 -1 -1 -1
+3 1 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1
+4 2 -1 6 2 -1 -1 2 6 -1 1 1 1 -1 1 -1 -1 -1
+5 3 -1 7 1 -1 -1 1 7 -1 1 1 1 -1 1 -1 -1 -1
+T
+"$bsim" -c "$src/conf-examples/bsim-plan/conf" --trace "$tmp/part.swf" --csv "$tmp/cons.csv" -q >/dev/null
+check '[ "$(starts "$tmp/cons.csv")" = "1,0 2,0 3,10 4,4 5,20 " ]' "conservative starts: $(starts "$tmp/cons.csv")"
+"$bsim" -c "$conf" --trace "$tmp/part.swf" --queue easy --csv "$tmp/easy2.csv" -q >/dev/null
+check '[ "$(starts "$tmp/easy2.csv")" = "1,0 2,0 3,10 4,20 5,3 " ]' "easy starts, second trace: $(starts "$tmp/easy2.csv")"
 
 # The same input, the same bytes; the SWF output carries the simulated waits.
 "$bsim" -c "$conf" --trace "$tmp/t.swf" --queue easy --csv "$tmp/again.csv" --swf "$tmp/out.swf" -q >"$tmp/again.out"
