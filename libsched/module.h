@@ -29,6 +29,8 @@
 //             do in this pass, and the pass leaves it out
 //   sees_user whether its answers for the job may depend on the job's user, project or
 //             service class: when no module's do, jobs of every user share outcomes
+//   limits_room false for a module without a room hook: room() is asked for every
+//             host a job looks at, and the pass then skips the call
 #pragma once
 
 #include <memory>
@@ -88,6 +90,7 @@ class Module {
   virtual void finish(PassContext&) {}
   virtual bool active(const PassContext&) const { return true; }
   virtual bool sees_user(const PassContext&, const JobView&) const { return true; }
+  virtual bool limits_room() const { return true; }
 };
 
 // The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part

@@ -130,7 +130,6 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
   std::unordered_map<MatchKey, Match, MatchKeyHash> matches;
   std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
-  outcomes.reserve(jobs.size());
   std::unordered_map<const Candidates*, LastReason> last_reason;
 
   // Jobs a module refused for now but lets try again after everyone's first turn

@@ -112,6 +112,8 @@ Usage PassContext::usage(const config::ResourceRequirement* req, std::int64_t st
 }
 
 const Usage& PassContext::demand(const config::ResourceRequirement* req) const {
+  static const Usage kNothing;  // no requirement, no rusage: asked for every host, so no lookup
+  if (!req) return kNothing;
   auto [it, fresh] = demands_.try_emplace(req);
   if (fresh) it->second = usage(req, now);
   return it->second;
@@ -125,8 +127,15 @@ std::string format_amount(double value) {
 }
 
 int PassContext::room(const JobView& job, int host, const char** why) const {
+  // The modules with a room hook, listed once the pass has left out inactive modules.
+  if (room_listed_ != modules_.size()) {
+    room_modules_.clear();
+    for (const auto& m : modules_)
+      if (m->limits_room()) room_modules_.push_back(m.get());
+    room_listed_ = modules_.size();
+  }
   int least = kUnlimited;
-  for (const auto& m : modules_) {
+  for (Module* m : room_modules_) {
     const char* reason = nullptr;
     int r = m->room(*this, job, host, &reason);
     if (r < least) {

@@ -124,6 +124,8 @@ class PassContext {
   // classes x hosts lookups in a pass read a vector, not a map of names. The view's
   // fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
+  mutable std::vector<Module*> room_modules_;
+  mutable size_t room_listed_ = 0;  // modules_.size() when room_modules_ was made
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of

@@ -17,6 +17,8 @@
 // trace once per configuration (and queue) named and prints a row for each.
 // --scenario replays a scheduling-pass scenario (tests/scenarios): its configuration and
 // hosts, its steps' submissions, each running for its `runtime` (else its -W).
+#include <malloc.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -234,7 +236,7 @@ bool write_csv(const std::string& path, const Run& run) {
   for (const auto& o : run.result.jobs)
     csv << o.id << ',' << o.submit << ',' << o.start << ',' << o.end << ',' << (o.start >= 0 ? o.start - o.submit : -1)
         << ',' << (o.start >= 0 ? o.end - o.start : -1) << ',' << o.procs << ',' << (o.killed ? 1 : 0) << ','
-        << (o.hosts.empty() ? "" : o.hosts.front()) << '\n';
+        << o.first_host << '\n';
   return static_cast<bool>(csv);
 }
 
@@ -313,6 +315,10 @@ void print_figures(int width, const std::string& label, const sched::sim::Figure
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Every event's pass makes and frees vectors as long as the queue; glibc would hand
+  // the top of the heap back to the kernel after each and fault the pages in again.
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
   po::options_description opts("bsim options");
   std::string trace_path, scenario_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
   std::vector<std::string> compare, map_queue, map_partition;

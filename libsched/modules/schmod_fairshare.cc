@@ -101,6 +101,7 @@ class SharePicker final : public JobPicker {
 class FairshareModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fairshare"; }
+  bool limits_room() const override { return false; }
   bool sees_user(const PassContext& ctx, const JobView& job) const override {
     return ctx.queue_of(job).fairshare != nullptr;
   }

@@ -11,6 +11,7 @@ namespace {
 class FcfsModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fcfs"; }
+  bool limits_room() const override { return false; }
   bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {

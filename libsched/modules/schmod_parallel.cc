@@ -15,6 +15,7 @@ namespace {
 class ParallelModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_parallel"; }
+  bool limits_room() const override { return false; }
   bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   Allocation allocate(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) override {

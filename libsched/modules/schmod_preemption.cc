@@ -17,6 +17,7 @@ namespace {
 class PreemptionModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_preemption"; }
+  bool limits_room() const override { return false; }
   bool sees_user(const PassContext& ctx, const JobView& job) const override {
     return !ctx.queue_of(job).preempts.empty();
   }

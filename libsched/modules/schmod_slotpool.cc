@@ -38,6 +38,7 @@ class SlotPoolModule final : public Module {
   explicit SlotPoolModule(std::vector<int> pending = {}) : pending_(std::move(pending)) {}
 
   std::string_view name() const override { return "schmod_slotpool"; }
+  bool limits_room() const override { return false; }
   bool sees_user(const PassContext&, const JobView&) const override { return false; }
 
   void prepare(PassContext& ctx) override {

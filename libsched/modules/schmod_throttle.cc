@@ -23,6 +23,7 @@ namespace {
 class ThrottleModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_throttle"; }
+  bool limits_room() const override { return false; }
 
   void prepare(PassContext& ctx) override {
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i)

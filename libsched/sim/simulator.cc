@@ -131,7 +131,8 @@ class Simulation {
       const Job& job = jobs_[index];
       Outcome& o = result_.jobs[index];
       o.start = now;
-      o.hosts = d.hosts;
+      o.first_host = d.hosts.empty() ? "" : d.hosts.front();
+      o.slots = static_cast<int>(d.hosts.size());
       std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
       view_.running.push_back(started(*pos, d.hosts, now));
       view_.running.back().host_slots_table = view_.host_table;
@@ -184,7 +185,7 @@ class Simulation {
   // Fairshare: a finished job's use goes to the history of its queue. Jobs are taken to
   // use their slots' CPU all the time they run (traces rarely say otherwise).
   void charge(const Job& job, const Outcome& o) {
-    double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.hosts.size());
+    double slot_s = static_cast<double>(o.end - o.start) * static_cast<double>(o.slots);
     charge_finished(*history_, view_.policy->queues[static_cast<size_t>(job.queue)], job.user, "", {slot_s, slot_s},
                     o.end);
   }

@@ -32,7 +32,10 @@ struct Outcome {
   std::int64_t end = -1;
   int procs = 1;
   bool killed = false;  // reached its run limit
-  std::vector<std::string> hosts;
+  // Where it ran: its first host and its slots. A trace's jobs are kept to the end, and
+  // a list of names per slot for each made the heap the simulation's main cost.
+  std::string first_host;
+  int slots = 0;
 };
 
 struct Result {
