@@ -42,7 +42,9 @@ struct Resume {
 
 // One host-level reason with the hosts it applies to (bjobs -l names them). Hosts are
 // indexes into the pass's table of host names, which every reason of the pass shares:
-// a pass composes hundreds of these over thousands of hosts.
+// a pass composes hundreds of these over thousands of hosts. They are in the order the
+// pass came upon them (the same for the same input), not sorted: whoever shows them
+// sorts, once, when asked.
 struct HostReason {
   std::string reason;
   std::vector<int> hosts;

@@ -388,7 +388,10 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
       for (const auto& r : *job.pending_hosts) {
         auto* out = info.add_pending_hosts();
         out->set_reason(r.reason);
-        for (int h : r.hosts) out->add_hosts(r.name(h));
+        // The pass lists hosts as it came upon them; users read them in host order.
+        std::vector<int> hosts = r.hosts;
+        std::sort(hosts.begin(), hosts.end());
+        for (int h : hosts) out->add_hosts(r.name(h));
       }
     }
   }

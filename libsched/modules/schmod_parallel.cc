@@ -24,10 +24,8 @@ class ParallelModule final : public Module {
     if (job.max_slots == 1 && !same) return sequential(ctx, job, cands, out);
 
     std::vector<std::pair<int, int>> rooms;  // host, slots it may give
-    Cursor& cursor = cursors_[&cands];
-    advance(ctx, cands, cursor);
-    count_skipped(cursor, out);
-    for (int h : cursor.open) {
+    Cursor& cursor = cursor_of(cands);
+    for (int h : cursor.open_hosts(ctx)) {
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (r <= 0) {
@@ -38,6 +36,7 @@ class ParallelModule final : public Module {
       if (span && span->ptile_per_cpu) r = std::min(r, std::max(1, ctx.view.hosts[h].ncpus));
       rooms.emplace_back(h, r);
     }
+    count_skipped(cursor, out);
     if (!same) return place(job, span, rooms, out);
 
     // same[]: try each group of hosts with equal values, the group of the best host first.
@@ -69,45 +68,68 @@ class ParallelModule final : public Module {
  private:
   // Hosts no job can use any more this pass (full, or running an exclusive job) stay
   // skipped for every later job of the host match: room only shrinks within a pass.
-  // The skipped lists keep the match's rank order, as if each job had refused them.
+  // A host leaves the open list the first time a job walks past it full, so a walk
+  // costs what is still open. The skipped lists are in the order hosts filled, not
+  // rank order: a pending reason's hosts are put in order when they are shown.
   struct Cursor {
-    bool started = false;
-    size_t placed = 0;           // placements of the pass when last swept: hosts fill only by them
-    std::vector<int> open;       // hosts that had a free slot when last looked at
-    std::vector<int> rank;       // by host index: position in the match's order
+    std::vector<int> open;       // hosts that had a free slot when last walked past
     std::vector<int> full;       // hosts skipped for having no free slot
     std::vector<int> exclusive;  // hosts skipped for running an exclusive job
+    // The open hosts, those found full moved to their list as the walk passes them.
+    class Walk {
+     public:
+      Walk(const PassContext& ctx, Cursor& c) : ctx_(ctx), c_(c) {}
+      struct It {
+        Walk* w;
+        size_t i;
+        int operator*() const { return w->c_.open[i]; }
+        It& operator++() {
+          w->keep(i);
+          w->skip(i + 1);
+          i = w->read_;
+          return *this;
+        }
+        bool operator!=(const It& o) const { return i != o.i; }
+      };
+      It begin() {
+        skip(0);
+        return {this, read_};
+      }
+      It end() { return {this, c_.open.size()}; }
+      ~Walk() {
+        // Whatever the walk did not reach stays open as it was.
+        if (write_ != read_)
+          c_.open.erase(c_.open.begin() + static_cast<std::ptrdiff_t>(write_),
+                        c_.open.begin() + static_cast<std::ptrdiff_t>(read_));
+      }
+
+     private:
+      friend struct It;
+      // Moves read_ past hosts that are no longer open, from position i on.
+      void skip(size_t i) {
+        read_ = i;
+        while (read_ < c_.open.size()) {
+          int h = c_.open[read_];
+          const HostState& hs = ctx_.hosts[h];
+          if (hs.free() > 0 && !hs.exclusive) break;
+          (hs.exclusive ? c_.exclusive : c_.full).push_back(h);
+          ++read_;
+        }
+      }
+      void keep(size_t i) { c_.open[write_++] = c_.open[i]; }
+      const PassContext& ctx_;
+      Cursor& c_;
+      size_t read_ = 0, write_ = 0;
+    };
+    Walk open_hosts(const PassContext& ctx) { return Walk(ctx, *this); }
   };
 
-  static void advance(const PassContext& ctx, const Candidates& cands, Cursor& cursor) {
-    if (!cursor.started) {
-      cursor.started = true;
-      cursor.open = cands.hosts;
-      cursor.rank.assign(ctx.view.hosts.size(), 0);
-      for (size_t i = 0; i < cands.hosts.size(); ++i)
-        cursor.rank[static_cast<size_t>(cands.hosts[i])] = static_cast<int>(i);
-    } else if (cursor.placed == ctx.result.dispatches.size()) {
-      return;
-    }
-    cursor.placed = ctx.result.dispatches.size();
-    std::vector<int> full, exclusive;
-    std::erase_if(cursor.open, [&](int h) {
-      const HostState& hs = ctx.hosts[h];
-      if (hs.free() > 0 && !hs.exclusive) return false;
-      (hs.exclusive ? exclusive : full).push_back(h);
-      return true;
-    });
-    auto merge = [&](std::vector<int>& into, const std::vector<int>& more) {
-      if (more.empty()) return;
-      size_t mid = into.size();
-      into.insert(into.end(), more.begin(), more.end());
-      std::inplace_merge(into.begin(), into.begin() + static_cast<std::ptrdiff_t>(mid), into.end(), [&](int a, int b) {
-        return cursor.rank[static_cast<size_t>(a)] < cursor.rank[static_cast<size_t>(b)];
-      });
-    };
-    merge(cursor.full, full);
-    merge(cursor.exclusive, exclusive);
+  Cursor& cursor_of(const Candidates& cands) {
+    auto [it, fresh] = cursors_.try_emplace(&cands);
+    if (fresh) it->second.open = cands.hosts;
+    return it->second;
   }
+
   static void count_skipped(const Cursor& cursor, Placement& out) {
     if (!cursor.full.empty()) {
       out.why_not[reason::kHostFull] += static_cast<int>(cursor.full.size());
@@ -120,9 +142,8 @@ class ParallelModule final : public Module {
   }
 
   Allocation sequential(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
-    Cursor& cursor = cursors_[&cands];
-    advance(ctx, cands, cursor);
-    for (int h : cursor.open) {
+    Cursor& cursor = cursor_of(cands);
+    for (int h : cursor.open_hosts(ctx)) {
       const char* why = nullptr;
       if (ctx.room(job, h, &why) > 0) {
         out.hosts.emplace_back(h, 1);
