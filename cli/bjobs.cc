@@ -1,6 +1,6 @@
 // bjobs: list jobs, in LSF's formats.
 //
-//   bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum]
+//   bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum]
 //         [-X] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [-P project]
 //         [jobid | "jobid[index]"] ...
 #include <ctime>
@@ -18,7 +18,8 @@ using namespace lsf;
 namespace {
 
 const char* kUsage =
-    "Usage: bjobs [-a | -d | -p | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] [-noheader]\n"
+    "Usage: bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] "
+    "[-noheader]\n"
     "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
     "             [jobid | \"jobid[index]\" ...]\n";
 
@@ -37,11 +38,11 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("W", "")("X", "")("A", "")(
-      "sum", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
-      "q", po::value<std::string>(), "")("m", po::value<std::string>(), "")("J", po::value<std::string>(), "")(
-      "P", po::value<std::string>(), "")("g", po::value<std::string>(), "")("G", po::value<std::string>(), "")(
-      "sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
+  opts.add_options()("a", "")("d", "")("p", "")("pe", "")("pi", "")("r", "")("s", "")("l", "")("w", "")("W", "")(
+      "X", "")("A", "")("sum", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
+      "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
+      "J", po::value<std::string>(), "")("P", po::value<std::string>(), "")("g", po::value<std::string>(), "")(
+      "G", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
       "jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
@@ -80,7 +81,12 @@ int main(int argc, char** argv) {
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   q->set_include_finished(vm.count("a") > 0);
   q->set_only_finished(vm.count("d") > 0);
-  q->set_only_pending(vm.count("p") > 0);
+  // -pe / -pi: pending jobs eligible for scheduling or not (held, deferred, or blocked by
+  // a policy such as a throttle), shown as -p shows them.
+  const bool eligible_only = vm.count("pe") > 0, ineligible_only = vm.count("pi") > 0;
+  if (eligible_only && ineligible_only) usage_error("-pe and -pi cannot be used together");
+  const bool pending_view = vm.count("p") || eligible_only || ineligible_only;
+  q->set_only_pending(pending_view);
   q->set_only_running(vm.count("r") > 0);
   q->set_only_suspended(vm.count("s") > 0);
   if (vm.count("q")) q->set_queue(vm["q"].as<std::string>());
@@ -92,6 +98,10 @@ int main(int argc, char** argv) {
   std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
   if (vm.count("A")) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
+  }
+  if (eligible_only || ineligible_only) {
+    std::erase_if(
+        jobs, [&](const wire::JobInfo& j) { return (j.pending_class() == wire::PENDING_ELIGIBLE) != eligible_only; });
   }
   if (vm.count("G")) {
     const auto group = vm["G"].as<std::string>();
@@ -119,7 +129,7 @@ int main(int argc, char** argv) {
   if (jobs.empty()) {
     if (reply.jobs().errors_size() > 0) return 255;
     const char* what = vm.count("A")                    ? "No job array found"
-                       : vm.count("p")                  ? "No pending job found"
+                       : pending_view                   ? "No pending job found"
                        : vm.count("r")                  ? "No running job found"
                        : vm.count("s")                  ? "No suspended job found"
                        : vm.count("a") || vm.count("d") ? "No job found"
@@ -143,7 +153,7 @@ int main(int argc, char** argv) {
     cli::print_summary(jobs);
   } else if (format) {
     cli::print_text(std::cout, *format, cli::job_fields(), rows(), table.header);
-  } else if (vm.count("p")) {
+  } else if (pending_view) {
     cli::print_pending(jobs, table);
   } else {
     cli::print_default(jobs, table);

@@ -31,6 +31,8 @@
 //             service class: when no module's do, jobs of every user share outcomes
 //   limits_room false for a module without a room hook: room() is asked for every
 //             host a job looks at, and the pass then skips the call
+//   blocks    a job this module's admit refuses is BLOCKED (held by policy, Maui's
+//             sense: showq, bjobs -pi), not merely waiting
 #pragma once
 
 #include <memory>
@@ -91,6 +93,7 @@ class Module {
   virtual bool active(const PassContext&) const { return true; }
   virtual bool sees_user(const PassContext&, const JobView&) const { return true; }
   virtual bool limits_room() const { return true; }
+  virtual bool blocks() const { return false; }
 };
 
 // The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part

@@ -169,6 +169,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
         return false;
       }
       ctx.pend(job, std::move(*refused));
+      ctx.result.reasons.back().blocked = by->blocks();
       return false;
     }
     ++ctx.result.stats.jobs_considered;

@@ -59,6 +59,9 @@ struct PendingReason {
   // same reason hold one string.
   std::shared_ptr<const std::string> text;
   std::shared_ptr<const HostReasons> hosts;  // null when the reason is the job's own
+  // Held back by a policy rather than waiting its turn: Maui's BLOCKED (a throttle such
+  // as IDLE_JOBS refused it), where other pending jobs are IDLE, eligible.
+  bool blocked = false;
 };
 
 struct PassStats {

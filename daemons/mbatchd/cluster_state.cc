@@ -128,6 +128,7 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
     if (it->first != r.job) continue;  // started or killed since the pass began
     it->second->pending_reason = std::move(r.text);
     it->second->pending_hosts = std::move(r.hosts);
+    it->second->blocked = r.blocked;
   }
 }
 
@@ -153,6 +154,7 @@ void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<
   Job* j = it->second;
   j->pending_reason = std::move(reason);
   j->pending_hosts = std::move(hosts);
+  j->blocked = false;
 }
 
 std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {

@@ -57,6 +57,7 @@ struct Job {
   // From the last scheduling pass (shared: many jobs pend for the same); not persisted.
   std::shared_ptr<const std::string> pending_reason;
   std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
+  bool blocked = false;  // the last pass held it back by policy (a throttle): showq's BLOCKED
   std::string exec_cwd, exec_home;
   bool forced = false;                      // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot

@@ -383,6 +383,14 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_cpu_time(job.cpu_time);
   info.set_max_rss_kb(job.max_rss_kb);
   if (job.pending()) {
+    if (job.state == wire::JOB_PSUSP)
+      info.set_pending_class(wire::PENDING_HELD);
+    else if (auto dep = dependency_state(job); job.spec().begin_time() > now() ||
+                                               dep == sched::DependencyState::kWaiting ||
+                                               dep == sched::DependencyState::kNever)
+      info.set_pending_class(wire::PENDING_DEFERRED);
+    else if (job.blocked)
+      info.set_pending_class(wire::PENDING_BLOCKED);
     if (job.pending_reason) info.set_pending_reason(*job.pending_reason);
     if (job.pending_hosts) {
       for (const auto& r : *job.pending_hosts) {

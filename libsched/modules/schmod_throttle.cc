@@ -23,6 +23,7 @@ namespace {
 class ThrottleModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_throttle"; }
+  bool blocks() const override { return true; }
   bool limits_room() const override { return false; }
 
   void prepare(PassContext& ctx) override {

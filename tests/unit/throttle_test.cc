@@ -85,6 +85,11 @@ TEST(Throttle, TenJobsMakeEightIdleAndTwoBlocked) {
   EXPECT_TRUE(r.dispatches.empty());
   EXPECT_EQ(pending_for(r, kIdle), (std::vector<std::int64_t>{9, 10}));
   EXPECT_EQ(pending_for(r, "Not enough job slot(s)"), ids(1, 8));
+  // The two are BLOCKED (showq, bjobs -pi); the eight waiting for a slot are not.
+  std::vector<std::int64_t> blocked;
+  for (const auto& p : r.reasons)
+    if (p.blocked) blocked.push_back(p.job.id);
+  EXPECT_EQ(blocked, (std::vector<std::int64_t>{9, 10}));
 
   c->view.running.clear();  // bob's job ends: job 1 starts, job 9 becomes idle
   r = schedule(c->view, 0);

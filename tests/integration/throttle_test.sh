@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Maui-style throttling through real daemons, with conf-examples/maui-throttle: the
+# worked example of policies.md §4 (10 jobs -> 8 idle, 2 blocked; a blocked job promoted
+# when an idle one leaves the idle part) as users see it in showq and bjobs -pe / -pi,
+# with a held job shown as UserHold and running jobs as ACTIVE.
+#   throttle_test.sh BIN ROOT
+source "$(dirname "$0")/harness.sh"
+harness_init "$1" "$2" maui-throttle
+
+cluster_start "$TEST_DIR" "$BIN" || exit 1
+for h in host1 host2 host3 host4; do badmin hclose "$h" >/dev/null; done
+
+# Every host closed: all ten wait; the user's IDLE_JOBS = 8 lets eight be eligible.
+ids=""
+for i in $(seq 10); do ids="$ids $(submit -W 10 -o /dev/null sleep 600)"; done
+last=${ids##* }
+# Job rows only (not the "8 Idle Jobs" summary): a state in the third column.
+rows() { showq "$@" | awk '$3 ~ /^(Running|Suspended|Idle|UserHold|Deferred)$/' | wc -l; }
+export -f rows
+check "showq: 8 idle, 2 blocked" wait_for 15 bash -c '[ $(rows -i) = 8 ] && [ $(rows -b) = 2 ]'
+check "showq's totals line" bash -c \
+  "showq | grep -qx 'Total Jobs: 10   Active Jobs: 0   Idle Jobs: 8   Blocked Jobs: 2'"
+check "showq's layout: sections, headers, a blocked row in Maui's columns" bash -c \
+  "out=\$(showq) && grep -qx 'ACTIVE JOBS--------------------' <<<\"\$out\" &&
+   grep -qx 'IDLE JOBS----------------------' <<<\"\$out\" && grep -qx 'BLOCKED JOBS----------------' <<<\"\$out\" &&
+   grep -qx 'JOBNAME            USERNAME      STATE  PROC     WCLIMIT            QUEUETIME' <<<\"\$out\" &&
+   grep -qx '8 Idle Jobs' <<<\"\$out\" &&
+   grep -Eq '^$last +[a-z0-9_]+ +Idle +1 +0:10:00  [A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8}\$' <<<\"\$out\""
+check "bjobs -pe lists the eight, -pi the two, with the limit that blocks them" bash -c \
+  "[ \$(bjobs -pe -noheader | grep -c '^[0-9]') = 8 ] && [ \$(bjobs -pi -noheader | grep -c '^[0-9]') = 2 ] &&
+   bjobs -pi | grep -qF 'The idle jobs limit of user <' &&
+   bjobs -pi | grep -qF 'is reached: hard limit 8, 8 in use (Limit <per_user>)'"
+check "-pe and -pi together are refused" bash -c "! bjobs -pe -pi >/dev/null 2>&1"
+
+# A held job leaves the idle part: a blocked one is promoted, the held one is UserHold.
+held=$(echo $ids | awk '{print $1}')
+bstop "$held" >/dev/null
+check "after bstop: 8 idle again, 1 blocked by policy, 1 UserHold" wait_for 15 bash -c \
+  "[ \$(rows -i) = 8 ] && showq -b | grep -Eq '^$held +[a-z0-9_]+ +UserHold ' &&
+   [ \$(showq -b | grep -c ' Idle ') = 1 ]"
+
+# One host of 8 slots opens: eight start, the rest are eligible or held.
+badmin hopen host1 >/dev/null
+check "showq: 8 active on 8 of 32 processors and 1 of 4 nodes, 1 idle, the held one blocked" wait_for 15 bash -c \
+  "out=\$(showq) && grep -qx '8 Active Jobs   8 of 32 Processors Active (25.00%)' <<<\"\$out\" &&
+   grep -qx '                1 of 4 Nodes Active      (25.00%)' <<<\"\$out\" &&
+   grep -qx 'Total Jobs: 10   Active Jobs: 8   Idle Jobs: 1   Blocked Jobs: 1' <<<\"\$out\""
+check "an active row: Running, 1 processor, time left up to the 10-minute limit" bash -c \
+  "showq -r | grep -Eq '^[0-9]+ +[a-z0-9_]+ +Running +1 +0:(0[0-9]|10):[0-9]{2}  [A-Z][a-z]{2} '"
+check "showq -json: the summary and the lists" bash -c \
+  "out=\$(showq -json) && grep -q '\"ACTIVE_JOBS\": 8, \"IDLE_JOBS\": 1, \"BLOCKED_JOBS\": 1' <<<\"\$out\" &&
+   grep -q '\"STATE\": \"UserHold\"' <<<\"\$out\""
+check "showq -u: another user's view is empty" bash -c \
+  "showq -u nosuchuser | grep -qx 'Total Jobs: 0   Active Jobs: 0   Idle Jobs: 0   Blocked Jobs: 0'"
+
+bkill -u all 0 >/dev/null 2>&1
+harness_done
