@@ -61,3 +61,22 @@ echo "== replay"
 echo "== scheduling pass (5,000 hosts, 20 queues, every pending job considered)"
 "$BIN/pass_bench" --pending 100000
 "$BIN/pass_bench" --pending 1000000 --repeat 1
+
+echo "== bsim: whole traces of 200,000+ jobs (issue 6's target: under 10 s each with backfill)"
+W="$ROOT/../shared/workloads"
+if [ -d "$W" ]; then
+  bsim_run() {  # trace, policy directory, queue, extra options
+    local start end
+    start=$(date +%s.%N)
+    line=$("$BIN/bsim" --trace "$W/$1.swf.gz" -c "$ROOT/conf-examples/$2/conf" --queue "$3" ${4:-} -q | awk '$1 == "all"')
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" -v t="$1" -v q="$3" -v l="$line" \
+      'BEGIN {printf "%-22s %-13s %5.1f s   %s\n", t, q, e - s, l}'
+  }
+  for q in easy greedy; do bsim_run HPC2N-2002-2.2-cln bsim "$q"; done
+  bsim_run HPC2N-2002-2.2-cln bsim-plan conservative
+  for q in easy greedy; do bsim_run SDSC-BLUE-2000-4.2-cln bsim "$q" "--hosts 144 --slots 8"; done
+  bsim_run SDSC-BLUE-2000-4.2-cln bsim-plan conservative "--hosts 144 --slots 8"
+else
+  echo "(no $W: skipped)"
+fi
