@@ -2,11 +2,14 @@
 //
 // Requirement classes keep the pass proportional to classes x hosts rather than
 // jobs x hosts: jobs with the same queue, resource requirement, -m list and
-// exclusivity share one host match (their Candidates); jobs that also share user,
-// project, service class, slot counts and (once some job holds a reservation) run limit share the
-// outcome of a failed placement (a ReqClass). Within a pass free room only shrinks, so
-// once a class cannot be placed no later job of it can, and each costs one lookup; once
-// no host of a match has a free slot, its jobs share one outcome whoever submitted them.
+// exclusivity share one host match (their Candidates); jobs that also share slot counts,
+// (once some job holds a reservation) run limit, and user, project and service class
+// (when some active module tells them apart) share the outcome of a failed placement (a
+// ReqClass). Within a pass free room only shrinks, so once a class cannot be placed no
+// later job of it can, and each costs one lookup; once no host of a match has a free
+// slot, its jobs share one outcome whoever submitted them. The one exception is a job
+// with a planned start (RESERVATION_MODEL = PLAN): unbooking its own plan makes room for
+// it alone, so it is a class by itself.
 #include "libsched/pass.h"
 
 #include <algorithm>
