@@ -5,7 +5,9 @@
 //
 // One row per combination of consumers with something in use: the consumer columns show
 // the member for PER_* consumers and the section's list otherwise ("-": not a consumer);
-// the resource columns show used/limit ("-": not limited).
+// the resource columns show used/limit ("-": not limited). When a section has Maui-style
+// throttles, IDLE_JOBS (idle/limit), TOTAL_JOBS (running+idle/limit) and PROC_SECONDS
+// (in use/soft/hard) follow, as the last scheduling pass counted them.
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -56,6 +58,9 @@ int main(int argc, char** argv) {
     for (const auto& [name, v] : l.resources())
       if (name != "mem" && name != "swp" && name != "tmp" && std::find(extra.begin(), extra.end(), name) == extra.end())
         extra.push_back(name);
+  bool throttles = false;
+  for (const auto& l : reply.limits())
+    throttles |= l.idle_jobs() >= 0 || l.total_jobs() >= 0 || l.proc_seconds_hard() >= 0;
   const bool wide = vm.count("w") > 0;
   auto arg = [&](const char* o) { return vm.count(o) ? vm[o].as<std::string>() : std::string(); };
   std::vector<std::string> lines;
@@ -85,6 +90,18 @@ int main(int argc, char** argv) {
                        cell(used("mem"), 8, true) + cell(used("tmp"), 8, true) + cell(used("swp"), 8, true) +
                        cell(l.jobs() >= 0 ? std::to_string(u.jobs()) + "/" + std::to_string(l.jobs()) : "-", 8, true);
     for (const auto& r : extra) line += cell(used(r), 10, true);
+    if (throttles) {
+      auto of = [](std::int64_t have, std::int64_t limit) {
+        return limit >= 0 ? std::to_string(have) + "/" + std::to_string(limit) : std::string("-");
+      };
+      std::string ps = "-";
+      if (l.proc_seconds_hard() >= 0)
+        ps = std::to_string(u.proc_seconds()) + "/" +
+             (l.proc_seconds_soft() >= 0 ? std::to_string(l.proc_seconds_soft()) + "/" : "") +
+             std::to_string(l.proc_seconds_hard());
+      line += cell(of(u.idle_jobs(), l.idle_jobs()), 10, true) +
+              cell(of(u.jobs() + u.idle_jobs(), l.total_jobs()), 10, true) + cell(ps, 22, true);
+    }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     lines.push_back(line);
   }
@@ -96,6 +113,7 @@ int main(int argc, char** argv) {
                        cell("HOSTS", 15, true) + cell("PROJECTS", 15, true) + cell("SLOTS", 10, true) +
                        cell("MEM", 8, true) + cell("TMP", 8, true) + cell("SWP", 8, true) + cell("JOBS", 8, true);
   for (const auto& r : extra) header += cell(r, 10, true);
+  if (throttles) header += cell("IDLE_JOBS", 10, true) + cell("TOTAL_JOBS", 10, true) + cell("PROC_SECONDS", 22, true);
   while (!header.empty() && header.back() == ' ') header.pop_back();
   std::cout << "\nINTERNAL RESOURCE LIMITS:\n\n" << header << "\n";
   for (const auto& l : lines) std::cout << l << "\n";

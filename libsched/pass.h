@@ -108,6 +108,18 @@ struct GuaranteeReport {
   std::vector<Host> hosts;  // every member host
 };
 
+// What a throttling Limit section (IDLE_JOBS, TOTAL_JOBS, PROC_SECONDS, soft values)
+// counts for one consumer as the pass leaves it, for blimits. The member names are
+// set for PER_* consumers and empty for a section's consumers together.
+struct ThrottleUse {
+  size_t limit = 0;  // index into SchedPolicy::limits
+  std::string user, queue, project;
+  int running = 0;
+  int idle = 0;  // pending jobs eligible under it (Maui's IDLE)
+  std::int64_t slots = 0;
+  std::int64_t proc_seconds = 0;  // running jobs' remaining run limit x slots
+};
+
 struct PassResult {
   std::vector<Dispatch> dispatches;
   std::vector<Reservation> reservations;
@@ -115,6 +127,7 @@ struct PassResult {
   std::vector<Resume> resumes;
   std::vector<PendingReason> reasons;
   std::vector<GuaranteeReport> guarantees;  // every guarantee pool, in configuration order
+  std::vector<ThrottleUse> throttles;       // every throttled consumer with something counted
   PassStats stats;
 };
 

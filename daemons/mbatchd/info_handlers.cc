@@ -372,6 +372,28 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
     row->set_jobs(u.jobs);
     for (const auto& [name, amount] : u.resources) (*row->mutable_resources())[name] = amount;
   }
+  // The throttles' counts come from the last pass (only it knows which pending jobs are
+  // idle): onto the consumer's row, or a row of its own when nothing of it runs.
+  for (const auto& t : throttles_) {
+    if (t.limit >= config_index_.policy->limits.size()) continue;  // a pass before a reconfig
+    wire::LimitUsageRow* row = nullptr;
+    for (auto& r : *out->mutable_usage())
+      if (static_cast<size_t>(r.limit()) == t.limit && r.user() == t.user && r.queue() == t.queue &&
+          r.project() == t.project && r.host().empty())
+        row = &r;
+    if (!row) {
+      if (t.idle == 0 && t.running == 0) continue;
+      row = out->add_usage();
+      row->set_limit(static_cast<int>(t.limit));
+      row->set_user(t.user);
+      row->set_queue(t.queue);
+      row->set_project(t.project);
+      row->set_slots(static_cast<int>(t.slots));
+      row->set_jobs(t.running);
+    }
+    row->set_idle_jobs(t.idle);
+    row->set_proc_seconds(t.proc_seconds);
+  }
   respond(reply);
 }
 

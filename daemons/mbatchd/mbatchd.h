@@ -220,6 +220,7 @@ class Mbatchd {
   // got a job and last had a load-based suspend or resume.
   std::map<sched::JobKey, sched::Reservation> reservations_;
   std::vector<sched::GuaranteeReport> guarantees_;  // as the last pass left them
+  std::vector<sched::ThrottleUse> throttles_;       // the same, for blimits
   // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
   // after a restart such a job ends as killed.
   struct RequeueAfterKill {

@@ -362,6 +362,7 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
   for (auto& r : result.reservations) kept[r.job] = std::move(r);
   reservations_ = std::move(kept);
   guarantees_ = std::move(result.guarantees);
+  throttles_ = std::move(result.throttles);
   for (const auto& s : result.suspends) {
     Job* job = state_.find_job(s.job);
     if (!job || job->state != wire::JOB_RUN) continue;

@@ -37,7 +37,7 @@ class ThrottleModule final : public Module {
       for (size_t i : limits_) {
         const LimitPolicy& l = ctx.policy.limits[i];
         if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
-        Use& u = use_[key(ctx, i, job.user, job.queue, job.project)];
+        Use& u = use_of(ctx, i, job.user, job.queue, job.project);
         ++u.running;
         u.slots += static_cast<std::int64_t>(job.hosts.size());
         u.proc_seconds += left * static_cast<std::int64_t>(job.hosts.size());
@@ -105,11 +105,37 @@ class ThrottleModule final : public Module {
     }
   }
 
+  // blimits: each consumer's counts as the pass leaves them.
+  void finish(PassContext& ctx) override {
+    for (const auto& [k, u] : use_) {
+      ThrottleUse r = u.report;
+      r.running = u.running;
+      r.idle = u.idle;
+      r.slots = u.slots;
+      r.proc_seconds = u.proc_seconds;
+      ctx.result.throttles.push_back(std::move(r));
+    }
+  }
+
  private:
   struct Use {
     int running = 0, idle = 0;
     std::int64_t slots = 0, proc_seconds = 0;
+    ThrottleUse report;  // whose counts these are
   };
+
+  Use& use_of(const PassContext& ctx, size_t limit, const std::string& user, int queue, const std::string& project) {
+    auto [it, fresh] = use_.try_emplace(key(ctx, limit, user, queue, project));
+    if (fresh) {
+      const LimitPolicy& l = ctx.policy.limits[limit];
+      ThrottleUse& r = it->second.report;
+      r.limit = limit;
+      if (l.users.per_member) r.user = user;
+      if (l.queues.per_member) r.queue = ctx.policy.queues[static_cast<size_t>(queue)].name;
+      if (l.projects.per_member) r.project = project;
+    }
+    return it->second;
+  }
 
   // The counts of every throttling limit the job falls under, looked up once per call.
   std::vector<std::pair<const LimitPolicy*, Use*>> uses(const PassContext& ctx, const JobView& job) {
@@ -117,7 +143,7 @@ class ThrottleModule final : public Module {
     for (size_t i : limits_) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (applies(ctx, l, job.user, job.queue, job.project))
-        out.emplace_back(&l, &use_[key(ctx, i, job.user, job.queue, job.project)]);
+        out.emplace_back(&l, &use_of(ctx, i, job.user, job.queue, job.project));
     }
     return out;
   }

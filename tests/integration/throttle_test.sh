@@ -31,6 +31,9 @@ check "bjobs -pe lists the eight, -pi the two, with the limit that blocks them" 
    bjobs -pi | grep -qF 'The idle jobs limit of user <' &&
    bjobs -pi | grep -qF 'is reached: hard limit 8, 8 in use (Limit <per_user>)'"
 check "-pe and -pi together are refused" bash -c "! bjobs -pe -pi >/dev/null 2>&1"
+check "blimits: the user's 8 idle jobs of 8, 8 running plus idle of 72, no processor-seconds in use" bash -c \
+  "blimits | grep -E '^ +per_user ' | grep -Eq ' 8/8 +8/72 +0/72000/1080000\$' &&
+   blimits | grep -E '^ +per_account ' | grep -Eq ' 8/30 +- +-\$'"
 
 # A held job leaves the idle part: a blocked one is promoted, the held one is UserHold.
 held=$(echo $ids | awk '{print $1}')
@@ -45,6 +48,8 @@ check "showq: 8 active on 8 of 32 processors and 1 of 4 nodes, 1 idle, the held 
   "out=\$(showq) && grep -qx '8 Active Jobs   8 of 32 Processors Active (25.00%)' <<<\"\$out\" &&
    grep -qx '                1 of 4 Nodes Active      (25.00%)' <<<\"\$out\" &&
    grep -qx 'Total Jobs: 10   Active Jobs: 8   Idle Jobs: 1   Blocked Jobs: 1' <<<\"\$out\""
+check "blimits after 8 start: 1 idle (the held one is not), 8 running plus 1 idle, about 8 x 600 s outstanding" bash -c \
+  "blimits | grep -E '^ +per_user ' | grep -Eq ' 1/8 +9/72 +4[0-9]{3}/72000/1080000\$'"
 check "an active row: Running, 1 processor, time left up to the 10-minute limit" bash -c \
   "showq -r | grep -Eq '^[0-9]+ +[a-z0-9_]+ +Running +1 +0:(0[0-9]|10):[0-9]{2}  [A-Z][a-z]{2} '"
 check "showq -json: the summary and the lists" bash -c \

@@ -90,6 +90,14 @@ TEST(Throttle, TenJobsMakeEightIdleAndTwoBlocked) {
   for (const auto& p : r.reasons)
     if (p.blocked) blocked.push_back(p.job.id);
   EXPECT_EQ(blocked, (std::vector<std::int64_t>{9, 10}));
+  // blimits' view: alice has 8 idle under the limit, bob 1 running.
+  ASSERT_EQ(r.throttles.size(), 2u);
+  EXPECT_EQ(r.throttles[0].user, "alice");
+  EXPECT_EQ(r.throttles[0].idle, 8);
+  EXPECT_EQ(r.throttles[0].running, 0);
+  EXPECT_EQ(r.throttles[1].user, "bob");
+  EXPECT_EQ(r.throttles[1].running, 1);
+  EXPECT_EQ(r.throttles[1].idle, 0);
 
   c->view.running.clear();  // bob's job ends: job 1 starts, job 9 becomes idle
   r = schedule(c->view, 0);
