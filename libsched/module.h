@@ -8,6 +8,8 @@
 //   admit     may this job be considered at all now (nullopt: yes; else the reason)
 //   hosts     which hosts can take it: filter the candidates, rank them
 //   room      how many slots the job may take on one host right now (0: why)
+//   cannot_start  before any placement is tried: why no placement on these candidates
+//             could pass this module's verify (saves walking the hosts for nothing)
 //   allocate  where the job's slots go (the first module that places decides)
 //   verify    a last check of a placement against limits that span hosts
 //   commit    account for a placement this pass made
@@ -67,6 +69,9 @@ class Module {
   virtual std::optional<std::string> admit(PassContext&, const JobView&) { return std::nullopt; }
   virtual void hosts(PassContext&, const JobView&, Candidates&) {}
   virtual int room(const PassContext&, const JobView&, int /*host*/, const char** /*why*/) { return kUnlimited; }
+  virtual std::optional<std::string> cannot_start(PassContext&, const JobView&, const Candidates&) {
+    return std::nullopt;
+  }
   virtual Allocation allocate(PassContext&, const JobView&, const Candidates&, Placement&) {
     return Allocation::kNotMine;
   }

@@ -218,8 +218,16 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
 
     Allocation a = Allocation::kNotMine;
-    for (auto& m : modules)
-      if ((a = m->allocate(ctx, job, cands, placement)) != Allocation::kNotMine) break;
+    for (auto& m : modules) {
+      if (auto no = m->cannot_start(ctx, job, cands)) {
+        placement.reason = std::move(*no);
+        a = Allocation::kNoRoom;
+        break;
+      }
+    }
+    if (a == Allocation::kNotMine)
+      for (auto& m : modules)
+        if ((a = m->allocate(ctx, job, cands, placement)) != Allocation::kNotMine) break;
     if (a == Allocation::kNotMine) a = first_fit(ctx, job, cands, placement);
     if (a == Allocation::kPlaced) {
       for (auto& m : modules) {

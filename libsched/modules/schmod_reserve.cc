@@ -74,11 +74,17 @@ class ReserveModule final : public Module {
       int n = set.slots_in(p);
       if (n == 0) continue;
       std::int64_t left = set.profile.min_free(ctx.now, until);
-      if (left >= n) continue;
-      return std::string(reason::kHostReserved) + " (planned starts leave " +
-             std::to_string(std::max<std::int64_t>(0, left)) + " of the job's " + std::to_string(n) +
-             " slots free for its run limit)";
+      if (left < n) return planned_away(left, n);
     }
+    return std::nullopt;
+  }
+
+  // Every placement puts at least -n min slots on the job's own hosts, so fewer free
+  // for its run limit there fails verify whatever the placement.
+  std::optional<std::string> cannot_start(PassContext& ctx, const JobView& job, const Candidates& cands) override {
+    if (booked_.empty() && plans_.empty()) return std::nullopt;
+    std::int64_t left = plan_set(ctx, cands).profile.min_free(ctx.now, end_of(ctx.now, length(job)));
+    if (left < job.min_slots) return planned_away(left, job.min_slots);
     return std::nullopt;
   }
 
@@ -213,6 +219,12 @@ class ReserveModule final : public Module {
     int slots;
     bool live = true;
   };
+
+  static std::string planned_away(std::int64_t left, int asked) {
+    return std::string(reason::kHostReserved) + " (planned starts leave " +
+           std::to_string(std::max<std::int64_t>(0, left)) + " of the job's " + std::to_string(asked) +
+           " slots free for its run limit)";
+  }
 
   // How long a job holds its slots once started, as plans see it.
   static std::int64_t length(const JobView& job) {
