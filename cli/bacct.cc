@@ -23,9 +23,7 @@ std::string fmt(int width, int precision, double v) {
   return buf;
 }
 
-std::string label(const wire::AcctRecord& r) {
-  return std::to_string(r.job_id()) + (r.index() > 0 ? "[" + std::to_string(r.index()) + "]" : "");
-}
+std::string label(const wire::AcctRecord& r) { return cli::job_id_text(r.job_id(), r.index()); }
 
 double wait_of(const wire::AcctRecord& r) {
   return static_cast<double>(

@@ -46,7 +46,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     if (!first) std::cout << std::string(78, '-') << "\n";
     first = false;
     std::cout << "\n";
-    std::string id = std::to_string(j.job_id()) + (j.index() > 0 ? "[" + std::to_string(j.index()) + "]" : "");
+    std::string id = job_id_text(j.job_id(), j.index());
     std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
                        j.spec().project() + ">" +
                        (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +

@@ -89,6 +89,10 @@ std::vector<std::string> shell_words(std::string_view line, std::string* error) 
   return words;
 }
 
+std::string job_id_text(std::int64_t job_id, std::int32_t index) {
+  return std::to_string(job_id) + (index > 0 ? "[" + std::to_string(index) + "]" : "");
+}
+
 std::optional<wire::JobRef> parse_job_ref(const std::string& text) {
   wire::JobRef ref;
   std::string id = text;

@@ -44,6 +44,8 @@ std::vector<std::string> shell_words(std::string_view line, std::string* error);
 
 // "12" or "12[3]"; nullopt for anything else.
 std::optional<wire::JobRef> parse_job_ref(const std::string& text);
+// The other way: "12", or "12[3]" for an array element.
+std::string job_id_text(std::int64_t job_id, std::int32_t index);
 
 // The hosts named by the "hosts" positional option (all when none), only those whose
 // resources and load satisfy -R's select[] when "R" is given, as mbatchd reports them;

@@ -55,11 +55,6 @@ std::string duration(std::int64_t s) {
   return buf;
 }
 
-std::string job_name(const wire::JobInfo& j) {
-  std::string id = std::to_string(j.job_id());
-  return j.index() > 0 ? id + "[" + std::to_string(j.index()) + "]" : id;
-}
-
 // Maui's state of a pending job outside the idle part.
 const char* blocked_state(wire::PendingClass c) {
   switch (c) {
@@ -79,7 +74,7 @@ Queue build(const wire::JobsReply& jobs, const wire::HostsReply& hosts, const wi
   Queue out;
   for (const auto& j : jobs.jobs()) {
     Row r;
-    r.name = job_name(j);
+    r.name = cli::job_id_text(j.job_id(), j.index());
     r.user = j.user();
     r.limit = j.spec().run_limit_s() > 0 ? j.spec().run_limit_s() : queue_limit[j.queue()];
     switch (j.state()) {

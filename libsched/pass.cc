@@ -123,6 +123,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Modules whose policy this configuration does not use leave the pass: they would be
   // asked about every job and every host they have nothing to say about.
   std::erase_if(modules, [&](const auto& m) { return !m->active(ctx); });
+  ctx.modules_settled();
 
   std::vector<const JobView*> jobs;
   jobs.reserve(view.pending.size());

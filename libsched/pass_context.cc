@@ -32,6 +32,7 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
     }
   }
   running_begin_.push_back(running_slots_.size());
+  modules_settled();
 }
 
 std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts) {
@@ -126,14 +127,13 @@ std::string format_amount(double value) {
   return s;
 }
 
+void PassContext::modules_settled() {
+  room_modules_.clear();
+  for (const auto& m : modules_)
+    if (m->limits_room()) room_modules_.push_back(m.get());
+}
+
 int PassContext::room(const JobView& job, int host, const char** why) const {
-  // The modules with a room hook, listed once the pass has left out inactive modules.
-  if (room_listed_ != modules_.size()) {
-    room_modules_.clear();
-    for (const auto& m : modules_)
-      if (m->limits_room()) room_modules_.push_back(m.get());
-    room_listed_ = modules_.size();
-  }
   int least = kUnlimited;
   for (Module* m : room_modules_) {
     const char* reason = nullptr;

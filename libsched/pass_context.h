@@ -102,6 +102,9 @@ class PassContext {
 
   // Slots the job may take on a host now: the least any module allows (0: `why`).
   int room(const JobView& job, int host, const char** why) const;
+  // The modules changed (the pass left out its inactive ones): room() asks again only
+  // those that have a room hook.
+  void modules_settled();
 
   void pend(const JobView& job, std::shared_ptr<const std::string> text,
             std::shared_ptr<const HostReasons> on_hosts = nullptr) {
@@ -124,8 +127,7 @@ class PassContext {
   // classes x hosts lookups in a pass read a vector, not a map of names. The view's
   // fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
-  mutable std::vector<Module*> room_modules_;
-  mutable size_t room_listed_ = 0;  // modules_.size() when room_modules_ was made
+  std::vector<Module*> room_modules_;  // the modules with a room hook (modules_settled)
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of

@@ -25,17 +25,18 @@ class ParallelModule final : public Module {
 
     std::vector<std::pair<int, int>> rooms;  // host, slots it may give
     Cursor& cursor = cursor_of(cands);
-    for (int h : cursor.open_hosts(ctx)) {
+    walk(ctx, cursor, [&](int h) {
       const char* why = nullptr;
       int r = ctx.room(job, h, &why);
       if (r <= 0) {
         out.refuse(why ? why : reason::kHostFull, h);
-        continue;
+        return false;
       }
       if (span && span->ptile) r = std::min(r, *span->ptile);
       if (span && span->ptile_per_cpu) r = std::min(r, std::max(1, ctx.view.hosts[h].ncpus));
       rooms.emplace_back(h, r);
-    }
+      return false;
+    });
     count_skipped(cursor, out);
     if (!same) return place(job, span, rooms, out);
 
@@ -75,54 +76,28 @@ class ParallelModule final : public Module {
     std::vector<int> open;       // hosts that had a free slot when last walked past
     std::vector<int> full;       // hosts skipped for having no free slot
     std::vector<int> exclusive;  // hosts skipped for running an exclusive job
-    // The open hosts, those found full moved to their list as the walk passes them.
-    class Walk {
-     public:
-      Walk(const PassContext& ctx, Cursor& c) : ctx_(ctx), c_(c) {}
-      struct It {
-        Walk* w;
-        size_t i;
-        int operator*() const { return w->c_.open[i]; }
-        It& operator++() {
-          w->keep(i);
-          w->skip(i + 1);
-          i = w->read_;
-          return *this;
-        }
-        bool operator!=(const It& o) const { return i != o.i; }
-      };
-      It begin() {
-        skip(0);
-        return {this, read_};
-      }
-      It end() { return {this, c_.open.size()}; }
-      ~Walk() {
-        // Whatever the walk did not reach stays open as it was.
-        if (write_ != read_)
-          c_.open.erase(c_.open.begin() + static_cast<std::ptrdiff_t>(write_),
-                        c_.open.begin() + static_cast<std::ptrdiff_t>(read_));
-      }
-
-     private:
-      friend struct It;
-      // Moves read_ past hosts that are no longer open, from position i on.
-      void skip(size_t i) {
-        read_ = i;
-        while (read_ < c_.open.size()) {
-          int h = c_.open[read_];
-          const HostState& hs = ctx_.hosts[h];
-          if (hs.free() > 0 && !hs.exclusive) break;
-          (hs.exclusive ? c_.exclusive : c_.full).push_back(h);
-          ++read_;
-        }
-      }
-      void keep(size_t i) { c_.open[write_++] = c_.open[i]; }
-      const PassContext& ctx_;
-      Cursor& c_;
-      size_t read_ = 0, write_ = 0;
-    };
-    Walk open_hosts(const PassContext& ctx) { return Walk(ctx, *this); }
   };
+
+  // Calls visit(h) for each host still open, best first, moving those found full to
+  // their lists as it passes them; stops after a visit that returns true.
+  template <class Visit>
+  static void walk(const PassContext& ctx, Cursor& c, Visit visit) {
+    size_t keep = 0, i = 0;
+    for (; i < c.open.size(); ++i) {
+      int h = c.open[i];
+      const HostState& hs = ctx.hosts[h];
+      if (hs.free() <= 0 || hs.exclusive) {
+        (hs.exclusive ? c.exclusive : c.full).push_back(h);
+        continue;
+      }
+      c.open[keep++] = h;
+      if (visit(h)) {
+        ++i;
+        break;
+      }
+    }
+    c.open.erase(c.open.begin() + static_cast<std::ptrdiff_t>(keep), c.open.begin() + static_cast<std::ptrdiff_t>(i));
+  }
 
   Cursor& cursor_of(const Candidates& cands) {
     auto [it, fresh] = cursors_.try_emplace(&cands);
@@ -143,14 +118,16 @@ class ParallelModule final : public Module {
 
   Allocation sequential(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) {
     Cursor& cursor = cursor_of(cands);
-    for (int h : cursor.open_hosts(ctx)) {
+    walk(ctx, cursor, [&](int h) {
       const char* why = nullptr;
       if (ctx.room(job, h, &why) > 0) {
         out.hosts.emplace_back(h, 1);
-        return Allocation::kPlaced;
+        return true;
       }
       out.refuse(why ? why : reason::kHostFull, h);
-    }
+      return false;
+    });
+    if (!out.hosts.empty()) return Allocation::kPlaced;
     count_skipped(cursor, out);
     return Allocation::kNoRoom;
   }

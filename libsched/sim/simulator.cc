@@ -135,21 +135,18 @@ class Simulation {
       o.slots = static_cast<int>(d.hosts.size());
       std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
       view_.running.push_back(started(*pos, d.hosts, now));
-      view_.running.back().host_slots_table = view_.host_table;
-      view_.running.back().host_slots = host_slots(*view_.host_table, d.hosts);
+      RunningJobView& run = view_.running.back();
+      run.host_slots_table = view_.host_table;
+      run.host_slots = host_slots(*view_.host_table, d.hosts);
+      // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
+      for (auto [h, n] : run.host_slots) view_.hosts[static_cast<size_t>(h)].last_dispatch = now;
       Live& live = live_[d.job];
       live.index = index;
       schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));
       dispatched.insert(d.job);
     }
-    if (!dispatched.empty()) {
+    if (!dispatched.empty())
       std::erase_if(view_.pending, [&](const JobView& j) { return dispatched.count(j.key) > 0; });
-      // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
-      for (const auto& d : pass.dispatches)
-        for (const auto& name : d.hosts)
-          if (auto it = view_.host_table->index.find(name); it != view_.host_table->index.end())
-            view_.hosts[static_cast<size_t>(it->second)].last_dispatch = now;
-    }
 
     // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
     std::map<JobKey, const Reservation*> held;
