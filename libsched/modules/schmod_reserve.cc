@@ -22,7 +22,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
@@ -67,7 +66,7 @@ class ReserveModule final : public Module {
 
   std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Candidates& cands,
                                     const Placement& p) override {
-    if (booked_.empty() && plans_.empty()) return std::nullopt;
+    if (live_ == 0 && plans_.empty()) return std::nullopt;
     plan_set(ctx, cands);
     std::int64_t until = end_of(ctx.now, length(job));
     for (const auto& set : plans_) {
@@ -82,14 +81,14 @@ class ReserveModule final : public Module {
   // Every placement puts at least -n min slots on the job's own hosts, so fewer free
   // for its run limit there fails verify whatever the placement.
   std::optional<std::string> cannot_start(PassContext& ctx, const JobView& job, const Candidates& cands) override {
-    if (booked_.empty() && plans_.empty()) return std::nullopt;
+    if (live_ == 0 && plans_.empty()) return std::nullopt;
     std::int64_t left = plan_set(ctx, cands).profile.min_free(ctx.now, end_of(ctx.now, length(job)));
     if (left < job.min_slots) return planned_away(left, job.min_slots);
     return std::nullopt;
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
-    if (!booked_.empty()) unbook(job);
+    if (live_ > 0) unbook(ctx, job);
     for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_job) {
       double left = ctx.shared_left(res);
       if (!std::isnan(left) && left + 1e-9 < amount)
@@ -231,7 +230,11 @@ class ReserveModule final : public Module {
     return job.run_limit_s > 0 ? job.run_limit_s : SlotProfile::kForever;
   }
 
-  void book(const Booking& b) {
+  // Jobs are known by their place in the view's pending list.
+  void book(const PassContext& ctx, const JobView& job, const Booking& b) {
+    if (booking_of_.empty()) booking_of_.assign(ctx.view.pending.size(), -1);
+    booking_of_[static_cast<size_t>(&job - ctx.view.pending.data())] = static_cast<int>(bookings_.size());
+    ++live_;
     bookings_.push_back(b);
     for (auto& set : plans_) set.profile.add(b.from, b.to, -b.slots);
   }
@@ -244,18 +247,18 @@ class ReserveModule final : public Module {
     for (const auto& job : ctx.view.pending) {
       if (job.planned_start <= 0 || !ctx.queue_of(job).slot_reserve_time) continue;
       std::int64_t from = std::max(job.planned_start, ctx.now);
-      booked_[&job] = bookings_.size();
-      book({from, end_of(from, length(job)), job.min_slots});
+      book(ctx, job, {from, end_of(from, length(job)), job.min_slots});
     }
   }
 
-  void unbook(const JobView& job) {
-    auto it = booked_.find(&job);
-    if (it == booked_.end()) return;
-    Booking& b = bookings_[it->second];
+  void unbook(const PassContext& ctx, const JobView& job) {
+    int& index = booking_of_[static_cast<size_t>(&job - ctx.view.pending.data())];
+    if (index < 0) return;
+    Booking& b = bookings_[static_cast<size_t>(index)];
     b.live = false;
     for (auto& set : plans_) set.profile.add(b.from, b.to, b.slots);
-    booked_.erase(it);
+    index = -1;
+    --live_;
   }
 
   PlanSet& plan_set(const PassContext& ctx, const Candidates& cands) {
@@ -273,10 +276,14 @@ class ReserveModule final : public Module {
     for (const auto& e : ends_)
       if (member[static_cast<size_t>(e.host)] && e.at != kNever)
         ends.emplace_back(std::max(e.at, ctx.now + 1), e.slots);
-    PlanSet set{&cands, std::move(member), SlotProfile(ctx.now, free, std::move(ends))};
-    for (const auto& b : bookings_)
-      if (b.live) set.profile.add(b.from, b.to, -b.slots);
-    plans_.push_back(std::move(set));
+    // Bookings go in with the ends (a booking takes at its start and gives back at its
+    // end): one sort, where adding each to the profile would walk it each time.
+    for (const auto& b : bookings_) {
+      if (!b.live) continue;
+      ends.emplace_back(b.from, -b.slots);
+      if (b.to != SlotProfile::kForever) ends.emplace_back(b.to, b.slots);
+    }
+    plans_.push_back(PlanSet{&cands, std::move(member), SlotProfile(ctx.now, free, std::move(ends))});
     return plans_.back();
   }
 
@@ -286,8 +293,7 @@ class ReserveModule final : public Module {
     // Room now means something other than planned starts refused the job (a resource,
     // a host limit): holding it would only keep other jobs off it.
     if (start == SlotProfile::kForever || start <= ctx.now) return false;
-    booked_[&job] = bookings_.size();
-    book({start, end_of(start, length(job)), job.min_slots});
+    book(ctx, job, {start, end_of(start, length(job)), job.min_slots});
     ctx.result.reservations.push_back(Reservation{job.key, {}, since, start});
     ++ctx.result.stats.reserved;
     return true;
@@ -324,7 +330,8 @@ class ReserveModule final : public Module {
   std::map<const Candidates*, std::vector<int>> open_;
   std::vector<PlanSet> plans_;  // RESERVATION_MODEL = PLAN
   std::vector<Booking> bookings_;
-  std::unordered_map<const JobView*, size_t> booked_;  // into bookings_
+  std::vector<int> booking_of_;  // by index in the view's pending jobs, into bookings_; -1: none
+  size_t live_ = 0;              // bookings not yet unbooked
 };
 
 }  // namespace
