@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "libconfig/aps_priority.h"
 #include "libconfig/diagnostics.h"
 #include "libconfig/limits.h"
 #include "libconfig/load_index.h"
@@ -203,6 +204,7 @@ struct Queue {
   bool use_priority_in_pool = false;
   std::optional<double> cpu_time_factor, run_time_factor, run_job_factor, hist_hours;
   bool sla_guarantees_ignore = false;
+  std::optional<ApsPriority> aps_priority;  // APS_PRIORITY
   std::map<std::string, std::string> other;  // accepted, not yet acted on
   SourceLocation where;
   KeyLines keys;
@@ -344,6 +346,7 @@ struct ReservationUsage {
 struct ServiceClass {
   std::string name;
   std::optional<int> priority;
+  std::optional<int> queue_time_target_min;  // QUEUE_TIME_TARGET (extension): Maui's QTTARGET
   std::vector<std::string> goals;  // e.g. GUARANTEE, or raw time-based goals
   bool guarantee = false;
   std::vector<std::string> access_queues, access_users, access_fairshare_groups, access_apps, access_projects,

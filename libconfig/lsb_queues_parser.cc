@@ -205,6 +205,12 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
       else
         q.slot_share = *n;
     }
+  } else if (k == "APS_PRIORITY") {
+    auto r = ApsPriority::parse(v);
+    if (!r)
+      ctx.error(at, context, "APS_PRIORITY: " + r.error());
+    else
+      q.aps_priority = *r;
   } else if (k == "MAX_SLOTS_IN_POOL") {
     opt_int(q.max_slots_in_pool, 1);
   } else if (k == "USE_PRIORITY_IN_POOL") {

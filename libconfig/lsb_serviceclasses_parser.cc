@@ -77,6 +77,9 @@ void parse_lsb_serviceclasses(const SectionFile& file, FileContext& ctx, std::ve
         priority = &kv;
         if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, std::numeric_limits<int>::max()))
           sc.priority = static_cast<int>(*n);
+      } else if (k == "QUEUE_TIME_TARGET") {
+        if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, std::numeric_limits<int>::max()))
+          sc.queue_time_target_min = static_cast<int>(*n);
       } else if (k == "ACCESS_CONTROL") {
         parse_access_control(kv.value, sc, kv.where, context, ctx);
       } else if (k == "AUTO_ATTACH") {

@@ -120,6 +120,15 @@ struct ThrottleUse {
   std::int64_t proc_seconds = 0;  // running jobs' remaining run limit x slots
 };
 
+// A pending job's APS value in a queue with APS_PRIORITY, for bjobs -aps and -prio:
+// the weighted sum and each weighted factor's or subfactor's value (after its limit and
+// grace period), as the pass began.
+struct ApsScore {
+  JobKey job;
+  double value = 0;
+  std::vector<std::pair<std::string, double>> factors;
+};
+
 struct PassResult {
   std::vector<Dispatch> dispatches;
   std::vector<Reservation> reservations;
@@ -128,6 +137,7 @@ struct PassResult {
   std::vector<PendingReason> reasons;
   std::vector<GuaranteeReport> guarantees;  // every guarantee pool, in configuration order
   std::vector<ThrottleUse> throttles;       // every throttled consumer with something counted
+  std::vector<ApsScore> aps;                // every pending job of an APS queue
   PassStats stats;
 };
 

@@ -77,6 +77,10 @@ struct JobView {
   std::string share_group;                  // bsub -G: the fairshare group to charge
   std::string sla;                          // bsub -sla: the service class
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
+  // Since when it has been eligible (Maui's IDLE): its submission, or when a throttle
+  // last stopped blocking it; APS counts queue time from here. 0: unknown (no queue time).
+  std::int64_t idle_since = 0;
+  int user_priority = -1;  // bsub -sp; -1: the default, MAX_USER_PRIORITY / 2
 };
 
 enum class RunState { kRun, kSsusp, kUsusp };

@@ -193,6 +193,7 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.fairshare = fairshare_policy(cfg, q);
     qp.slot_pool = q.slot_pool;
     qp.slot_share = q.slot_share.value_or(0);
+    qp.aps = q.aps_priority;
     qp.max_slots_in_pool = q.max_slots_in_pool;
     qp.use_priority_in_pool = q.use_priority_in_pool;
     qp.hist_hours = q.hist_hours.value_or(cfg.params.hist_hours);
@@ -222,6 +223,9 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     part.fairshare = fairshare_policy(cfg, hp.user_shares);
     p->host_partitions.push_back(std::move(part));
   }
+  for (const auto& sc : cfg.service_classes)
+    p->qos[sc.name] = {sc.priority.value_or(0), std::int64_t{sc.queue_time_target_min.value_or(0)} * 60};
+  p->max_user_priority = cfg.params.max_user_priority;
   for (const auto& gp : cfg.guarantee_pools) {
     if (gp.type.kind == config::PoolType::Kind::kResource) continue;  // licences: not scheduled here
     GuaranteePolicy g;

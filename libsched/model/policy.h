@@ -53,11 +53,12 @@ struct QueuePolicy {
   // Where the use of its finished jobs is kept (ShareHistory's queue key): its own name,
   // its master's, or "hpart:" and the partition's; empty without fairshare.
   std::string share_key;
-  std::string slot_pool;                 // SLOT_POOL; empty: none
-  double slot_share = 0;                 // SLOT_SHARE, percent
-  std::optional<int> max_slots_in_pool;  // MAX_SLOTS_IN_POOL (the pool's first queue)
-  bool use_priority_in_pool = false;     // USE_PRIORITY_IN_POOL (the pool's first queue)
-  double hist_hours = 5;                 // HIST_HOURS: decay of the queue's usage
+  std::string slot_pool;                   // SLOT_POOL; empty: none
+  double slot_share = 0;                   // SLOT_SHARE, percent
+  std::optional<int> max_slots_in_pool;    // MAX_SLOTS_IN_POOL (the pool's first queue)
+  bool use_priority_in_pool = false;       // USE_PRIORITY_IN_POOL (the pool's first queue)
+  double hist_hours = 5;                   // HIST_HOURS: decay of the queue's usage
+  std::optional<config::ApsPriority> aps;  // APS_PRIORITY: jobs in the queue by weighted priority
 };
 
 // One lsb.users User row that applies to a user (directly, as `default`, or as `group@`).
@@ -143,6 +144,13 @@ struct SchedPolicy {
   };
   std::vector<HostPartition> host_partitions;
   std::vector<GuaranteePolicy> guarantee_pools;  // in configuration order
+  // What APS reads of service classes, Maui's QOS: base priority and queue time target.
+  struct Qos {
+    int priority = 0;
+    std::int64_t queue_time_target_s = 0;  // 0: none
+  };
+  std::map<std::string, Qos, std::less<>> qos;  // by service class
+  int max_user_priority = 0;                    // MAX_USER_PRIORITY: a job's default priority is half
   // Cluster-wide shared numeric resources (licences): name -> total instances.
   std::map<std::string, double, std::less<>> shared_resources;
   std::vector<std::string> modules;  // lsb.modules order; LSF's default set when absent

@@ -11,6 +11,7 @@ std::unique_ptr<Module> make_schmod_default();     // host matching, thresholds,
 std::unique_ptr<Module> make_schmod_fairshare();   // FAIRSHARE: the share tree picks the next job
 std::unique_ptr<Module> make_schmod_slotpool();    // SLOT_POOL / SLOT_SHARE: queues divide a pool
 std::unique_ptr<Module> make_schmod_fcfs();        // queue priority, then position in the queue
+std::unique_ptr<Module> make_schmod_aps();         // APS_PRIORITY: weighted job priority in a queue
 std::unique_ptr<Module> make_schmod_limit();       // job slot limits and lsb.resources Limit sections
 std::unique_ptr<Module> make_schmod_parallel();    // -n min,max, span[], same[]
 std::unique_ptr<Module> make_schmod_reserve();     // rusage[] reservation, slot reservation, backfill

@@ -142,7 +142,8 @@ class FairshareModule final : public Module {
   // shared, so what starts in one queue counts in the next).
   std::unique_ptr<JobPicker> picker(PassContext& ctx, std::span<const JobView* const> rest, size_t& taken) override {
     const QueuePolicy& first = ctx.policy.queues[static_cast<size_t>(rest.front()->queue)];
-    if (!first.fairshare) return nullptr;
+    // APS_PRIORITY orders the queue; fairshare is its FS factor there (schmod_aps).
+    if (!first.fairshare || first.aps) return nullptr;
     auto together = [&](const JobView* j) {
       return first.share_domain >= 0 ? set_of(ctx, j->queue) == set_of(ctx, rest.front()->queue)
                                      : j->queue == rest.front()->queue;

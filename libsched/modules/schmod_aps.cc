@@ -1,0 +1,141 @@
+// schmod_aps: absolute priority scheduling (APS_PRIORITY in lsb.queues). Within a queue
+// that has it, pending jobs go by a weighted sum of factors worked out as the pass
+// begins, instead of by position (ties keep FCFS order); queue priority still orders
+// the queues, and fairshare no longer picks the next job there (its priority is the FS
+// factor instead), as in LSF.
+//
+//   APS = sum over factors f of W_f x min(L_f, sum over its subfactors s of
+//         W_s x min(L_s, value_s))          (a factor without subfactors: its value)
+//
+// A factor or subfactor counts only once the job has been eligible for its grace
+// period. Values: FS the user's dynamic fairshare priority; PROC the most slots asked
+// (-n); MEM and SWAP rusage[] mem and swp x slots, MB; JPRIORITY the job's priority
+// (bsub -sp; else MAX_USER_PRIORITY / 2); QPRIORITY the queue's PRIORITY; QUEUETIME
+// minutes eligible (not while blocked: it counts from JobView::idle_since); XFACTOR
+// 1 + queue time / run limit (Maui's expansion factor; 1 without a run limit);
+// TARGETQUEUETIME 2^(10 r) for r = queue time / the service class's QUEUE_TIME_TARGET,
+// doubling every tenth of the target, and past the target growing along the tangent
+// at r = 1 (Maui: exponential as the target nears, slower after a miss); QOS the
+// service class's PRIORITY.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "libsched/modules/modules.h"
+#include "libsched/share_accounts.h"
+
+namespace lsf::sched {
+namespace {
+
+double target_queue_time(double r) {
+  if (r <= 1) return std::exp2(10 * r);
+  return 1024 * (1 + 10 * std::log(2.0) * (r - 1));
+}
+
+class ApsModule final : public Module {
+ public:
+  std::string_view name() const override { return "schmod_aps"; }
+  bool limits_room() const override { return false; }
+  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+
+  bool active(const PassContext& ctx) const override {
+    return std::any_of(ctx.policy.queues.begin(), ctx.policy.queues.end(), [](const auto& q) { return q.aps; });
+  }
+
+  void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
+    // FCFS has grouped each queue's jobs: sort each APS queue's run by its values.
+    for (size_t begin = 0; begin < jobs.size();) {
+      size_t end = begin;
+      while (end < jobs.size() && jobs[end]->queue == jobs[begin]->queue) ++end;
+      const QueuePolicy& q = ctx.queue_of(*jobs[begin]);
+      if (q.aps) {
+        std::vector<std::pair<double, const JobView*>> scored;
+        scored.reserve(end - begin);
+        for (size_t i = begin; i < end; ++i) scored.emplace_back(score(ctx, q, *jobs[i]), jobs[i]);
+        std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (size_t i = begin; i < end; ++i) jobs[i] = scored[i - begin].second;
+      }
+      begin = end;
+    }
+  }
+
+ private:
+  double score(PassContext& ctx, const QueuePolicy& q, const JobView& job) {
+    const config::ApsPriority& aps = *q.aps;
+    std::int64_t eligible_s = job.idle_since > 0 ? std::max<std::int64_t>(0, ctx.now - job.idle_since) : 0;
+    ApsScore out{job.key, 0, {}};
+    auto capped = [&](std::string_view name, double v) {
+      auto it = aps.terms.find(name);
+      if (it == aps.terms.end()) return v;
+      if (it->second.limit) v = std::min(v, *it->second.limit);
+      if (it->second.grace_s > eligible_s) v = 0;
+      return v;
+    };
+    for (const auto& [factor, subs] : config::ApsPriority::factors()) {
+      double w = aps.weight(factor);
+      if (w == 0) continue;
+      double sum = 0;
+      if (subs.empty()) {
+        double v = capped(factor, value(ctx, q, job, factor, eligible_s));
+        out.factors.emplace_back(factor, v);
+        sum = v;
+      } else {
+        for (const auto& s : subs) {
+          double ws = aps.weight(s);
+          if (ws == 0) continue;
+          double v = capped(s, value(ctx, q, job, s, eligible_s));
+          out.factors.emplace_back(s, v);
+          sum += ws * v;
+        }
+        sum = capped(factor, sum);
+      }
+      out.value += w * sum;
+    }
+    ctx.result.aps.push_back(std::move(out));
+    return ctx.result.aps.back().value;
+  }
+
+  double value(PassContext& ctx, const QueuePolicy& q, const JobView& job, std::string_view name,
+               std::int64_t eligible_s) {
+    if (name == "FS") return fairshare_priority(ctx, job);
+    if (name == "PROC") return job.max_slots;
+    if (name == "MEM" || name == "SWAP") {
+      double total = 0;
+      for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_slot)
+        if (res == (name == "MEM" ? "mem" : "swp")) total += amount;
+      return total * job.max_slots;
+    }
+    if (name == "JPRIORITY") return job.user_priority >= 0 ? job.user_priority : ctx.policy.max_user_priority / 2;
+    if (name == "QPRIORITY") return q.priority;
+    if (name == "QUEUETIME") return static_cast<double>(eligible_s) / 60;
+    if (name == "XFACTOR")
+      return job.run_limit_s > 0 ? 1 + static_cast<double>(eligible_s) / static_cast<double>(job.run_limit_s) : 1;
+    const SchedPolicy::Qos* qos = nullptr;
+    if (auto it = ctx.policy.qos.find(job.sla); it != ctx.policy.qos.end()) qos = &it->second;
+    if (name == "QOS") return qos ? qos->priority : 0;
+    if (name == "TARGETQUEUETIME")
+      return qos && qos->queue_time_target_s > 0
+                 ? target_queue_time(static_cast<double>(eligible_s) / static_cast<double>(qos->queue_time_target_s))
+                 : 0;
+    return 0;
+  }
+
+  // The user's dynamic priority in the queue's share tree as the pass begins; 0 in a
+  // queue without FAIRSHARE (LSF ignores FS there).
+  double fairshare_priority(const PassContext& ctx, const JobView& job) {
+    const QueuePolicy& q = ctx.queue_of(job);
+    if (!q.fairshare) return 0;
+    auto it = trees_.find(job.queue);
+    if (it == trees_.end()) it = trees_.emplace(job.queue, ShareAccounts(ctx.view, job.queue, ctx.now)).first;
+    int leaf = it->second.leaf(job);
+    return leaf < 0 ? 0 : it->second.priority(leaf);
+  }
+
+  std::map<int, ShareAccounts> trees_;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> make_schmod_aps() { return std::make_unique<ApsModule>(); }
+
+}  // namespace lsf::sched
