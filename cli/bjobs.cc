@@ -1,6 +1,6 @@
 // bjobs: list jobs, in LSF's formats.
 //
-//   bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum]
+//   bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum | -aps | -prio]
 //         [-X] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [-P project]
 //         [jobid | "jobid[index]"] ...
 #include <ctime>
@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
 #include "cli/job_fields.h"
@@ -18,8 +19,9 @@ using namespace lsf;
 namespace {
 
 const char* kUsage =
-    "Usage: bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum] [-X] "
-    "[-noheader]\n"
+    "Usage: bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum | -aps | "
+    "-prio]\n"
+    "             [-X] [-noheader]\n"
     "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
     "             [jobid | \"jobid[index]\" ...]\n";
 
@@ -39,16 +41,17 @@ const char* kUsage =
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("a", "")("d", "")("p", "")("pe", "")("pi", "")("r", "")("s", "")("l", "")("w", "")("W", "")(
-      "X", "")("A", "")("sum", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "u", po::value<std::string>(), "")("q", po::value<std::string>(), "")("m", po::value<std::string>(), "")(
-      "J", po::value<std::string>(), "")("P", po::value<std::string>(), "")("g", po::value<std::string>(), "")(
-      "G", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
-      "jobs", po::value<std::vector<std::string>>(), "");
+      "X", "")("A", "")("sum", "")("aps", "")("prio", "")("json", "")("noheader", "")(
+      "o", po::value<std::string>(), "")("u", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
+      "m", po::value<std::string>(), "")("J", po::value<std::string>(), "")("P", po::value<std::string>(), "")(
+      "g", po::value<std::string>(), "")("G", po::value<std::string>(), "")("sla", po::value<std::string>(), "")(
+      "app", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
   auto vm = cli::parse_options("bjobs", argc, argv, opts, pos, kUsage);
-  int layouts = static_cast<int>(vm.count("l") + vm.count("o") + vm.count("A") + vm.count("sum"));
-  if (layouts > 1) usage_error("-l, -o, -A and -sum cannot be used together");
+  int layouts = static_cast<int>(vm.count("l") + vm.count("o") + vm.count("A") + vm.count("sum") + vm.count("aps") +
+                                 vm.count("prio"));
+  if (layouts > 1) usage_error("-l, -o, -A, -sum, -aps and -prio cannot be used together");
   if (vm.count("json") && vm.count("noheader")) usage_error("-json and -noheader cannot be used together");
   // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
   // script never reads an unfiltered list as a filtered one.
@@ -57,7 +60,8 @@ int main(int argc, char** argv) {
 
   cli::Session session("bjobs");
   std::optional<cli::OutputFormat> format;
-  bool fixed_layout = vm.count("l") || vm.count("w") || vm.count("W") || vm.count("A") || vm.count("sum");
+  bool fixed_layout = vm.count("l") || vm.count("w") || vm.count("W") || vm.count("A") || vm.count("sum") ||
+                      vm.count("aps") || vm.count("prio");
   if (auto spec = cli::custom_format(vm, "LSB_BJOBS_FORMAT", session.lsf_conf());
       spec && (vm.count("o") || !fixed_layout)) {
     std::string error;
@@ -85,7 +89,8 @@ int main(int argc, char** argv) {
   // a policy such as a throttle), shown as -p shows them.
   const bool eligible_only = vm.count("pe") > 0, ineligible_only = vm.count("pi") > 0;
   if (eligible_only && ineligible_only) usage_error("-pe and -pi cannot be used together");
-  const bool pending_view = vm.count("p") || eligible_only || ineligible_only;
+  // -prio shows pending jobs only, as LSF's.
+  const bool pending_view = vm.count("p") || eligible_only || ineligible_only || vm.count("prio");
   q->set_only_pending(pending_view);
   q->set_only_running(vm.count("r") > 0);
   q->set_only_suspended(vm.count("s") > 0);
@@ -145,7 +150,12 @@ int main(int argc, char** argv) {
   const char* short_list = std::getenv("LSB_SHORT_HOSTLIST");
   auto conf_short = session.lsf_conf().get("LSB_SHORT_HOSTLIST");
   table.short_hosts = short_list ? std::string(short_list) == "1" : conf_short && *conf_short == "1";
-  if (vm.count("l")) {
+  if (vm.count("aps") || vm.count("prio")) cli::sort_by_aps(jobs);
+  if (vm.count("aps")) {
+    cli::print_aps(jobs, table);
+  } else if (vm.count("prio")) {
+    cli::print_prio(jobs, table);
+  } else if (vm.count("l")) {
     cli::print_long(jobs);
   } else if (vm.count("A")) {
     cli::print_arrays(jobs, table.header);

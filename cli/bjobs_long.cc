@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
 #include "libconfig/text.h"
@@ -47,13 +48,16 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     first = false;
     std::cout << "\n";
     std::string id = job_id_text(j.job_id(), j.index());
-    std::string head = "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" +
-                       j.spec().project() + ">" +
-                       (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
-                       (j.spec().service_class().empty() ? "" : ", Service Class <" + j.spec().service_class() + ">") +
-                       ", Status <" + cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" +
-                       std::to_string(j.priority()) + ">, Command <" + j.spec().command() + ">" +
-                       (j.share_account().empty() ? "" : ", Share group charged <" + j.share_account() + ">");
+    std::string head =
+        "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" + j.spec().project() +
+        ">" + (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
+        (j.spec().service_class().empty() ? "" : ", Service Class <" + j.spec().service_class() + ">") + ", Status <" +
+        cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" + std::to_string(j.priority()) +
+        ">, Command <" + j.spec().command() + ">" +
+        (j.share_account().empty() ? "" : ", Share group charged <" + j.share_account() + ">") +
+        (j.spec().aps_system() != 0  ? ", System Absolute Priority <" + aps_number(j.spec().aps_system()) + ">"
+         : j.spec().aps_admin() != 0 ? ", Admin factor value <" + aps_number(j.spec().aps_admin()) + ">"
+                                     : "");
     print_wrapped(head, 22);
     std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
                       j.spec().cwd() + ">";

@@ -18,6 +18,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/aps_views.h"
 #include "cli/cli_support.h"
 #include "cli/output_format.h"
 
@@ -72,7 +73,11 @@ Queue build(const wire::JobsReply& jobs, const wire::HostsReply& hosts, const wi
   std::map<std::string, std::int64_t> queue_limit;
   for (const auto& q : queues.queues()) queue_limit[q.name()] = q.run_limit_s();
   Queue out;
-  for (const auto& j : jobs.jobs()) {
+  // Idle jobs in the order they are considered: by absolute priority where a queue has
+  // APS_PRIORITY (Maui lists its idle jobs by priority), else as bjobs lists them.
+  std::vector<wire::JobInfo> ordered(jobs.jobs().begin(), jobs.jobs().end());
+  cli::sort_by_aps(ordered);
+  for (const auto& j : ordered) {
     Row r;
     r.name = cli::job_id_text(j.job_id(), j.index());
     r.user = j.user();

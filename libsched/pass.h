@@ -122,10 +122,11 @@ struct ThrottleUse {
 
 // A pending job's APS value in a queue with APS_PRIORITY, for bjobs -aps and -prio:
 // the weighted sum and each weighted factor's or subfactor's value (after its limit and
-// grace period), as the pass began.
+// grace period; ADMIN: what bmod -aps "admin=v" adds), as the pass began.
 struct ApsScore {
   JobKey job;
   double value = 0;
+  bool system = false;  // `value` is what bmod -aps "system=v" set: ahead of every calculated one
   std::vector<std::pair<std::string, double>> factors;
 };
 

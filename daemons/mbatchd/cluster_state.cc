@@ -119,17 +119,26 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
   return out;
 }
 
-void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reasons) {
+void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reasons, std::int64_t now) {
   std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
   auto it = pending_.begin();
   for (auto& r : reasons) {
     while (it != pending_.end() && it->first < r.job) ++it;
     if (it == pending_.end()) break;
     if (it->first != r.job) continue;  // started or killed since the pass began
-    it->second->pending_reason = std::move(r.text);
-    it->second->pending_hosts = std::move(r.hosts);
-    it->second->blocked = r.blocked;
+    Job* job = it->second;
+    job->pending_reason = std::move(r.text);
+    job->pending_hosts = std::move(r.hosts);
+    if (job->blocked && !r.blocked) job->idle_since = now;  // eligible again: queue time starts anew
+    job->blocked = r.blocked;
   }
+}
+
+void ClusterState::set_aps(std::vector<sched::ApsScore>& scores) {
+  for (auto& [key, job] : pending_) job->aps.reset();
+  for (auto& s : scores)
+    if (auto it = pending_.find(s.job); it != pending_.end())
+      it->second->aps = std::make_shared<sched::ApsScore>(std::move(s));
 }
 
 void ClusterState::charge_share(const Job& job) {

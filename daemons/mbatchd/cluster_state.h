@@ -84,7 +84,9 @@ class ClusterState {
                           std::shared_ptr<const sched::HostReasons> hosts = nullptr);
   // A whole pass's reasons at once: sorted, then matched with the pending index in one
   // walk instead of one lookup each.
-  void set_pending_reasons(std::vector<sched::PendingReason>& reasons);
+  void set_pending_reasons(std::vector<sched::PendingReason>& reasons, std::int64_t now);
+  // The APS values of the last pass (jobs in no APS_PRIORITY queue get none).
+  void set_aps(std::vector<sched::ApsScore>& scores);
 
   // What finished jobs of fairshare queues used (decayed); charged as each job ends,
   // so replaying the log rebuilds it, and kept in snapshots.

@@ -58,6 +58,11 @@ struct Job {
   std::shared_ptr<const std::string> pending_reason;
   std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
   bool blocked = false;  // the last pass held it back by policy (a throttle): showq's BLOCKED
+  // When it last became eligible: its submission, or when the last pass stopped blocking
+  // it (0: the submission). A blocked job accrues no queue time (APS QUEUETIME, XFACTOR,
+  // TARGETQUEUETIME), as in Maui. Not persisted: a restart counts from submission again.
+  std::int64_t idle_since = 0;
+  std::shared_ptr<const sched::ApsScore> aps;  // the last pass's, in an APS_PRIORITY queue
   std::string exec_cwd, exec_home;
   bool forced = false;                      // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot

@@ -217,12 +217,20 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   bool limits_only = true;
   for (const auto* names : {&q.set(), &q.reset()})
     for (const auto& name : *names) limits_only = limits_only && kRunningLimits.count(name) > 0;
+  bool sets_aps = false;
+  for (const auto* names : {&q.set(), &q.reset()})
+    for (const auto& name : *names) sets_aps = sets_aps || name.rfind("aps_", 0) == 0;
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
     if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
+      continue;
+    }
+    // APS values are the administrators' (LSF: "You must be an administrator").
+    if (sets_aps && !acts_as_admin(caller, *job)) {
+      add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
     }
     // A started job: only its limits, and only where lsf.conf allows it, as LSF.
@@ -259,6 +267,9 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
           break;
         case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
           refl->SetBool(&spec, f, refl->GetBool(q.changes(), f));
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+          refl->SetDouble(&spec, f, refl->GetDouble(q.changes(), f));
           break;
         default:
           break;

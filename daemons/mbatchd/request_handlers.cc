@@ -391,6 +391,15 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
       info.set_pending_class(wire::PENDING_DEFERRED);
     else if (job.blocked)
       info.set_pending_class(wire::PENDING_BLOCKED);
+    if (job.aps) {
+      info.set_has_aps(true);
+      info.set_aps(job.aps->value);
+      for (const auto& [name, value] : job.aps->factors) {
+        auto* f = info.add_aps_factors();
+        f->set_name(name);
+        f->set_value(value);
+      }
+    }
     if (job.pending_reason) info.set_pending_reason(*job.pending_reason);
     if (job.pending_hosts) {
       for (const auto& r : *job.pending_hosts) {

@@ -267,6 +267,10 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     if (auto r = reservations_.find(key); r != reservations_.end()) sched::carry_reservation(jv, &r->second);
     jv.share_group = job.spec().user_group();
     jv.sla = job.spec().service_class();
+    // A blocked job accrues no queue time; it starts anew when it is eligible again.
+    jv.idle_since = job.blocked ? 0 : job.idle_since > 0 ? job.idle_since : job.submission->submit_time;
+    jv.aps_system = job.spec().aps_system();
+    jv.aps_admin = job.spec().aps_admin();
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))
@@ -377,7 +381,8 @@ void Mbatchd::apply_pass(const sched::ClusterView& view, sched::PassResult resul
     bool load_action = cause == sched::SuspendCause::kLoad || cause == sched::SuspendCause::kUser;
     if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
   }
-  state_.set_pending_reasons(result.reasons);
+  state_.set_pending_reasons(result.reasons, t);
+  state_.set_aps(result.aps);
   last_pass_cost_ +=
       took + std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - applying);
   last_stats_ = result.stats;

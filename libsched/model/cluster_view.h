@@ -81,6 +81,8 @@ struct JobView {
   // last stopped blocking it; APS counts queue time from here. 0: unknown (no queue time).
   std::int64_t idle_since = 0;
   int user_priority = -1;  // bsub -sp; -1: the default, MAX_USER_PRIORITY / 2
+  double aps_system = 0;   // bmod -aps "system=v": ahead of every calculated APS value; 0: none
+  double aps_admin = 0;    // bmod -aps "admin=v": added to the calculated APS value; 0: none
 };
 
 enum class RunState { kRun, kSsusp, kUsusp };

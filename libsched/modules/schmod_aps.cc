@@ -8,7 +8,9 @@
 //         W_s x min(L_s, value_s))          (a factor without subfactors: its value)
 //
 // A factor or subfactor counts only once the job has been eligible for its grace
-// period. Values: FS the user's dynamic fairshare priority; PROC the most slots asked
+// period. bmod -aps "admin=v" adds v to the sum (the ADMIN factor); "system=v" replaces
+// it, and such jobs go ahead of every calculated value, highest first. Values: FS the user's dynamic fairshare
+// priority; PROC the most slots asked
 // (-n); MEM and SWAP rusage[] mem and swp x slots, MB; JPRIORITY the job's priority
 // (bsub -sp; else MAX_USER_PRIORITY / 2); QPRIORITY the queue's PRIORITY; QUEUETIME
 // minutes eligible (not while blocked: it counts from JobView::idle_since); XFACTOR
@@ -49,9 +51,13 @@ class ApsModule final : public Module {
       while (end < jobs.size() && jobs[end]->queue == jobs[begin]->queue) ++end;
       const QueuePolicy& q = ctx.queue_of(*jobs[begin]);
       if (q.aps) {
-        std::vector<std::pair<double, const JobView*>> scored;
+        // (system value set, value): system values first, each part highest first.
+        std::vector<std::pair<std::pair<bool, double>, const JobView*>> scored;
         scored.reserve(end - begin);
-        for (size_t i = begin; i < end; ++i) scored.emplace_back(score(ctx, q, *jobs[i]), jobs[i]);
+        for (size_t i = begin; i < end; ++i) {
+          const ApsScore& sc = score(ctx, q, *jobs[i]);
+          scored.push_back({{sc.system, sc.value}, jobs[i]});
+        }
         std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         for (size_t i = begin; i < end; ++i) jobs[i] = scored[i - begin].second;
       }
@@ -60,10 +66,14 @@ class ApsModule final : public Module {
   }
 
  private:
-  double score(PassContext& ctx, const QueuePolicy& q, const JobView& job) {
+  const ApsScore& score(PassContext& ctx, const QueuePolicy& q, const JobView& job) {
+    if (job.aps_system != 0) {
+      ctx.result.aps.push_back(ApsScore{job.key, job.aps_system, true, {}});
+      return ctx.result.aps.back();
+    }
     const config::ApsPriority& aps = *q.aps;
     std::int64_t eligible_s = job.idle_since > 0 ? std::max<std::int64_t>(0, ctx.now - job.idle_since) : 0;
-    ApsScore out{job.key, 0, {}};
+    ApsScore out{job.key, 0, false, {}};
     auto capped = [&](std::string_view name, double v) {
       auto it = aps.terms.find(name);
       if (it == aps.terms.end()) return v;
@@ -91,8 +101,12 @@ class ApsModule final : public Module {
       }
       out.value += w * sum;
     }
+    if (job.aps_admin != 0) {
+      out.factors.emplace_back("ADMIN", job.aps_admin);
+      out.value += job.aps_admin;
+    }
     ctx.result.aps.push_back(std::move(out));
-    return ctx.result.aps.back().value;
+    return ctx.result.aps.back();
   }
 
   double value(PassContext& ctx, const QueuePolicy& q, const JobView& job, std::string_view name,

@@ -58,5 +58,46 @@ check "showq -json: the summary and the lists" bash -c \
 check "showq -u: another user's view is empty" bash -c \
   "showq -u nosuchuser | grep -qx 'Total Jobs: 0   Active Jobs: 0   Idle Jobs: 0   Blocked Jobs: 0'"
 
+# Absolute priority: the example's queue weights expansion factor and queue time
+# (APS_PRIORITY). Three more jobs wait behind the full host; once they have waited a
+# few seconds the shortest is ahead, though submitted between the other two.
+long=$(submit -W 60 -o /dev/null sleep 600)
+short=$(submit -W 10 -o /dev/null sleep 600)
+mid=$(submit -W 30 -o /dev/null sleep 600)
+pend_order() { bjobs -aps -noheader | awk '$3 == "PEND" {print $1}' | tr '\n' ' '; }
+export -f pend_order
+check "bjobs -aps: pending jobs by APS value, the short job ahead of the longer ones" wait_for 30 bash -c \
+  "[[ \"\$(pend_order)\" == *\"$short $mid $long \"* ]]"
+check "bjobs -aps: LSF's columns with APS last, values with two decimals" bash -c \
+  "bjobs -aps | head -1 | grep -Eq '^JOBID +USER +STAT +QUEUE +FROM_HOST +EXEC_HOST +JOB_NAME +SUBMIT_TIME +APS\$' &&
+   bjobs -aps | grep -Eq '^$short +.* [0-9]+\.[0-9]{2}\$'"
+check "bjobs -prio: a column per weighted factor, the expansion factor above 1 for a job that has waited" bash -c \
+  "bjobs -prio | head -1 | grep -Eq '^JOBID +USER +QUEUE +APS +QUEUETIME +XFACTOR +TARGETQUEUETIME +QOS\$' &&
+   bjobs -prio | awk '\$1 == $short {exit !(\$6 > 1 && \$6 < 2)}'"
+check "showq lists the idle jobs in priority order" bash -c \
+  "order=\$(showq -i | awk '\$3 == \"Idle\" {print \$1}' | tr '\\n' ' ') && [[ \"\$order\" == *\"$short $mid $long \"* ]]"
+
+# Administrators set a system value (ahead of every calculated one) or an admin factor;
+# users may not.
+allow_other_users
+id -u lsfsched_it >/dev/null 2>&1 || useradd -M -s /bin/sh lsfsched_it
+# Even on the user's own job.
+own=$(as lsfsched_it bsub -W 10 -o /dev/null sleep 600 | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p')
+refusal=$(as lsfsched_it bmod -aps 'system=10' "$own" 2>&1)
+check "a user may not set an APS value, even on their own job" bash -c \
+  "grep -qF 'Job <$own>: User permission denied' <<<'$refusal' && ! bjobs_l_flat $own | grep -q 'System Absolute'"
+check "bmod -aps system=10 is accepted" bash -c \
+  "bmod -aps 'system=10' $long | grep -qx 'Parameters of job <$long> are being changed'"
+check "the system value puts the long job first, shown in parentheses" wait_for 30 bash -c \
+  "[ \"\$(pend_order | awk '{print \$1}')\" = $long ] && bjobs -aps | grep -Eq '^$long +.* \(10\)\$'"
+check "bjobs -l shows the system value" bash -c "bjobs_l_flat $long | grep -qF 'System Absolute Priority <10>'"
+check "bmod -aps admin=-1000 adds to the calculated value and drops the system one" bash -c \
+  "bmod -aps 'admin=-1000' $long >/dev/null && bjobs_l_flat $long | grep -qF 'Admin factor value <-1000>'"
+check "the long job is last of the three once its admin factor counts" wait_for 30 bash -c \
+  "[[ \"\$(pend_order)\" == *\"$short $mid $long \"* ]] && bjobs -prio | awk '\$1 == $long {exit !(\$NF == \"-1000.00\")}'"
+check "bmod -apsn removes it; a bad -aps is refused" bash -c \
+  "bmod -apsn $long >/dev/null && ! bjobs_l_flat $long | grep -q 'Admin factor' &&
+   ! bmod -aps 'boost=3' $long 2>/dev/null"
+
 bkill -u all 0 >/dev/null 2>&1
 harness_done

@@ -177,6 +177,29 @@ TEST(Aps, GracePeriodAndDefaultJobPriority) {
   EXPECT_DOUBLE_EQ(factor(score_of(r, 1), "JPRIORITY"), 50);
 }
 
+// bmod -aps: a system value goes ahead of every calculated one (highest first); an
+// admin factor is added to the calculated value.
+TEST(Aps, SystemValuesGoFirstAndAdminFactorsAdd) {
+  auto c = cluster(1, "APS_PRIORITY = WEIGHT[[QUEUETIME, 1]]\n");
+  JobView low_system = pending(1, 0), high_system = pending(2, 0), boosted = pending(3, 10 * 60),
+          waited = pending(4, 60 * 60);
+  low_system.aps_system = 5;
+  high_system.aps_system = 7;
+  boosted.aps_admin = 100;
+  c->view.pending = {low_system, high_system, boosted, waited};
+  c->view.hosts[0].status = "closed_Adm";
+  PassResult r = schedule(c->view, kNow);
+  EXPECT_TRUE(score_of(r, 2).system);
+  EXPECT_DOUBLE_EQ(score_of(r, 2).value, 7);
+  EXPECT_DOUBLE_EQ(score_of(r, 3).value, 110);
+  EXPECT_DOUBLE_EQ(factor(score_of(r, 3), "ADMIN"), 100);
+  EXPECT_DOUBLE_EQ(score_of(r, 4).value, 60);
+  // The order the pass considered them in is the order of their reasons.
+  std::vector<std::int64_t> order;
+  for (const auto& why : r.reasons) order.push_back(why.job.id);
+  EXPECT_EQ(order, (std::vector<std::int64_t>{2, 1, 3, 4}));
+}
+
 // FS: the user's dynamic fairshare priority. Bob runs nothing, alice two jobs: bob's
 // later job goes first.
 TEST(Aps, FairshareFactorIsTheDynamicUserPriority) {

@@ -69,6 +69,31 @@ TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
   EXPECT_EQ(s.find_job({1, 0})->attempt, 2);
 }
 
+// A blocked job accrues no queue time (Maui, APS): its idle time starts over at the
+// pass that finds it eligible again; a job never blocked counts from submission (0).
+TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
+  mbd::ClusterState s;
+  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  auto reason = [](bool blocked) {
+    sched::PendingReason r;
+    r.job = {1, 0};
+    r.text = std::make_shared<const std::string>(blocked ? "limit" : "no slots");
+    r.blocked = blocked;
+    return std::vector<sched::PendingReason>{r};
+  };
+  auto eligible = reason(false);
+  s.set_pending_reasons(eligible, 150);
+  EXPECT_EQ(s.find_job({1, 0})->idle_since, 0);
+  auto blocked = reason(true);
+  s.set_pending_reasons(blocked, 200);
+  EXPECT_TRUE(s.find_job({1, 0})->blocked);
+  EXPECT_EQ(s.find_job({1, 0})->idle_since, 0);
+  auto again = reason(false);
+  s.set_pending_reasons(again, 300);
+  EXPECT_FALSE(s.find_job({1, 0})->blocked);
+  EXPECT_EQ(s.find_job({1, 0})->idle_since, 300);
+}
+
 }  // namespace
 
 // Fairshare history: a finished job of a FAIRSHARE queue is charged to its user as it
