@@ -68,7 +68,8 @@ void print_aps(const std::vector<wire::JobInfo>& jobs, const TableOptions& o) {
 void print_prio(const std::vector<wire::JobInfo>& jobs, const TableOptions& o) {
   // A column for each factor some listed job is weighted by, in APS_PRIORITY's order.
   static const char* kOrder[] = {
-      "FS", "PROC", "MEM", "SWAP", "JPRIORITY", "QPRIORITY", "QUEUETIME", "XFACTOR", "TARGETQUEUETIME", "QOS", "ADMIN"};
+      "FS",     "FSTARGET",        "PROC", "MEM",  "SWAP", "JPRIORITY", "QPRIORITY", "QUEUETIME", "XFACTOR",
+      "BYPASS", "TARGETQUEUETIME", "QOS",  "ADMIN"};
   std::vector<std::string> columns;
   for (const char* name : kOrder)
     for (const auto& j : jobs)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/aps_views.h"
 #include "cli/cli_support.h"
 
 namespace lsf::cli {
@@ -60,6 +61,7 @@ enum Field : size_t {
   kPendReason,
   kDependency,
   kCommand,
+  kAps,
   kFieldCount
 };
 
@@ -112,6 +114,7 @@ constexpr FieldDef kFields[] = {
     {"pend_reason", "", 11},
     {"dependency", "", 15},
     {"command", "cmd", 15},
+    {"aps", "", 8},  // an extension: LSF shows APS only with bjobs -aps
 };
 static_assert(std::size(kFields) == kFieldCount);
 
@@ -186,6 +189,15 @@ std::string job_field_value(const wire::JobInfo& j, const Column& column, std::i
       return j.queue();
     case kJobPriority:
       return j.priority() > 0 ? std::to_string(j.priority()) : "";
+    case kAps:
+      // As bjobs -aps: calculated 109.00, a system value (10), nothing outside APS queues.
+      if (!j.has_aps()) return "";
+      if (spec.aps_system() != 0) return "(" + aps_number(j.aps()) + ")";
+      {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f", j.aps());
+        return buf;
+      }
     case kProjName:
       return spec.project().empty() ? "default" : spec.project();
     case kUgroup:

@@ -51,9 +51,10 @@ bool number(const std::string& text, double& out) {
 const std::map<std::string, std::vector<std::string>, std::less<>>& ApsPriority::factors() {
   static const std::map<std::string, std::vector<std::string>, std::less<>> kFactors = {
       {"FS", {}},
+      {"FSTARGET", {}},
       {"RSRC", {"PROC", "MEM", "SWAP"}},
       {"WORK", {"JPRIORITY", "QPRIORITY"}},
-      {"SERV", {"QUEUETIME", "XFACTOR"}},
+      {"SERV", {"QUEUETIME", "XFACTOR", "BYPASS"}},
       {"TARG", {"TARGETQUEUETIME"}},
       {"QOS", {}},
   };
@@ -91,9 +92,10 @@ Result<ApsPriority> ApsPriority::parse(std::string_view text) {
     for (const auto& [name, value] : items) {
       if (name == "ADMIN") return fail(keyword + ": ADMIN is set per job with bmod -aps, not configured");
       if (!factors().count(name) && parent(name).empty())
-        return fail(keyword + ": unknown factor \"" + name +
-                    "\" (FS, RSRC, PROC, MEM, SWAP, WORK, JPRIORITY, QPRIORITY, SERV, QUEUETIME, XFACTOR, TARG, "
-                    "TARGETQUEUETIME, QOS)");
+        return fail(
+            keyword + ": unknown factor \"" + name +
+            "\" (FS, FSTARGET, RSRC, PROC, MEM, SWAP, WORK, JPRIORITY, QPRIORITY, SERV, QUEUETIME, XFACTOR, BYPASS, "
+            "TARG, TARGETQUEUETIME, QOS)");
       Term& term = aps.terms[name];
       if (keyword == "GRACE_PERIOD") {
         std::string digits = value;

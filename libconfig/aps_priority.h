@@ -1,8 +1,9 @@
 // Absolute priority scheduling vocabulary (lsb.queues APS_PRIORITY):
 //   APS_PRIORITY = WEIGHT[[factor, w] ...] LIMIT[[factor, v] ...] GRACE_PERIOD[[factor, t] ...]
 // LSF's factors and subfactors: FS; RSRC (PROC, MEM, SWAP); WORK (JPRIORITY, QPRIORITY).
-// Maui's, as extensions: SERV (QUEUETIME, XFACTOR), TARG (TARGETQUEUETIME) and QOS
-// (the service class's PRIORITY; Maui's QOS credential is the job's service class).
+// Maui's, as extensions: FSTARGET (the account's target share less its share of use),
+// SERV (QUEUETIME, XFACTOR, BYPASS), TARG (TARGETQUEUETIME) and QOS (the service
+// class's PRIORITY; Maui's QOS credential is the job's service class).
 // A weighted subfactor gives its factor weight 1 when the factor has none; a weighted
 // factor with no weighted subfactor counts each of its subfactors with weight 1. No
 // value may be 0. Grace periods are seconds (30s), minutes (30m) or hours (30h, or a

@@ -152,8 +152,17 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   };
   // Jobs that share a known outcome skip reserving, except where a module plans a start
   // for each job.
+  // A job that got as far as host matching and pends: every job started after it
+  // passes it over. Its reason holds the starts so far until the pass ends.
+  std::vector<size_t> passed_over;
+  auto pend_considered = [&](const JobView& job, std::shared_ptr<const std::string> text,
+                             std::shared_ptr<const HostReasons> hosts) {
+    ctx.pend(job, std::move(text), std::move(hosts));
+    ctx.result.reasons.back().bypassed = static_cast<int>(ctx.result.dispatches.size());
+    passed_over.push_back(ctx.result.reasons.size() - 1);
+  };
   auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
-    ctx.pend(job, known.reason, known.hosts);
+    pend_considered(job, known.reason, known.hosts);
     if (std::any_of(modules.begin(), modules.end(), [&](auto& m) { return m->plans(ctx, job); })) reserve(job, cands);
   };
 
@@ -285,7 +294,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     reserve(job, cands);
     if (full) match.when_full = ReqClass{text, hosts};
     outcomes.emplace(rk, ReqClass{text, hosts});
-    ctx.pend(job, std::move(text), std::move(hosts));
+    pend_considered(job, std::move(text), std::move(hosts));
     return false;
   };
 
@@ -322,6 +331,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
   }
 
+  const int started = static_cast<int>(ctx.result.dispatches.size());
+  for (size_t i : passed_over) ctx.result.reasons[i].bypassed = started - ctx.result.reasons[i].bypassed;
   for (auto& m : modules) m->finish(ctx);
   return std::move(ctx.result);
 }

@@ -62,6 +62,10 @@ struct PendingReason {
   // Held back by a policy rather than waiting its turn: Maui's BLOCKED (a throttle such
   // as IDLE_JOBS refused it), where other pending jobs are IDLE, eligible.
   bool blocked = false;
+  // Jobs that started after its turn in this pass, passing it over (Maui's bypass
+  // count, the APS factor BYPASS); 0 for jobs refused before host matching (held,
+  // blocked, over a limit), which nothing passes over.
+  int bypassed = 0;
 };
 
 struct PassStats {

@@ -130,6 +130,7 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
     job->pending_reason = std::move(r.text);
     job->pending_hosts = std::move(r.hosts);
     if (job->blocked && !r.blocked) job->idle_since = now;  // eligible again: queue time starts anew
+    job->bypass_count += r.bypassed;
     job->blocked = r.blocked;
   }
 }

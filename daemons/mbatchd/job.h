@@ -63,6 +63,9 @@ struct Job {
   // TARGETQUEUETIME), as in Maui. Not persisted: a restart counts from submission again.
   std::int64_t idle_since = 0;
   std::shared_ptr<const sched::ApsScore> aps;  // the last pass's, in an APS_PRIORITY queue
+  // Jobs that started after its turn in a pass while it waited (Maui's bypass count, APS
+  // BYPASS). Not persisted: a restart counts from 0.
+  std::int32_t bypass_count = 0;
   std::string exec_cwd, exec_home;
   bool forced = false;                      // started by brun -f
   std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot

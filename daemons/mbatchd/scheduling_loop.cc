@@ -271,6 +271,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.idle_since = job.blocked ? 0 : job.idle_since > 0 ? job.idle_since : job.submission->submit_time;
     jv.aps_system = job.spec().aps_system();
     jv.aps_admin = job.spec().aps_admin();
+    jv.bypass_count = job.bypass_count;
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))

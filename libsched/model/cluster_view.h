@@ -83,6 +83,7 @@ struct JobView {
   int user_priority = -1;  // bsub -sp; -1: the default, MAX_USER_PRIORITY / 2
   double aps_system = 0;   // bmod -aps "system=v": ahead of every calculated APS value; 0: none
   double aps_admin = 0;    // bmod -aps "admin=v": added to the calculated APS value; 0: none
+  int bypass_count = 0;    // times later jobs started while it waited (APS BYPASS)
 };
 
 enum class RunState { kRun, kSsusp, kUsusp };

@@ -9,16 +9,19 @@
 //
 // A factor or subfactor counts only once the job has been eligible for its grace
 // period. bmod -aps "admin=v" adds v to the sum (the ADMIN factor); "system=v" replaces
-// it, and such jobs go ahead of every calculated value, highest first. Values: FS the user's dynamic fairshare
-// priority; PROC the most slots asked
-// (-n); MEM and SWAP rusage[] mem and swp x slots, MB; JPRIORITY the job's priority
-// (bsub -sp; else MAX_USER_PRIORITY / 2); QPRIORITY the queue's PRIORITY; QUEUETIME
-// minutes eligible (not while blocked: it counts from JobView::idle_since); XFACTOR
-// 1 + queue time / run limit (Maui's expansion factor; 1 without a run limit);
-// TARGETQUEUETIME 2^(10 r) for r = queue time / the service class's QUEUE_TIME_TARGET,
-// doubling every tenth of the target, and past the target growing along the tangent
-// at r = 1 (Maui: exponential as the target nears, slower after a miss); QOS the
-// service class's PRIORITY.
+// it, and such jobs go ahead of every calculated value, highest first.
+//
+// Values: FS the user's dynamic fairshare priority; FSTARGET (Maui) the account's target
+// share less its share of use, percentage points; PROC the most slots asked (-n); MEM
+// and SWAP rusage[] mem and swp x slots, MB; JPRIORITY the job's priority (bsub -sp;
+// else MAX_USER_PRIORITY / 2); QPRIORITY the queue's PRIORITY; QUEUETIME minutes
+// eligible (not while blocked: it counts from JobView::idle_since); XFACTOR 1 + queue
+// time / run limit (Maui's expansion factor; 1 without a run limit); BYPASS how many
+// jobs started after its turn while it waited (JobView::bypass_count); TARGETQUEUETIME
+// 2^(10 r) for r = queue time / the service class's QUEUE_TIME_TARGET, doubling every
+// tenth of the target, and past the target growing along the tangent at r = 1 (Maui:
+// exponential as the target nears, slower after a miss); QOS the service class's
+// PRIORITY.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -112,6 +115,7 @@ class ApsModule final : public Module {
   double value(PassContext& ctx, const QueuePolicy& q, const JobView& job, std::string_view name,
                std::int64_t eligible_s) {
     if (name == "FS") return fairshare_priority(ctx, job);
+    if (name == "FSTARGET") return fairshare_target(ctx, job);
     if (name == "PROC") return job.max_slots;
     if (name == "MEM" || name == "SWAP") {
       double total = 0;
@@ -122,6 +126,7 @@ class ApsModule final : public Module {
     if (name == "JPRIORITY") return job.user_priority >= 0 ? job.user_priority : ctx.policy.max_user_priority / 2;
     if (name == "QPRIORITY") return q.priority;
     if (name == "QUEUETIME") return static_cast<double>(eligible_s) / 60;
+    if (name == "BYPASS") return job.bypass_count;
     if (name == "XFACTOR")
       return job.run_limit_s > 0 ? 1 + static_cast<double>(eligible_s) / static_cast<double>(job.run_limit_s) : 1;
     const SchedPolicy::Qos* qos = nullptr;
@@ -134,15 +139,43 @@ class ApsModule final : public Module {
     return 0;
   }
 
-  // The user's dynamic priority in the queue's share tree as the pass begins; 0 in a
-  // queue without FAIRSHARE (LSF ignores FS there).
-  double fairshare_priority(const PassContext& ctx, const JobView& job) {
-    const QueuePolicy& q = ctx.queue_of(job);
-    if (!q.fairshare) return 0;
+  // The queue's share tree as the pass begins; null without FAIRSHARE (LSF ignores FS
+  // there, and so do Maui's targets here).
+  ShareAccounts* tree(const PassContext& ctx, const JobView& job) {
+    if (!ctx.queue_of(job).fairshare) return nullptr;
     auto it = trees_.find(job.queue);
     if (it == trees_.end()) it = trees_.emplace(job.queue, ShareAccounts(ctx.view, job.queue, ctx.now)).first;
-    int leaf = it->second.leaf(job);
-    return leaf < 0 ? 0 : it->second.priority(leaf);
+    return &it->second;
+  }
+
+  // The user's dynamic priority in the queue's share tree.
+  double fairshare_priority(const PassContext& ctx, const JobView& job) {
+    ShareAccounts* t = tree(ctx, job);
+    int leaf = t ? t->leaf(job) : -1;
+    return leaf < 0 ? 0 : t->priority(leaf);
+  }
+
+  // Maui's fairshare target: the account's target share of the machine (its shares over
+  // its siblings', down the tree) less its share of the use (run time x slots, running
+  // and decayed history, over every account's), in percentage points: positive below
+  // its target, negative above.
+  double fairshare_target(const PassContext& ctx, const JobView& job) {
+    ShareAccounts* t = tree(ctx, job);
+    int leaf = t ? t->leaf(job) : -1;
+    if (leaf < 0) return 0;
+    const auto& nodes = t->accounts();
+    auto node = [&](int n) -> const ShareAccount& { return nodes[static_cast<size_t>(n)]; };
+    double target = 1;
+    for (int n = leaf; node(n).parent >= 0; n = node(n).parent) {
+      double siblings = 0;
+      for (int c : node(node(n).parent).children) siblings += node(c).shares;
+      target *= siblings > 0 ? node(n).shares / siblings : 0;
+    }
+    double all = 0;
+    for (const auto& a : nodes)
+      if (a.leaf) all += a.run_s + a.hist_run_s;
+    double used = node(leaf).run_s + node(leaf).hist_run_s;
+    return 100 * (target - (all > 0 ? used / all : 0));
   }
 
   std::map<int, ShareAccounts> trees_;

@@ -71,7 +71,7 @@ check "bjobs -aps: pending jobs by APS value, the short job ahead of the longer 
 check "bjobs -aps: LSF's columns with APS last, values with two decimals" bash -c \
   "bjobs -aps | head -1 | grep -Eq '^JOBID +USER +STAT +QUEUE +FROM_HOST +EXEC_HOST +JOB_NAME +SUBMIT_TIME +APS\$' &&
    bjobs -aps | grep -Eq '^$short +.* [0-9]+\.[0-9]{2}\$'"
-check "bjobs -prio: a column per weighted factor, the expansion factor above 1 for a job that has waited" bash -c \
+check "bjobs -prio: a column per weighted factor, the expansion factor above 1 for a job that has waited" wait_for 30 bash -c \
   "bjobs -prio | head -1 | grep -Eq '^JOBID +USER +QUEUE +APS +QUEUETIME +XFACTOR +TARGETQUEUETIME +QOS\$' &&
    bjobs -prio | awk '\$1 == $short {exit !(\$6 > 1 && \$6 < 2)}'"
 check "showq lists the idle jobs in priority order" bash -c \
@@ -91,6 +91,9 @@ check "bmod -aps system=10 is accepted" bash -c \
 check "the system value puts the long job first, shown in parentheses" wait_for 30 bash -c \
   "[ \"\$(pend_order | awk '{print \$1}')\" = $long ] && bjobs -aps | grep -Eq '^$long +.* \(10\)\$'"
 check "bjobs -l shows the system value" bash -c "bjobs_l_flat $long | grep -qF 'System Absolute Priority <10>'"
+check "bjobs -o 'jobid aps' -json gives the APS value to scripts" bash -c \
+  "bjobs -o 'jobid aps' -json $long | grep -qF '\"APS\":\"(10)\"' &&
+   bjobs -o 'jobid aps' -json $short | grep -Eq '\"APS\":\"[0-9]+\.[0-9]{2}\"'"
 check "bmod -aps admin=-1000 adds to the calculated value and drops the system one" bash -c \
   "bmod -aps 'admin=-1000' $long >/dev/null && bjobs_l_flat $long | grep -qF 'Admin factor value <-1000>'"
 check "the long job is last of the three once its admin factor counts" wait_for 30 bash -c \

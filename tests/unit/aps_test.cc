@@ -200,6 +200,30 @@ TEST(Aps, SystemValuesGoFirstAndAdminFactorsAdd) {
   EXPECT_EQ(order, (std::vector<std::int64_t>{2, 1, 3, 4}));
 }
 
+// A job passed over (a later job starts while it waits) counts it; a job after the
+// last start, or refused before host matching, does not. BYPASS weighs the count.
+TEST(Aps, BypassCountsLaterStarts) {
+  auto c = cluster(1, "APS_PRIORITY = WEIGHT[[BYPASS, 3]]\n");
+  JobView wide = pending(1, 0, 2), small = pending(2, 0), after = pending(3, 0), held = pending(4, 0);
+  wide.bypass_count = 4;
+  held.held = true;
+  held.order = 0;  // first in the queue, but held: nothing passes it over
+  c->view.pending = {wide, small, after, held};
+  PassResult r = schedule(c->view, kNow);
+  ASSERT_EQ(r.dispatches.size(), 1u);
+  EXPECT_EQ(r.dispatches[0].job.id, 2);
+  auto bypassed = [&](std::int64_t id) {
+    for (const auto& why : r.reasons)
+      if (why.job.id == id) return why.bypassed;
+    return -1;
+  };
+  EXPECT_EQ(bypassed(1), 1);
+  EXPECT_EQ(bypassed(3), 0);
+  EXPECT_EQ(bypassed(4), 0);
+  EXPECT_DOUBLE_EQ(score_of(r, 1).value, 12);
+  EXPECT_DOUBLE_EQ(factor(score_of(r, 1), "BYPASS"), 4);
+}
+
 // FS: the user's dynamic fairshare priority. Bob runs nothing, alice two jobs: bob's
 // later job goes first.
 TEST(Aps, FairshareFactorIsTheDynamicUserPriority) {
@@ -220,6 +244,28 @@ TEST(Aps, FairshareFactorIsTheDynamicUserPriority) {
   EXPECT_EQ(r.dispatches[0].job.id, 2);
   EXPECT_GT(score_of(r, 2).value, score_of(r, 1).value);
   EXPECT_GT(score_of(r, 1).value, 0);
+}
+
+// Maui's fairshare target: alice's 3 shares of 4 make her target 75 %, bob's 25 %;
+// each has used half the run time, so alice is 25 points below target, bob 25 above.
+TEST(Aps, FairshareTargetIsTheDeviationFromTheTargetShare) {
+  auto c = cluster(3, "FAIRSHARE = USER_SHARES[[alice, 3] [bob, 1]]\nAPS_PRIORITY = WEIGHT[[FSTARGET, 1]]\n");
+  for (const char* user : {"alice", "bob"}) {
+    RunningJobView run;
+    run.key = {user[0] == 'a' ? 100 : 101, 0};
+    run.user = user;
+    run.hosts = {"host1"};
+    run.start_time = kNow - 600;
+    c->view.running.push_back(run);
+  }
+  JobView b = pending(1, 60), a = pending(2, 60);
+  b.user = "bob";
+  c->view.pending = {b, a};
+  c->view.hosts[0].status = "closed_Adm";
+  PassResult r = schedule(c->view, kNow);
+  EXPECT_NEAR(score_of(r, 2).value, 25, 1e-9);
+  EXPECT_NEAR(score_of(r, 1).value, -25, 1e-9);
+  EXPECT_EQ(r.reasons.front().job.id, 2);
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
 
 // A blocked job accrues no queue time (Maui, APS): its idle time starts over at the
 // pass that finds it eligible again; a job never blocked counts from submission (0).
+// Each pass adds the jobs that passed it over to its bypass count.
 TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
   mbd::ClusterState s;
   ASSERT_EQ(s.apply(at(100, job_new(1))), "");
@@ -89,9 +90,15 @@ TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
   EXPECT_TRUE(s.find_job({1, 0})->blocked);
   EXPECT_EQ(s.find_job({1, 0})->idle_since, 0);
   auto again = reason(false);
+  again[0].bypassed = 2;
   s.set_pending_reasons(again, 300);
   EXPECT_FALSE(s.find_job({1, 0})->blocked);
   EXPECT_EQ(s.find_job({1, 0})->idle_since, 300);
+  // Bypasses add up from pass to pass.
+  auto later = reason(false);
+  later[0].bypassed = 3;
+  s.set_pending_reasons(later, 310);
+  EXPECT_EQ(s.find_job({1, 0})->bypass_count, 5);
 }
 
 }  // namespace
