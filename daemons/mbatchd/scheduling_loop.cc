@@ -268,7 +268,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.share_group = job.spec().user_group();
     jv.sla = job.spec().service_class();
     // A blocked job accrues no queue time; it starts anew when it is eligible again.
-    jv.idle_since = job.blocked ? 0 : job.idle_since > 0 ? job.idle_since : job.submission->submit_time;
+    jv.idle_since = job.blocked ? -1 : job.idle_since > 0 ? job.idle_since : job.submission->submit_time;
     jv.aps_system = job.spec().aps_system();
     jv.aps_admin = job.spec().aps_admin();
     jv.bypass_count = job.bypass_count;

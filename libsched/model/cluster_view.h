@@ -78,8 +78,9 @@ struct JobView {
   std::string sla;                          // bsub -sla: the service class
   std::vector<std::string> excluded_hosts;  // exclusive requeue keeps it off these
   // Since when it has been eligible (Maui's IDLE): its submission, or when a throttle
-  // last stopped blocking it; APS counts queue time from here. 0: unknown (no queue time).
-  std::int64_t idle_since = 0;
+  // last stopped blocking it; APS counts queue time from here. -1: blocked or unknown
+  // (no queue time).
+  std::int64_t idle_since = -1;
   int user_priority = -1;  // bsub -sp; -1: the default, MAX_USER_PRIORITY / 2
   double aps_system = 0;   // bmod -aps "system=v": ahead of every calculated APS value; 0: none
   double aps_admin = 0;    // bmod -aps "admin=v": added to the calculated APS value; 0: none

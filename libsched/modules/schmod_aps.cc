@@ -75,7 +75,7 @@ class ApsModule final : public Module {
       return ctx.result.aps.back();
     }
     const config::ApsPriority& aps = *q.aps;
-    std::int64_t eligible_s = job.idle_since > 0 ? std::max<std::int64_t>(0, ctx.now - job.idle_since) : 0;
+    std::int64_t eligible_s = job.idle_since >= 0 ? std::max<std::int64_t>(0, ctx.now - job.idle_since) : 0;
     ApsScore out{job.key, 0, false, {}};
     auto capped = [&](std::string_view name, double v) {
       auto it = aps.terms.find(name);

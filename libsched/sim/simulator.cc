@@ -93,6 +93,24 @@ class Simulation {
   }
 
  private:
+  // What APS reads of a job's past, kept as mbatchd keeps it: a blocked job has no queue
+  // time (-1) and starts anew when it is eligible again, and the jobs that passed it
+  // over add up.
+  void carry_aps_marks(const PassResult& pass, std::int64_t now) {
+    std::map<JobKey, const PendingReason*> why;
+    for (const auto& r : pass.reasons)
+      if (r.blocked || r.bypassed > 0) why[r.job] = &r;
+    for (auto& j : view_.pending) {
+      auto it = why.find(j.key);
+      const PendingReason* r = it == why.end() ? nullptr : it->second;
+      if (r && r->blocked)
+        j.idle_since = -1;
+      else if (j.idle_since < 0)
+        j.idle_since = now;
+      if (r) j.bypass_count += r->bypassed;
+    }
+  }
+
   JobView pending(const Job& job) const {
     JobView v;
     v.key = {job.id, 0};
@@ -103,6 +121,7 @@ class Simulation {
     v.sla = job.sla;
     v.min_slots = v.max_slots = std::max(1, job.procs);
     v.run_limit_s = job.run_limit;
+    v.idle_since = job.submit;  // eligible from submission (APS queue time)
     return v;
   }
 
@@ -159,6 +178,7 @@ class Simulation {
       auto it = held.find(j.key);
       carry_reservation(j, it == held.end() ? nullptr : it->second);
     }
+    if (aps_) carry_aps_marks(pass, now);
 
     for (const auto& s : pass.suspends) {
       auto it = live_.find(s.job);
@@ -202,6 +222,9 @@ class Simulation {
   const std::vector<Job>& jobs_;
   bool fairshare_ = false;  // some queue has FAIRSHARE
   std::int64_t next_plan_ = kNever;
+  // Some queue has APS_PRIORITY: queue time and bypass counts are carried between passes.
+  const bool aps_ = std::any_of(view_.policy->queues.begin(), view_.policy->queues.end(),
+                                [](const QueuePolicy& q) { return q.aps.has_value(); });
   std::shared_ptr<ShareHistory> history_ = std::make_shared<ShareHistory>();
   Result result_;
   std::map<std::int64_t, size_t> by_id_;

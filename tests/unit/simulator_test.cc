@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <tuple>
 
 #include "config_tree.h"
 #include "libsched/sim/cluster_model.h"
@@ -198,3 +199,30 @@ TEST(HostTable, OneMadeForOtherHostsIsIgnored) {
 }
 
 }  // namespace
+
+// APS on the virtual clock: one slot; A (0-10) runs, B (submitted at 1, 100 s) and C
+// (at 5, 10 s) wait. When A ends at 10, B's expansion factor is 1 + 9/100 = 1.09 and
+// C's 1 + 5/10 = 1.5: C starts first (10-20), B after it. FCFS runs B first.
+TEST(Simulator, ApsCountsQueueTimeFromSubmission) {
+  std::vector<sim::Job> jobs;
+  for (auto [id, submit, run] : {std::tuple{1, 0, 10}, {2, 1, 100}, {3, 5, 10}}) {
+    sim::Job j;
+    j.id = id;
+    j.submit = submit;
+    j.runtime = j.run_limit = run;
+    j.procs = 1;
+    jobs.push_back(j);
+  }
+  auto run = [&](const std::string& queue_lines) {
+    lsf::testing::ConfigTree tree;
+    tree.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\n" + queue_lines + "End Queue\n");
+    tree.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
+    auto loaded = tree.load();
+    EXPECT_TRUE(loaded.usable());
+    Starts out;
+    for (const auto& o : sim::simulate(sim::model_cluster(*loaded.config, {1, 1}), jobs).jobs) out[o.id] = o.start;
+    return out;
+  };
+  EXPECT_EQ(run("APS_PRIORITY = WEIGHT[[XFACTOR, 1]]\n"), (Starts{{1, 0}, {2, 20}, {3, 10}}));
+  EXPECT_EQ(run(""), (Starts{{1, 0}, {2, 10}, {3, 110}}));
+}
