@@ -5,39 +5,26 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
-#include "config_tree.h"
 #include "libconfig/aps_priority.h"
 #include "libsched/pass.h"
-#include "libsched/sim/cluster_model.h"
+#include "one_host_cluster.h"
 
 using namespace lsf;
 using namespace lsf::sched;
 
 namespace {
 
-struct Cluster {
-  lsf::testing::ConfigTree tree;
-  config::LoadResult loaded;
-  ClusterView view;
-};
-
 constexpr std::int64_t kNow = 100000;
 
 // One host of `slots` slots; queue `normal` (PRIORITY 40) with the queue lines given.
-std::unique_ptr<Cluster> cluster(int slots, const std::string& queue_lines, const std::string& classes = "") {
-  auto c = std::make_unique<Cluster>();
-  c->tree.write("conf/lsf.cluster.test",
-                "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
-                "Begin Host\nHOSTNAME model type server RESOURCES\nhost1 Generic LINUX64 1 ()\nEnd Host\n");
-  c->tree.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\nhost1 " + std::to_string(slots) + "\nEnd Host\n");
-  c->tree.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nMAX_USER_PRIORITY = 100\nEnd Parameters\n");
-  c->tree.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 40\n" + queue_lines + "End Queue\n");
-  if (!classes.empty()) c->tree.lsb("lsb.serviceclasses", classes);
-  c->loaded = c->tree.load();
-  EXPECT_TRUE(c->loaded.usable()) << lsf::testing::errors_of(c->loaded);
-  c->view = sim::model_cluster(*c->loaded.config, {0, 1});
-  return c;
+std::unique_ptr<lsf::testing::OneHostCluster> cluster(int slots, const std::string& queue_lines,
+                                                      const std::string& classes = "") {
+  std::map<std::string, std::string> files = {
+      {"lsb.queues", "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 40\n" + queue_lines + "End Queue\n"}};
+  if (!classes.empty()) files["lsb.serviceclasses"] = classes;
+  return lsf::testing::one_host_cluster(slots, files, "MAX_USER_PRIORITY = 100\n");
 }
 
 // Eligible since `waited_s` before now.
@@ -228,14 +215,8 @@ TEST(Aps, BypassCountsLaterStarts) {
 // later job goes first.
 TEST(Aps, FairshareFactorIsTheDynamicUserPriority) {
   auto c = cluster(3, "FAIRSHARE = USER_SHARES[[default, 1]]\nAPS_PRIORITY = WEIGHT[[FS, 1]]\n");
-  for (int i = 0; i < 2; ++i) {
-    RunningJobView run;
-    run.key = {100 + i, 0};
-    run.user = "alice";
-    run.hosts = {"host1"};
-    run.start_time = kNow - 600;
-    c->view.running.push_back(run);
-  }
+  for (int i = 0; i < 2; ++i)
+    c->view.running.push_back(lsf::testing::running_on_host1(100 + i, "alice", 1, kNow - 600));
   JobView a = pending(1, 600), b = pending(2, 60);
   b.user = "bob";
   c->view.pending = {a, b};
@@ -250,14 +231,8 @@ TEST(Aps, FairshareFactorIsTheDynamicUserPriority) {
 // each has used half the run time, so alice is 25 points below target, bob 25 above.
 TEST(Aps, FairshareTargetIsTheDeviationFromTheTargetShare) {
   auto c = cluster(3, "FAIRSHARE = USER_SHARES[[alice, 3] [bob, 1]]\nAPS_PRIORITY = WEIGHT[[FSTARGET, 1]]\n");
-  for (const char* user : {"alice", "bob"}) {
-    RunningJobView run;
-    run.key = {user[0] == 'a' ? 100 : 101, 0};
-    run.user = user;
-    run.hosts = {"host1"};
-    run.start_time = kNow - 600;
-    c->view.running.push_back(run);
-  }
+  c->view.running.push_back(lsf::testing::running_on_host1(100, "alice", 1, kNow - 600));
+  c->view.running.push_back(lsf::testing::running_on_host1(101, "bob", 1, kNow - 600));
   JobView b = pending(1, 60), a = pending(2, 60);
   b.user = "bob";
   c->view.pending = {b, a};

@@ -5,34 +5,17 @@
 
 #include <algorithm>
 
-#include "config_tree.h"
 #include "libsched/pass.h"
-#include "libsched/sim/cluster_model.h"
+#include "one_host_cluster.h"
 
 using namespace lsf;
 using namespace lsf::sched;
 
 namespace {
 
-struct Cluster {
-  lsf::testing::ConfigTree tree;
-  config::LoadResult loaded;
-  ClusterView view;
-};
-
 // One host of `slots` slots and the Limit sections given.
-std::unique_ptr<Cluster> cluster(int slots, const std::string& limits) {
-  auto c = std::make_unique<Cluster>();
-  c->tree.write("conf/lsf.cluster.test",
-                "Begin ClusterAdmins\nAdministrators = root\nEnd ClusterAdmins\n"
-                "Begin Host\nHOSTNAME model type server RESOURCES\nhost1 Generic LINUX64 1 ()\nEnd Host\n");
-  c->tree.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\nhost1 " + std::to_string(slots) + "\nEnd Host\n");
-  c->tree.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
-  c->tree.lsb("lsb.resources", limits);
-  c->loaded = c->tree.load();
-  EXPECT_TRUE(c->loaded.usable()) << lsf::testing::errors_of(c->loaded);
-  c->view = sim::model_cluster(*c->loaded.config, {0, 1});
-  return c;
+std::unique_ptr<lsf::testing::OneHostCluster> cluster(int slots, const std::string& limits) {
+  return lsf::testing::one_host_cluster(slots, {{"lsb.resources", limits}});
 }
 
 JobView pending(std::int64_t id, const std::string& user, int slots = 1, std::int64_t run_limit = 0,
@@ -49,13 +32,7 @@ JobView pending(std::int64_t id, const std::string& user, int slots = 1, std::in
 
 RunningJobView running(std::int64_t id, const std::string& user, int slots, std::int64_t start = 0,
                        std::int64_t run_limit = 0) {
-  RunningJobView r;
-  r.key = {id, 0};
-  r.user = user;
-  r.hosts.assign(static_cast<size_t>(slots), "host1");
-  r.start_time = start;
-  r.run_limit_s = run_limit;
-  return r;
+  return lsf::testing::running_on_host1(id, user, slots, start, run_limit);
 }
 
 // The jobs whose pending reason starts with `text`, by id.
