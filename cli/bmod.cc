@@ -42,6 +42,7 @@ const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
     {"Epn", {"post_exec"}},
     {"rn", {"rerunnable"}},
     {"Qn", {"requeue_exit_values"}},
+    {"spn", {"user_priority"}},
 };
 
 }  // namespace
@@ -57,8 +58,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "Usage: bmod [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm] [-M mem] [-o|-oo out]\n"
       "            [-e|-eo err] [-i in] [-J name] [-x] [-r] [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd]\n"
-      "            [-w dependency] [-P project] [-Q codes] "
-      "[-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn]\n"
+      "            [-w dependency] [-P project] [-Q codes] [-sp priority] "
+      "[-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn]\n"
       "            [-aps \"system=value\" | -aps \"admin=value\" | -apsn]\n"
       "            jobid | \"jobid[index]\"\n";
   auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);

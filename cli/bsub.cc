@@ -217,10 +217,9 @@ po::options_description bsub_options() {
   cli::add_spec_options(opts);
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
       "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
-      "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
-      "env", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
-      "pack", po::value<std::string>(), "")("rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")(
-      "h", "")("V", "");
+      "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("env", po::value<std::string>(), "")(
+      "sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")("pack", po::value<std::string>(), "")(
+      "rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")("h", "")("V", "");
   return opts;
 }
 
@@ -242,7 +241,7 @@ po::variables_map parse_options(const std::vector<std::string>& option_args) {
 wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::string>& command,
                          const std::string& script, const config::LsfConf& conf, const std::string& from_host) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
-  for (const char* unsupported : {"L", "g", "sp"})
+  for (const char* unsupported : {"L", "g"})
     if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
   if (vm.count("I") + vm.count("Ip") + vm.count("Is") > 1) throw Refused("-I, -Ip and -Is cannot be used together");
   if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
@@ -420,7 +419,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
                  "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-G user_group]\n"
-                 "            [-sla service_class]\n"
+                 "            [-sla service_class] [-sp priority]\n"
                  "            [-H] [-K | -I | -Ip | -Is]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n"

@@ -1,6 +1,7 @@
 #include "cli/job_spec_options.h"
 
 #include <ctime>
+#include <limits>
 
 #include "libconfig/limits.h"
 #include "libconfig/text.h"
@@ -16,7 +17,8 @@ void add_spec_options(po::options_description& opts) {
       "oo", po::value<std::string>(), "")("e", po::value<std::string>(), "")("eo", po::value<std::string>(), "")(
       "i", po::value<std::string>(), "")("J", po::value<std::string>(), "")("b", po::value<std::string>(), "")(
       "E", po::value<std::string>(), "")("Ep", po::value<std::string>(), "")("w", po::value<std::string>(), "")(
-      "P", po::value<std::string>(), "")("Q", po::value<std::string>(), "")("x", "")("r", "");
+      "P", po::value<std::string>(), "")("Q", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
+      "x", "")("r", "");
 }
 
 std::optional<std::int64_t> parse_begin_time(const std::string& text) {
@@ -170,6 +172,13 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
   if (has("P")) {
     spec.set_project(str("P"));
     set.push_back("project");
+  }
+  if (has("sp")) {
+    auto n = config::parse_int(str("sp"));
+    if (!n || *n < 1 || *n > std::numeric_limits<std::int32_t>::max())
+      return fail("-sp " + str("sp") + ": the job priority must be a positive integer");
+    spec.set_user_priority(static_cast<std::int32_t>(*n));
+    set.push_back("user_priority");
   }
 }
 

@@ -278,6 +278,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
     // The job must still be one its queue takes, with requirements that parse.
     std::string why = check_in_queue(spec, job->queue);
+    if (why.empty()) why = check_user_priority(spec.user_priority(), caller, job->queue);
     if (why.empty()) {
       Submission trial;
       trial.spec = spec;

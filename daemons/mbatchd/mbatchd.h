@@ -181,6 +181,8 @@ class Mbatchd {
   bool names_user(const std::string& name, const std::string& user) const;
   // An LSF administrator, or one of the queue's ADMINISTRATORS.
   bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
+  // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
+  std::string check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the
   // job's end reason and suspend reason then say).
   bool acts_as_admin(const wire::Identity& caller, const Job& job) const;

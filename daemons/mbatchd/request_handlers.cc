@@ -324,6 +324,7 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
       return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
   }
   if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
+  if (auto err = check_user_priority(spec.user_priority(), caller, queue); !err.empty()) return err;
   if (sc && !access(*sc))
     return "Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
            (sc->access_projects.empty() ? "" : " and project <" + project + ">");
@@ -423,7 +424,12 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_exec_cwd(job.exec_cwd);
   info.set_exec_home(job.exec_home);
   info.set_job_name(job.display_name());
-  if (const auto* q = config_->find_queue(job.queue)) info.set_priority(q->priority);
+  // With MAX_USER_PRIORITY, "Job Priority" is the job's own (bsub -sp, else half the
+  // maximum), as LSF shows it; without, the queue's.
+  if (int max = config_->params.max_user_priority; max > 0)
+    info.set_priority(job.spec().user_priority() > 0 ? job.spec().user_priority() : max / 2);
+  else if (const auto* q = config_->find_queue(job.queue))
+    info.set_priority(q->priority);
   if (int q = config_index_.policy->queue_index(job.queue); q >= 0) {
     if (const auto& fs = config_index_.policy->queues[static_cast<size_t>(q)].fairshare)
       info.set_share_account(sched::share_path(*fs, job.user(), job.spec().user_group()).to_string());

@@ -272,6 +272,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.aps_system = job.spec().aps_system();
     jv.aps_admin = job.spec().aps_admin();
     jv.bypass_count = job.bypass_count;
+    jv.user_priority = job.spec().user_priority() > 0 ? job.spec().user_priority() : -1;
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {
       int running = 0;
       for (const Job* e : state_.elements(key.id))

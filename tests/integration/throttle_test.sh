@@ -7,6 +7,8 @@
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2" maui-throttle
 
+# User-assigned job priority (bsub -sp) up to 100.
+sed -i 's/^End Parameters/MAX_USER_PRIORITY = 100\nEnd Parameters/' "$PARAMS"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 for h in host1 host2 host3 host4; do badmin hclose "$h" >/dev/null; done
 
@@ -101,6 +103,17 @@ check "the long job is last of the three once its admin factor counts" wait_for 
 check "bmod -apsn removes it; a bad -aps is refused" bash -c \
   "bmod -apsn $long >/dev/null && ! bjobs_l_flat $long | grep -q 'Admin factor' &&
    ! bmod -aps 'boost=3' $long 2>/dev/null"
+
+# bsub -sp: users up to MAX_USER_PRIORITY, administrators beyond; bjobs -l shows the
+# job's priority (half the maximum without -sp); bmod -spn removes it.
+over=$(as lsfsched_it bsub -sp 200 -o /dev/null sleep 1 2>&1)
+check "a user's -sp above MAX_USER_PRIORITY is refused" bash -c \
+  "grep -qF -- '-sp 200: more than MAX_USER_PRIORITY (100). Job not submitted.' <<<'$over'"
+check "bsub -sp 0 is refused" bash -c "bsub -sp 0 -o /dev/null sleep 1 2>&1 | grep -qF 'must be a positive integer'"
+urgent=$(submit -sp 200 -o /dev/null sleep 600)
+check "an administrator's -sp 200 is taken and shown" bash -c "bjobs_l_flat $urgent | grep -qF 'Job Priority <200>'"
+check "bmod -spn: back to half the maximum" bash -c \
+  "bmod -spn $urgent >/dev/null && bjobs_l_flat $urgent | grep -qF 'Job Priority <50>'"
 
 bkill -u all 0 >/dev/null 2>&1
 harness_done

@@ -164,6 +164,29 @@ TEST(Aps, GracePeriodAndDefaultJobPriority) {
   EXPECT_DOUBLE_EQ(factor(score_of(r, 1), "JPRIORITY"), 50);
 }
 
+// bsub -sp: with MAX_USER_PRIORITY (100 here) jobs of a queue go by their priority, then
+// by submission; a job without -sp counts as 50. An APS queue reads it as JPRIORITY.
+TEST(Aps, UserAssignedPriorityOrdersTheQueueAndIsJpriority) {
+  auto fcfs = cluster(1, "");
+  JobView low = pending(1, 0), plain = pending(2, 0), high = pending(3, 0);
+  low.user_priority = 10;
+  high.user_priority = 80;
+  fcfs->view.pending = {low, plain, high};
+  fcfs->view.hosts[0].status = "closed_Adm";
+  PassResult r = schedule(fcfs->view, kNow);
+  std::vector<std::int64_t> order;
+  for (const auto& why : r.reasons) order.push_back(why.job.id);
+  EXPECT_EQ(order, (std::vector<std::int64_t>{3, 2, 1}));
+
+  auto aps = cluster(1, "APS_PRIORITY = WEIGHT[[JPRIORITY, 2]]\n");
+  aps->view.pending = {low, plain, high};
+  aps->view.hosts[0].status = "closed_Adm";
+  PassResult a = schedule(aps->view, kNow);
+  EXPECT_DOUBLE_EQ(score_of(a, 1).value, 20);
+  EXPECT_DOUBLE_EQ(score_of(a, 2).value, 100);
+  EXPECT_DOUBLE_EQ(score_of(a, 3).value, 160);
+}
+
 // bmod -aps: a system value goes ahead of every calculated one (highest first); an
 // admin factor is added to the calculated value.
 TEST(Aps, SystemValuesGoFirstAndAdminFactorsAdd) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "libsched/pass.h"
+#include "libsched/sim/cluster_model.h"
 #include "one_host_cluster.h"
 
 using namespace lsf;
@@ -190,3 +191,45 @@ TEST(Throttle, SoftAndHardValuesAreChecked) {
 }
 
 }  // namespace
+
+// policies.md §4: a job asking for more nodes than are free waits; smaller jobs start
+// around it without moving its predicted start. Ten nodes of one processor, two busy
+// until 1 h and 2 h from now: the 10-node job holds the 8 free ones and expects to start
+// in 2 h; a 1-hour job backfills into its slots, a 3-hour one may not, and with the
+// 1-hour job running the prediction stays at 2 h.
+TEST(Throttle, WideJobWaitsWhileSmallerJobsStartAroundIt) {
+  lsf::testing::ConfigTree tree;
+  tree.lsb("lsb.queues",
+           "Begin Queue\nQUEUE_NAME = batch\nPRIORITY = 30\nSLOT_RESERVE = MAX_RESERVE_TIME[1000]\nBACKFILL = Y\n"
+           "End Queue\n");
+  tree.lsb("lsb.params", "Begin Parameters\nJOB_ACCEPT_INTERVAL = 0\nEnd Parameters\n");
+  auto loaded = tree.load();
+  ASSERT_TRUE(loaded.usable()) << lsf::testing::errors_of(loaded);
+  ClusterView view = sim::model_cluster(*loaded.config, {10, 1});
+  constexpr std::int64_t kNow = 10000;
+  for (int i = 0; i < 2; ++i) {
+    RunningJobView r = running(100 + i, "bob", 1, kNow - 600, 600 + 3600 * (i + 1));
+    r.hosts = {view.hosts[static_cast<size_t>(i)].name};
+    view.running.push_back(r);
+  }
+  JobView wide = pending(1, "alice", 10, 4 * 3600), hour = pending(2, "carol", 1, 3600),
+          three_hours = pending(3, "dave", 1, 3 * 3600);
+  view.pending = {wide, hour, three_hours};
+  PassResult r = schedule(view, kNow);
+  ASSERT_EQ(r.reservations.size(), 1u);
+  EXPECT_EQ(r.reservations[0].job.id, 1);
+  EXPECT_EQ(r.reservations[0].hosts.size(), 8u);
+  EXPECT_EQ(r.reservations[0].estimated_start, kNow + 7200);
+  ASSERT_EQ(r.dispatches.size(), 1u);
+  EXPECT_EQ(r.dispatches[0].job.id, 2);
+
+  // The 1-hour job runs; the next pass predicts the same start and still keeps the
+  // 3-hour job out.
+  view.running.push_back(started(view.pending[1], r.dispatches[0].hosts, kNow));
+  view.pending.erase(view.pending.begin() + 1);
+  carry_reservation(view.pending[0], &r.reservations[0]);
+  PassResult next = schedule(view, kNow + 60);
+  ASSERT_EQ(next.reservations.size(), 1u);
+  EXPECT_EQ(next.reservations[0].estimated_start, kNow + 7200);
+  EXPECT_TRUE(next.dispatches.empty());
+}
