@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/cli_support.h"
+#include "cli/output_format.h"
 
 namespace lsf::cli {
 
@@ -105,6 +106,29 @@ void print_prio(const std::vector<wire::JobInfo>& jobs, const TableOptions& o) {
     }
     std::cout << "\n";
   }
+}
+
+void print_prio_json(const std::vector<wire::JobInfo>& jobs) {
+  std::vector<const wire::JobInfo*> pending;
+  for (const auto& j : jobs)
+    if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) pending.push_back(&j);
+  std::cout << "{\n  \"COMMAND\":\"bjobs\",\n  \"JOBS\":" << pending.size() << ",\n  \"RECORDS\":[";
+  for (size_t r = 0; r < pending.size(); ++r) {
+    const wire::JobInfo& j = *pending[r];
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"JOBID", job_id_text(j.job_id(), j.index())}, {"USER", j.user()}, {"QUEUE", j.queue()}, {"APS", aps_text(j)}};
+    for (const auto& f : j.aps_factors()) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.2f", f.value());
+      fields.emplace_back(f.name(), buf);
+    }
+    std::cout << (r ? ",\n" : "\n") << "    {\n";
+    for (size_t i = 0; i < fields.size(); ++i)
+      std::cout << "      " << json_quote(fields[i].first) << ":" << json_quote(fields[i].second)
+                << (i + 1 < fields.size() ? ",\n" : "\n");
+    std::cout << "    }";
+  }
+  std::cout << (pending.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 }  // namespace lsf::cli

@@ -18,6 +18,8 @@ void sort_by_aps(std::vector<wire::JobInfo>& jobs);
 void print_aps(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
 // Pending jobs with their APS value and a column per weighted factor.
 void print_prio(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
+// -prio -json: one record per pending job with JOBID, USER, QUEUE, APS and each factor.
+void print_prio_json(const std::vector<wire::JobInfo>& jobs);
 // A bmod -aps value as given: 10 -> "10", 10.5 -> "10.5".
 std::string aps_number(double v);
 

@@ -68,7 +68,14 @@ int main(int argc, char** argv) {
     format = cli::parse_output_format(*spec, cli::job_fields(), &error);
     if (!format) usage_error(error);
   }
-  if (vm.count("json") && !format) usage_error("-json must be used with -o or LSB_BJOBS_FORMAT");
+  // -aps -json: the -aps columns as -o would name them.
+  if (vm.count("aps") && vm.count("json")) {
+    std::string error;
+    format = cli::parse_output_format("jobid user stat queue from_host exec_host job_name submit_time aps",
+                                      cli::job_fields(), &error);
+  }
+  if (vm.count("json") && !format && !vm.count("prio"))
+    usage_error("-json must be used with -o, -aps, -prio or LSB_BJOBS_FORMAT");
 
   wire::RequestEnvelope req;
   auto* q = req.mutable_jobs();
@@ -117,6 +124,12 @@ int main(int argc, char** argv) {
     std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().service_class() != sla; });
   }
 
+  if (vm.count("aps") || vm.count("prio")) cli::sort_by_aps(jobs);
+  if (vm.count("prio") && vm.count("json")) {
+    cli::print_prio_json(jobs);
+    return reply.jobs().errors_size() > 0 && jobs.empty() ? 255 : 0;
+  }
+
   auto rows = [&] {
     std::vector<cli::Row> out;
     auto now = static_cast<std::int64_t>(std::time(nullptr));
@@ -150,7 +163,6 @@ int main(int argc, char** argv) {
   const char* short_list = std::getenv("LSB_SHORT_HOSTLIST");
   auto conf_short = session.lsf_conf().get("LSB_SHORT_HOSTLIST");
   table.short_hosts = short_list ? std::string(short_list) == "1" : conf_short && *conf_short == "1";
-  if (vm.count("aps") || vm.count("prio")) cli::sort_by_aps(jobs);
   if (vm.count("aps")) {
     cli::print_aps(jobs, table);
   } else if (vm.count("prio")) {

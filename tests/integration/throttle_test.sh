@@ -93,6 +93,9 @@ check "bmod -aps system=10 is accepted" bash -c \
 check "the system value puts the long job first, shown in parentheses" wait_for 30 bash -c \
   "[ \"\$(pend_order | awk '{print \$1}')\" = $long ] && bjobs -aps | grep -Eq '^$long +.* \(10\)\$'"
 check "bjobs -l shows the system value" bash -c "bjobs_l_flat $long | grep -qF 'System Absolute Priority <10>'"
+check "bjobs -aps -json and -prio -json: the value and each factor for scripts" bash -c \
+  "bjobs -aps -json | grep -qF '\"APS\":\"(10)\"' && bjobs -aps -json | grep -qF '\"SUBMIT_TIME\":' &&
+   bjobs -prio -json | grep -Eq '\"XFACTOR\":\"1\.[0-9]{2}\"' && bjobs -prio -json | grep -qF '\"JOBID\":\"$long\"'"
 check "bjobs -o 'jobid aps' -json gives the APS value to scripts" bash -c \
   "bjobs -o 'jobid aps' -json $long | grep -qF '\"APS\":\"(10)\"' &&
    bjobs -o 'jobid aps' -json $short | grep -Eq '\"APS\":\"[0-9]+\.[0-9]{2}\"'"
