@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "libsched/model/cluster_view.h"
@@ -131,7 +132,7 @@ struct ApsScore {
   JobKey job;
   double value = 0;
   bool system = false;  // `value` is what bmod -aps "system=v" set: ahead of every calculated one
-  std::vector<std::pair<std::string, double>> factors;
+  std::vector<std::pair<std::string_view, double>> factors;  // names of static storage
 };
 
 struct PassResult {

@@ -397,7 +397,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
       info.set_aps(job.aps->value);
       for (const auto& [name, value] : job.aps->factors) {
         auto* f = info.add_aps_factors();
-        f->set_name(name);
+        f->set_name(std::string(name));
         f->set_value(value);
       }
     }

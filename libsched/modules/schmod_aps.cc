@@ -25,6 +25,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include "libsched/modules/modules.h"
 #include "libsched/share_accounts.h"
@@ -69,40 +72,101 @@ class ApsModule final : public Module {
   }
 
  private:
+  enum class Kind {
+    kFs,
+    kFsTarget,
+    kProc,
+    kMem,
+    kSwap,
+    kJPriority,
+    kQPriority,
+    kQueueTime,
+    kXFactor,
+    kBypass,
+    kTargetQueueTime,
+    kQos,
+    kGroup
+  };
+  // A weighted factor or subfactor as the queue's APS_PRIORITY has it, worked out once
+  // per pass: names point into ApsPriority::factors(), which lives for good.
+  struct Term {
+    std::string_view name;
+    Kind kind = Kind::kGroup;
+    double weight = 0;
+    std::optional<double> limit;
+    std::int64_t grace_s = 0;
+  };
+  struct Factor {
+    Term head;
+    std::vector<Term> parts;  // empty: the head has a value of its own
+  };
+
+  static Kind kind_of(std::string_view name) {
+    static const std::pair<std::string_view, Kind> kKinds[] = {
+        {"FS", Kind::kFs},
+        {"FSTARGET", Kind::kFsTarget},
+        {"PROC", Kind::kProc},
+        {"MEM", Kind::kMem},
+        {"SWAP", Kind::kSwap},
+        {"JPRIORITY", Kind::kJPriority},
+        {"QPRIORITY", Kind::kQPriority},
+        {"QUEUETIME", Kind::kQueueTime},
+        {"XFACTOR", Kind::kXFactor},
+        {"BYPASS", Kind::kBypass},
+        {"TARGETQUEUETIME", Kind::kTargetQueueTime},
+        {"QOS", Kind::kQos},
+    };
+    for (const auto& [n, k] : kKinds)
+      if (n == name) return k;
+    return Kind::kGroup;
+  }
+
+  const std::vector<Factor>& plan(const config::ApsPriority& aps, int queue) {
+    auto [it, fresh] = plans_.try_emplace(queue);
+    if (!fresh) return it->second;
+    auto term = [&](std::string_view name) {
+      Term t{name, kind_of(name), aps.weight(name), std::nullopt, 0};
+      if (auto found = aps.terms.find(name); found != aps.terms.end()) {
+        t.limit = found->second.limit;
+        t.grace_s = found->second.grace_s;
+      }
+      return t;
+    };
+    for (const auto& [factor, subs] : config::ApsPriority::factors()) {
+      Factor f{term(factor), {}};
+      if (f.head.weight == 0) continue;
+      for (const auto& s : subs)
+        if (Term t = term(s); t.weight != 0) f.parts.push_back(t);
+      it->second.push_back(std::move(f));
+    }
+    return it->second;
+  }
+
   const ApsScore& score(PassContext& ctx, const QueuePolicy& q, const JobView& job) {
     if (job.aps_system != 0) {
       ctx.result.aps.push_back(ApsScore{job.key, job.aps_system, true, {}});
       return ctx.result.aps.back();
     }
-    const config::ApsPriority& aps = *q.aps;
     std::int64_t eligible_s = job.idle_since >= 0 ? std::max<std::int64_t>(0, ctx.now - job.idle_since) : 0;
     ApsScore out{job.key, 0, false, {}};
-    auto capped = [&](std::string_view name, double v) {
-      auto it = aps.terms.find(name);
-      if (it == aps.terms.end()) return v;
-      if (it->second.limit) v = std::min(v, *it->second.limit);
-      if (it->second.grace_s > eligible_s) v = 0;
-      return v;
+    auto capped = [&](const Term& t, double v) {
+      if (t.limit) v = std::min(v, *t.limit);
+      return t.grace_s > eligible_s ? 0 : v;
     };
-    for (const auto& [factor, subs] : config::ApsPriority::factors()) {
-      double w = aps.weight(factor);
-      if (w == 0) continue;
+    for (const Factor& f : plan(*q.aps, job.queue)) {
       double sum = 0;
-      if (subs.empty()) {
-        double v = capped(factor, value(ctx, q, job, factor, eligible_s));
-        out.factors.emplace_back(factor, v);
-        sum = v;
+      if (f.parts.empty()) {
+        sum = capped(f.head, value(ctx, q, job, f.head.kind, eligible_s));
+        out.factors.emplace_back(f.head.name, sum);
       } else {
-        for (const auto& s : subs) {
-          double ws = aps.weight(s);
-          if (ws == 0) continue;
-          double v = capped(s, value(ctx, q, job, s, eligible_s));
-          out.factors.emplace_back(s, v);
-          sum += ws * v;
+        for (const Term& t : f.parts) {
+          double v = capped(t, value(ctx, q, job, t.kind, eligible_s));
+          out.factors.emplace_back(t.name, v);
+          sum += t.weight * v;
         }
-        sum = capped(factor, sum);
+        sum = capped(f.head, sum);
       }
-      out.value += w * sum;
+      out.value += f.head.weight * sum;
     }
     if (job.aps_admin != 0) {
       out.factors.emplace_back("ADMIN", job.aps_admin);
@@ -112,30 +176,43 @@ class ApsModule final : public Module {
     return ctx.result.aps.back();
   }
 
-  double value(PassContext& ctx, const QueuePolicy& q, const JobView& job, std::string_view name,
-               std::int64_t eligible_s) {
-    if (name == "FS") return fairshare_priority(ctx, job);
-    if (name == "FSTARGET") return fairshare_target(ctx, job);
-    if (name == "PROC") return job.max_slots;
-    if (name == "MEM" || name == "SWAP") {
-      double total = 0;
-      for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_slot)
-        if (res == (name == "MEM" ? "mem" : "swp")) total += amount;
-      return total * job.max_slots;
-    }
-    if (name == "JPRIORITY") return job.user_priority >= 0 ? job.user_priority : ctx.policy.max_user_priority / 2;
-    if (name == "QPRIORITY") return q.priority;
-    if (name == "QUEUETIME") return static_cast<double>(eligible_s) / 60;
-    if (name == "BYPASS") return job.bypass_count;
-    if (name == "XFACTOR")
-      return job.run_limit_s > 0 ? 1 + static_cast<double>(eligible_s) / static_cast<double>(job.run_limit_s) : 1;
+  double value(PassContext& ctx, const QueuePolicy& q, const JobView& job, Kind kind, std::int64_t eligible_s) {
     const SchedPolicy::Qos* qos = nullptr;
-    if (auto it = ctx.policy.qos.find(job.sla); it != ctx.policy.qos.end()) qos = &it->second;
-    if (name == "QOS") return qos ? qos->priority : 0;
-    if (name == "TARGETQUEUETIME")
-      return qos && qos->queue_time_target_s > 0
-                 ? target_queue_time(static_cast<double>(eligible_s) / static_cast<double>(qos->queue_time_target_s))
-                 : 0;
+    if (kind == Kind::kQos || kind == Kind::kTargetQueueTime)
+      if (auto it = ctx.policy.qos.find(job.sla); it != ctx.policy.qos.end()) qos = &it->second;
+    switch (kind) {
+      case Kind::kFs:
+        return fairshare_priority(ctx, job);
+      case Kind::kFsTarget:
+        return fairshare_target(ctx, job);
+      case Kind::kProc:
+        return job.max_slots;
+      case Kind::kMem:
+      case Kind::kSwap: {
+        double total = 0;
+        for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_slot)
+          if (res == (kind == Kind::kMem ? "mem" : "swp")) total += amount;
+        return total * job.max_slots;
+      }
+      case Kind::kJPriority:
+        return job.user_priority >= 0 ? job.user_priority : ctx.policy.max_user_priority / 2;
+      case Kind::kQPriority:
+        return q.priority;
+      case Kind::kQueueTime:
+        return static_cast<double>(eligible_s) / 60;
+      case Kind::kXFactor:
+        return job.run_limit_s > 0 ? 1 + static_cast<double>(eligible_s) / static_cast<double>(job.run_limit_s) : 1;
+      case Kind::kBypass:
+        return job.bypass_count;
+      case Kind::kQos:
+        return qos ? qos->priority : 0;
+      case Kind::kTargetQueueTime:
+        return qos && qos->queue_time_target_s > 0
+                   ? target_queue_time(static_cast<double>(eligible_s) / static_cast<double>(qos->queue_time_target_s))
+                   : 0;
+      case Kind::kGroup:
+        break;
+    }
     return 0;
   }
 
@@ -171,14 +248,19 @@ class ApsModule final : public Module {
       for (int c : node(node(n).parent).children) siblings += node(c).shares;
       target *= siblings > 0 ? node(n).shares / siblings : 0;
     }
-    double all = 0;
-    for (const auto& a : nodes)
-      if (a.leaf) all += a.run_s + a.hist_run_s;
+    // Every account's use, summed once per tree and pass.
+    auto [it, fresh] = total_use_.try_emplace(t, 0.0);
+    if (fresh)
+      for (const auto& a : nodes)
+        if (a.leaf) it->second += a.run_s + a.hist_run_s;
+    const double all = it->second;
     double used = node(leaf).run_s + node(leaf).hist_run_s;
     return 100 * (target - (all > 0 ? used / all : 0));
   }
 
+  std::map<int, std::vector<Factor>> plans_;  // by queue
   std::map<int, ShareAccounts> trees_;
+  std::map<const ShareAccounts*, double> total_use_;
 };
 
 }  // namespace

@@ -74,8 +74,8 @@ check "bjobs -aps: LSF's columns with APS last, values with two decimals" bash -
   "bjobs -aps | head -1 | grep -Eq '^JOBID +USER +STAT +QUEUE +FROM_HOST +EXEC_HOST +JOB_NAME +SUBMIT_TIME +APS\$' &&
    bjobs -aps | grep -Eq '^$short +.* [0-9]+\.[0-9]{2}\$'"
 check "bjobs -prio: a column per weighted factor, the expansion factor above 1 for a job that has waited" wait_for 30 bash -c \
-  "bjobs -prio | head -1 | grep -Eq '^JOBID +USER +QUEUE +APS +QUEUETIME +XFACTOR +TARGETQUEUETIME +QOS\$' &&
-   bjobs -prio | awk '\$1 == $short {exit !(\$6 > 1 && \$6 < 2)}'"
+  "bjobs -prio | head -1 | grep -Eq '^JOBID +USER +QUEUE +APS +FSTARGET +QUEUETIME +XFACTOR +TARGETQUEUETIME +QOS\$' &&
+   bjobs -prio | awk '\$1 == $short {exit !(\$7 > 1 && \$7 < 2)}'"
 check "showq lists the idle jobs in priority order" bash -c \
   "order=\$(showq -i | awk '\$3 == \"Idle\" {print \$1}' | tr '\\n' ' ') && [[ \"\$order\" == *\"$short $mid $long \"* ]]"
 
