@@ -1,6 +1,7 @@
 // Requests that change a job after submission: brequeue, bswitch, bmod. Each names its
 // jobs as bkill does, answers one LSF line per job, and changes nothing for a job it
 // refuses.
+#include <algorithm>
 #include <csignal>
 #include <set>
 
@@ -220,6 +221,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   bool sets_aps = false;
   for (const auto* names : {&q.set(), &q.reset()})
     for (const auto& name : *names) sets_aps = sets_aps || name.rfind("aps_", 0) == 0;
+  const bool sets_priority = std::find(q.set().begin(), q.set().end(), "user_priority") != q.set().end();
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
@@ -278,7 +280,9 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
     // The job must still be one its queue takes, with requirements that parse.
     std::string why = check_in_queue(spec, job->queue);
-    if (why.empty()) why = check_user_priority(spec.user_priority(), caller, job->queue);
+    // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
+    // the job's other options.
+    if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue);
     if (why.empty()) {
       Submission trial;
       trial.spec = spec;
