@@ -31,6 +31,8 @@
 //             do in this pass, and the pass leaves it out
 //   sees_user whether its answers for the job may depend on the job's user, project or
 //             service class: when no module's do, jobs of every user share outcomes
+//   (plans, acts_when_full and sees_user are asked once per queue and pass, after
+//   prepare: what they answer holds for every job of the queue)
 //   limits_room false for a module without a room hook: room() is asked for every
 //             host a job looks at, and the pass then skips the call
 //   blocks    a job this module's admit refuses is BLOCKED (held by policy, Maui's
@@ -85,8 +87,8 @@ class Module {
   // Slots a reservation holds for the job: job slot limits count them, as LSF's do.
   virtual void hold(PassContext&, const JobView&, const Placement&) {}
   virtual int backfill(const PassContext&, const JobView&, int /*host*/) { return 0; }
-  virtual bool plans(const PassContext&, const JobView&) { return false; }
-  virtual bool acts_when_full(const PassContext&, const JobView&) { return false; }
+  virtual bool plans(const PassContext&, int /*queue*/) const { return false; }
+  virtual bool acts_when_full(const PassContext&, int /*queue*/) const { return false; }
   virtual bool defers(const PassContext&, const JobView&) { return false; }
   virtual void second_round(PassContext&) {}
   // `rest`: the jobs not yet considered, in the order the order hooks gave. A picker
@@ -96,7 +98,7 @@ class Module {
   }
   virtual void finish(PassContext&) {}
   virtual bool active(const PassContext&) const { return true; }
-  virtual bool sees_user(const PassContext&, const JobView&) const { return true; }
+  virtual bool sees_user(const PassContext&, int /*queue*/) const { return true; }
   virtual bool limits_room() const { return true; }
   virtual bool blocks() const { return false; }
 };

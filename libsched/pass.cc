@@ -124,6 +124,20 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // asked about every job and every host they have nothing to say about.
   std::erase_if(modules, [&](const auto& m) { return !m->active(ctx); });
   ctx.modules_settled();
+  // What the modules say of a queue's jobs as a whole, asked once per queue rather than
+  // three times per module for each of 100,000 jobs.
+  struct QueueTraits {
+    bool plans = false, acts_when_full = false, by_user = false;
+  };
+  std::vector<QueueTraits> traits(view.policy->queues.size());
+  for (size_t q = 0; q < traits.size(); ++q) {
+    const int queue = static_cast<int>(q);
+    for (const auto& m : modules) {
+      traits[q].plans = traits[q].plans || m->plans(ctx, queue);
+      traits[q].acts_when_full = traits[q].acts_when_full || m->acts_when_full(ctx, queue);
+      traits[q].by_user = traits[q].by_user || m->sees_user(ctx, queue);
+    }
+  }
 
   std::vector<const JobView*> jobs;
   jobs.reserve(view.pending.size());
@@ -163,7 +177,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   };
   auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
     pend_considered(job, known.reason, known.hosts);
-    if (std::any_of(modules.begin(), modules.end(), [&](auto& m) { return m->plans(ctx, job); })) reserve(job, cands);
+    if (traits[static_cast<size_t>(job.queue)].plans) reserve(job, cands);
   };
 
   // Considers one job: true when it was placed (in `placement`), else it pends.
@@ -201,7 +215,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       ++ctx.result.stats.classes;
     }
     bool full = no_free_slot(ctx, match);
-    if (full) full = std::none_of(modules.begin(), modules.end(), [&](auto& m) { return m->acts_when_full(ctx, job); });
+    const QueueTraits& queue_traits = traits[static_cast<size_t>(job.queue)];
+    if (full) full = !queue_traits.acts_when_full;
     if (full && match.when_full) {
       pend_alike(job, cands, *match.when_full);
       return false;
@@ -212,7 +227,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     std::int64_t backfill_key = ctx.result.reservations.empty() ? 0 : job.run_limit_s;
     // Whose job it is matters only to modules that count or order by user, project or
     // service class; without them a class holds every user's jobs alike.
-    bool by_user = std::any_of(modules.begin(), modules.end(), [&](auto& m) { return m->sees_user(ctx, job); });
+    const bool by_user = queue_traits.by_user;
     std::string_view none;
     ReqKey rk{&cands,
               job.planned_start > 0 ? &job : nullptr,

@@ -44,7 +44,7 @@ class ApsModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_aps"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+  bool sees_user(const PassContext&, int /*queue*/) const override { return false; }
 
   bool active(const PassContext& ctx) const override {
     return std::any_of(ctx.policy.queues.begin(), ctx.policy.queues.end(), [](const auto& q) { return q.aps; });

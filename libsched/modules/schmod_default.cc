@@ -38,7 +38,7 @@ std::string index_description(const std::string& index) {
 class DefaultModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_default"; }
-  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+  bool sees_user(const PassContext&, int /*queue*/) const override { return false; }
 
   void prepare(PassContext& ctx) override {
     array_running_ = ctx.view.array_running;
@@ -77,54 +77,26 @@ class DefaultModule final : public Module {
   // Hosts are taken in rank order (-m preference, then order[]), so the candidates come
   // out ranked. What does not depend on the job (status, windows, thresholds, queue
   // membership, select[] per expression, ranking per order[] and -m) is worked out once
-  // per pass and shared by every requirement class.
+  // per pass and shared by every requirement class; which hosts refuse, once per
+  // queue, select[], -m and exclusion, whatever the class's order[], rusage[] and span.
   void hosts(PassContext& ctx, const JobView& job, Candidates& cands) override {
-    const QueuePolicy& q = ctx.queue_of(job);
     const config::SelectExpr* select = job.res_req && !job.res_req->select.empty() ? &job.res_req->select : nullptr;
-    const std::vector<char>& in_queue = queue_hosts(ctx, job.queue);
-    std::vector<signed char>* queue_busy = queue_busy_row(ctx, job.queue);
-    std::vector<signed char>* matches = nullptr;
-    if (select) {
-      matches = &select_[select];
-      if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
-    }
-    // Refusals in host order (bjobs -l lists hosts that way), candidates in rank order.
-    // Reasons are constants: grouped by pointer here, named once at the end.
-    std::vector<const char*> refused(ctx.view.hosts.size(), nullptr);
-    std::vector<std::pair<const char*, std::vector<int>>> by_reason;
-    for (size_t i = 0; i < ctx.view.hosts.size(); ++i) {
-      int h = static_cast<int>(i);
-      const HostView& host = ctx.view.hosts[h];
-      // The first condition that fails names the reason, in LSF's order.
-      const char* no = status_refusal(ctx, h);
-      if (!no && !q.hosts.empty() && !in_queue[h]) no = reason::kHostNotInQueue;
-      if (!no && job.asked_hosts && !job.asked_hosts->contains(host.name)) no = reason::kHostNotAsked;
-      if (!no && !job.excluded_hosts.empty() &&
-          std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), host.name) != job.excluded_hosts.end())
-        no = reason::kHostExcluded;
-      if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
-      if (!no &&
-          (host_busy(ctx, h) || (queue_busy && busy_on(ctx, *queue_busy, h, ctx.policy.queues[job.queue].thresholds))))
-        no = reason::kHostLoad;
-      if (!no && matches && !select_matches(ctx, *select, *matches, h)) no = reason::kHostSelect;
-      if (no) {
-        refused[h] = no;
-        auto it = std::find_if(by_reason.begin(), by_reason.end(), [no](const auto& r) { return r.first == no; });
-        if (it == by_reason.end()) it = by_reason.insert(it, {no, {}});
-        it->second.push_back(h);
-      }
-    }
-    for (auto& [why, list] : by_reason) {
+    const void* excluded = job.excluded_hosts.empty() ? nullptr : &job;
+    auto [it, fresh] = eligible_.try_emplace(EligibleKey{job.queue, select, job.asked_hosts.get(), excluded});
+    Eligible& e = it->second;
+    if (fresh) e = eligible(ctx, job, select);
+    for (const auto& [why, list] : e.excluded) {
       auto& into = cands.excluded[why];
-      if (into.empty())
-        into = std::move(list);
-      else
-        into.insert(into.end(), list.begin(), list.end());
+      into.insert(into.end(), list.begin(), list.end());
+    }
+    if (e.refused.empty()) {  // every host will do (a simulated cluster, most of the time)
+      cands.hosts = ranked(ctx, job);
+      return;
     }
     std::vector<int> kept;
     kept.reserve(ctx.view.hosts.size());
     for (int h : ranked(ctx, job))
-      if (!refused[h]) kept.push_back(h);
+      if (!e.refused[h]) kept.push_back(h);
     cands.hosts = std::move(kept);
   }
 
@@ -169,12 +141,93 @@ class DefaultModule final : public Module {
     return nullptr;
   }
 
+  struct EligibleKey {
+    int queue;
+    const void* select;
+    const void* asked;
+    const void* excluded;  // the job, when an exclusive requeue keeps it off hosts
+    auto operator<=>(const EligibleKey&) const = default;
+  };
+  struct Eligible {
+    std::vector<char> refused;  // per host; empty: none refuses
+    std::vector<std::pair<std::string, std::vector<int>>> excluded;
+  };
+
+  Eligible eligible(PassContext& ctx, const JobView& job, const config::SelectExpr* select) {
+    const std::vector<const char*>& row = queue_row(ctx, job.queue);
+    std::vector<signed char>* matches = nullptr;
+    if (select) {
+      matches = &select_[select];
+      if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
+    }
+    const bool own_hosts = job.asked_hosts || !job.excluded_hosts.empty();
+    Eligible e;
+    if (!own_hosts && !select && std::none_of(row.begin(), row.end(), [](const char* no) { return no != nullptr; }))
+      return e;
+    // Refusals in host order (bjobs -l lists hosts that way). Reasons are constants:
+    // grouped by pointer here, named once at the end.
+    e.refused.assign(ctx.view.hosts.size(), 0);
+    std::vector<std::pair<const char*, std::vector<int>>> by_reason;
+    for (size_t i = 0; i < ctx.view.hosts.size(); ++i) {
+      int h = static_cast<int>(i);
+      // The first condition that fails names the reason, in LSF's order: status and
+      // the queue's HOSTS, then the job's -m and exclusions, then window, load and
+      // select[].
+      const char* no = row[h];
+      if (own_hosts && (!no || !early(ctx, h, no))) {
+        const std::string& name = ctx.view.hosts[h].name;
+        if (job.asked_hosts && !job.asked_hosts->contains(name))
+          no = reason::kHostNotAsked;
+        else if (!job.excluded_hosts.empty() &&
+                 std::find(job.excluded_hosts.begin(), job.excluded_hosts.end(), name) != job.excluded_hosts.end())
+          no = reason::kHostExcluded;
+      }
+      if (!no && matches && !select_matches(ctx, *select, *matches, h)) no = reason::kHostSelect;
+      if (no) {
+        e.refused[h] = 1;
+        auto it = std::find_if(by_reason.begin(), by_reason.end(), [no](const auto& r) { return r.first == no; });
+        if (it == by_reason.end()) it = by_reason.insert(it, {no, {}});
+        it->second.push_back(h);
+      }
+    }
+    for (auto& [why, list] : by_reason) e.excluded.emplace_back(why, std::move(list));
+    return e;
+  }
+
+  // Per host, the first reason it refuses every job of the queue (status, HOSTS,
+  // dispatch window, load thresholds), or nullptr; once per queue and pass.
+  const std::vector<const char*>& queue_row(PassContext& ctx, int queue) {
+    auto [it, fresh] = queue_rows_.try_emplace(queue);
+    if (!fresh) return it->second;
+    const QueuePolicy& q = ctx.policy.queues[queue];
+    const std::vector<char>& in_queue = queue_hosts(ctx, queue);
+    std::vector<signed char>* queue_busy = queue_busy_row(ctx, queue);
+    auto& row = it->second;
+    row.resize(ctx.view.hosts.size());
+    if (!row.empty()) status_refusal(ctx, 0);  // works out every host's
+    for (size_t i = 0; i < row.size(); ++i) {
+      int h = static_cast<int>(i);
+      const char* no = status_[i];
+      if (!no && !q.hosts.empty() && !in_queue[h]) no = reason::kHostNotInQueue;
+      if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
+      if (!no && (host_busy(ctx, h) || (queue_busy && busy_on(ctx, *queue_busy, h, q.thresholds))))
+        no = reason::kHostLoad;
+      row[i] = no;
+    }
+    return row;
+  }
+  // Whether a queue row's reason comes before the job's -m and exclusions.
+  bool early(const PassContext& ctx, int h, const char* no) {
+    return no == reason::kHostNotInQueue || no == status_refusal(ctx, h);
+  }
+
   const std::vector<char>& queue_hosts(const PassContext& ctx, int queue) {
     auto& row = in_queue_[queue];
     const QueuePolicy& q = ctx.policy.queues[queue];
     if (row.empty() && !q.hosts.empty()) {
       row.assign(ctx.view.hosts.size(), 0);
-      for (size_t h = 0; h < ctx.view.hosts.size(); ++h) row[h] = q.hosts.count(ctx.view.hosts[h].name) > 0;
+      for (const auto& name : q.hosts)
+        if (int h = ctx.host_index(name); h >= 0) row[h] = 1;
     }
     return row;
   }
@@ -250,8 +303,10 @@ class DefaultModule final : public Module {
 
   // A host's own loadSched thresholds, worked out once per pass.
   bool host_busy(const PassContext& ctx, int h) {
+    const config::Thresholds& t = ctx.host_policy(h).thresholds;
+    if (t.empty()) return false;  // most hosts: no row, no call
     if (busy_.empty()) busy_.assign(ctx.view.hosts.size(), -1);
-    return busy_on(ctx, busy_, h, ctx.host_policy(h).thresholds);
+    return busy_on(ctx, busy_, h, t);
   }
 
   // loadSched thresholds as read for every host: each index's column and direction
@@ -293,6 +348,19 @@ class DefaultModule final : public Module {
       columns.push_back(&ctx.column(key.name));
       larger_better.push_back(config::larger_is_better(key.name));
     }
+    auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    // Hosts that all look the same (a simulated cluster, an idle one) keep their order:
+    // the stable sort would leave it as it is, after n log n comparisons. Without -m
+    // preferences or reserved amounts that shows in the columns themselves.
+    if (!job.asked_hosts && !hosts.empty() &&
+        std::all_of(hosts.begin(), hosts.end(), [&](int h) { return ctx.hosts[h].reserved.empty(); })) {
+      bool uniform = true;
+      for (const auto* column : columns) {
+        const double first = (*column)[hosts[0]];
+        uniform = uniform && std::all_of(hosts.begin(), hosts.end(), [&](int h) { return same((*column)[h], first); });
+      }
+      if (uniform) return;
+    }
     std::vector<int> preference(ctx.view.hosts.size(), 0);
     std::vector<double> values(ctx.view.hosts.size() * k);
     for (int h : hosts) {
@@ -303,9 +371,6 @@ class DefaultModule final : public Module {
       bool reserved = !ctx.hosts[h].reserved.empty();
       for (size_t i = 0; i < k; ++i) values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
     }
-    // Hosts that all look the same (a simulated cluster, an idle one) keep their order:
-    // the stable sort would leave it as it is, after n log n comparisons.
-    auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
     bool uniform = true;
     for (size_t i = 1; uniform && i < hosts.size(); ++i) {
       int a = hosts[0], b = hosts[i];
@@ -373,26 +438,41 @@ class DefaultModule final : public Module {
       auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
 
       // Suspend: the lowest-priority, most recently started running job whose host or
-      // queue stop threshold (or STOP_COND) the load passes.
+      // queue stop threshold (or STOP_COND) the load passes. The host's own stop
+      // thresholds, and each queue's, are the same for all its jobs: on most hosts
+      // none is passed and no job need be ranked.
+      const std::string host_over = over_stop(ctx, h, host_t, idle_long);
+      std::vector<std::pair<int, std::string>> queue_over;
       running.clear();
-      for (auto* j : jobs)
-        if (j->state == RunState::kRun) running.push_back(j);
+      bool may_stop = !host_over.empty();
+      for (auto* j : jobs) {
+        if (j->state != RunState::kRun) continue;
+        running.push_back(j);
+        if (may_stop || j->forced) continue;
+        const QueuePolicy& q = ctx.policy.queues[j->queue];
+        if (q.stop_cond) {
+          may_stop = true;
+          continue;
+        }
+        auto known =
+            std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
+        if (known == queue_over.end())
+          known = queue_over.insert(queue_over.end(), {j->queue, over_stop(ctx, h, q.thresholds, idle_long)});
+        may_stop = !known->second.empty();
+      }
+      if (!may_stop) running.clear();
       std::sort(running.begin(), running.end(), [&](auto* a, auto* b) {
         if (priority_of(a) != priority_of(b)) return priority_of(a) < priority_of(b);
         if (a->start_time != b->start_time) return a->start_time > b->start_time;
         return a->key > b->key;
       });
       bool acted = false;
-      // The host's own stop thresholds, and each queue's, are the same for all its jobs.
-      std::optional<std::string> host_over;
-      std::vector<std::pair<int, std::string>> queue_over;
       for (auto* j : running) {
         if (j->forced) continue;  // brun -f
         // A host's only job is suspended only when someone uses the host (it < 1).
         if (running.size() == 1 && jobs.size() == 1 && !std::isnan(it) && it >= 1) break;
         const QueuePolicy& q = ctx.policy.queues[j->queue];
-        if (!host_over) host_over = over_stop(ctx, h, host_t, idle_long);
-        std::string index = *host_over;
+        std::string index = host_over;
         if (index.empty()) {
           auto known =
               std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
@@ -443,6 +523,8 @@ class DefaultModule final : public Module {
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr
   std::map<int, std::vector<char>> in_queue_;
   std::map<const config::SelectExpr*, std::vector<signed char>> select_;
+  std::map<int, std::vector<const char*>> queue_rows_;
+  std::map<EligibleKey, Eligible> eligible_;
   std::map<std::pair<const void*, const void*>, std::vector<int>> ranked_;
 };
 

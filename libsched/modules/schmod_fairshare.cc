@@ -102,8 +102,8 @@ class FairshareModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fairshare"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext& ctx, const JobView& job) const override {
-    return ctx.queue_of(job).fairshare != nullptr;
+  bool sees_user(const PassContext& ctx, int queue) const override {
+    return ctx.policy.queues[queue].fairshare != nullptr;
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {

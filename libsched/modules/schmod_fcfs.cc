@@ -14,20 +14,40 @@ class FcfsModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fcfs"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+  bool sees_user(const PassContext&, int /*queue*/) const override { return false; }
 
+  // Queues first (a counting sort: a handful of queues, any number of jobs), then each
+  // queue's jobs, sorted only when they are not in order already: mbatchd and the
+  // simulator hand them over mostly in submission order, and 100,000 jobs sorted by
+  // comparing through pointers every pass cost a tenth of the pass.
   void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
     const auto& queues = ctx.policy.queues;
+    std::vector<int> by_priority(queues.size());
+    for (size_t q = 0; q < queues.size(); ++q) by_priority[q] = static_cast<int>(q);
+    std::stable_sort(by_priority.begin(), by_priority.end(),
+                     [&](int a, int b) { return queues[a].priority > queues[b].priority; });
+    std::vector<size_t> begin(queues.size() + 1, 0);
+    std::vector<int> rank(queues.size());
+    for (size_t r = 0; r < by_priority.size(); ++r) rank[by_priority[r]] = static_cast<int>(r);
+    for (const JobView* j : jobs) ++begin[rank[j->queue] + 1];
+    for (size_t r = 1; r < begin.size(); ++r) begin[r] += begin[r - 1];
+    std::vector<const JobView*> sorted(jobs.size());
+    std::vector<size_t> at(begin.begin(), begin.end() - 1);
+    for (const JobView* j : jobs) sorted[at[rank[j->queue]]++] = j;
+
     const int max = ctx.policy.max_user_priority;
-    auto own = [&](const JobView* j) { return max <= 0 ? 0 : j->user_priority >= 0 ? j->user_priority : max / 2; };
-    std::stable_sort(jobs.begin(), jobs.end(), [&](const JobView* a, const JobView* b) {
-      int pa = queues[a->queue].priority, pb = queues[b->queue].priority;
-      if (pa != pb) return pa > pb;
-      if (a->queue != b->queue) return a->queue < b->queue;
+    auto own = [max](const JobView* j) { return max <= 0 ? 0 : j->user_priority >= 0 ? j->user_priority : max / 2; };
+    auto before = [&](const JobView* a, const JobView* b) {
       if (own(a) != own(b)) return own(a) > own(b);
       if (a->order != b->order) return a->order < b->order;
       return a->key < b->key;
-    });
+    };
+    for (size_t r = 0; r < queues.size(); ++r) {
+      auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin[r]);
+      auto last = sorted.begin() + static_cast<std::ptrdiff_t>(begin[r + 1]);
+      if (!std::is_sorted(first, last, before)) std::stable_sort(first, last, before);
+    }
+    jobs = std::move(sorted);
   }
 };
 

@@ -16,7 +16,7 @@ class ParallelModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_parallel"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+  bool sees_user(const PassContext&, int /*queue*/) const override { return false; }
 
   Allocation allocate(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) override {
     const config::Span* span = job.res_req && job.res_req->span ? &*job.res_req->span : nullptr;

@@ -18,8 +18,8 @@ class PreemptionModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_preemption"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext& ctx, const JobView& job) const override {
-    return !ctx.queue_of(job).preempts.empty();
+  bool sees_user(const PassContext& ctx, int queue) const override {
+    return !ctx.policy.queues[queue].preempts.empty();
   }
 
   void prepare(PassContext& ctx) override {
@@ -34,8 +34,8 @@ class PreemptionModule final : public Module {
     }
   }
 
-  bool acts_when_full(const PassContext& ctx, const JobView& job) override {
-    return !ctx.queue_of(job).preempts.empty();
+  bool acts_when_full(const PassContext& ctx, int queue) const override {
+    return !ctx.policy.queues[queue].preempts.empty();
   }
 
   bool preempt(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& out) override {

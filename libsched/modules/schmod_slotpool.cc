@@ -39,7 +39,7 @@ class SlotPoolModule final : public Module {
 
   std::string_view name() const override { return "schmod_slotpool"; }
   bool limits_room() const override { return false; }
-  bool sees_user(const PassContext&, const JobView&) const override { return false; }
+  bool sees_user(const PassContext&, int /*queue*/) const override { return false; }
 
   void prepare(PassContext& ctx) override {
     const auto& queues = ctx.policy.queues;

@@ -1,6 +1,7 @@
 #include "libsched/sim/simulator.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <queue>
@@ -168,15 +169,22 @@ class Simulation {
       std::erase_if(view_.pending, [&](const JobView& j) { return dispatched.count(j.key) > 0; });
 
     // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
-    std::map<JobKey, const Reservation*> held;
+    // Under conservative backfill nearly every pending job holds one: a sorted vector,
+    // not a map node per reservation per pass.
+    std::vector<std::pair<JobKey, const Reservation*>> held;
+    held.reserve(pass.reservations.size());
     next_plan_ = kNever;
     for (const auto& r : pass.reservations) {
-      held[r.job] = &r;
+      held.emplace_back(r.job, &r);
       if (r.hosts.empty() && r.estimated_start > now) next_plan_ = std::min(next_plan_, r.estimated_start);
     }
+    std::stable_sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& j : view_.pending) {
-      auto it = held.find(j.key);
-      carry_reservation(j, it == held.end() ? nullptr : it->second);
+      // The last of a job's reservations, should a pass make two.
+      auto it =
+          std::upper_bound(held.begin(), held.end(), j.key, [](const JobKey& k, const auto& e) { return k < e.first; });
+      bool has = it != held.begin() && std::prev(it)->first == j.key;
+      carry_reservation(j, has ? std::prev(it)->second : nullptr);
     }
     if (aps_) carry_aps_marks(pass, now);
 

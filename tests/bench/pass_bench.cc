@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "libsched/pass.h"
 
@@ -133,6 +134,38 @@ ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng)
   return v;
 }
 
+// Everything a pass decided, hashed (FNV-1a): a change meant to make the pass faster
+// must leave it as it was.
+std::uint64_t digest(const PassResult& r) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+  };
+  auto key = [&](const JobKey& k) { mix(std::to_string(k.id) + "[" + std::to_string(k.index) + "]"); };
+  for (const auto& d : r.dispatches) {
+    key(d.job);
+    for (const auto& host : d.hosts) mix(host);
+  }
+  for (const auto& res : r.reservations) {
+    key(res.job);
+    for (const auto& host : res.hosts) mix(host);
+    mix(std::to_string(res.estimated_start));
+  }
+  for (const auto& s : r.suspends) key(s.job), mix(s.reason);
+  for (const auto& s : r.resumes) key(s.job);
+  for (const auto& p : r.reasons) {
+    key(p.job);
+    mix(*p.text);
+    if (p.hosts)
+      for (const auto& hr : *p.hosts) {
+        mix(hr.reason);
+        for (int host : hr.hosts) mix(hr.name(host));
+      }
+  }
+  return h;
+}
+
 double millis(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 }  // namespace
@@ -167,8 +200,11 @@ int main(int argc, char** argv) {
     best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
   }
   const auto& st = result.stats;
-  std::printf("full pass: %.1f ms (best of %d); %d considered, %d dispatched, %d reserved, %d classes, %zu reasons\n",
-              best, repeat, st.jobs_considered, st.dispatched, st.reserved, st.classes, result.reasons.size());
+  std::printf(
+      "full pass: %.1f ms (best of %d); %d considered, %d dispatched, %d reserved, %d classes, %zu reasons; "
+      "digest %016llx\n",
+      best, repeat, st.jobs_considered, st.dispatched, st.reserved, st.classes, result.reasons.size(),
+      static_cast<unsigned long long>(digest(result)));
 
   // The dispatched jobs start; then one job ends, and the pass that follows is what
   // mbatchd runs on every change.
@@ -184,6 +220,7 @@ int main(int argc, char** argv) {
     result = schedule(view, 1010);
     best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
   }
-  std::printf("pass after one job ends: %.1f ms (best of %d); %d dispatched\n", best, repeat, result.stats.dispatched);
+  std::printf("pass after one job ends: %.1f ms (best of %d); %d dispatched; digest %016llx\n", best, repeat,
+              result.stats.dispatched, static_cast<unsigned long long>(digest(result)));
   return 0;
 }

@@ -2,6 +2,9 @@
 // the scenario tests see only as whole-pass decisions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
 
@@ -80,6 +83,53 @@ TEST(Modules, FcfsOrdersByQueuePriorityThenPosition) {
   std::vector<std::int64_t> ids;
   for (auto* j : order) ids.push_back(j->key.id);
   EXPECT_EQ(ids, (std::vector<std::int64_t>{3, 4, 1, 2}));
+}
+
+// FCFS sorts only the queues whose jobs are out of order: the result must be the plain
+// sort by (queue PRIORITY, configuration order, -sp, position, job) whatever order the
+// jobs come in, with queues of equal priority and runs already in order.
+TEST(Modules, FcfsOrderIsTheFullSortForAnyInputOrder) {
+  ClusterView v = small_view(1);
+  auto policy = std::make_shared<SchedPolicy>(*v.policy);
+  for (int priority : {50, 30, 50, 10}) {
+    QueuePolicy q;
+    q.name = "q" + std::to_string(policy->queues.size());
+    q.priority = priority;
+    policy->queues.push_back(q);
+  }
+  policy->max_user_priority = 10;
+  v.policy = policy;
+  v.queues.resize(policy->queues.size());
+  std::mt19937 rng(7);
+  std::vector<std::unique_ptr<Module>> none;
+  PassContext ctx(v, 0, none);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<JobView> jobs;
+    for (int i = 0; i < 200; ++i) {
+      JobView j = job(i + 1);
+      j.queue = static_cast<int>(rng() % policy->queues.size());
+      // Half the rounds keep submission order, as mbatchd mostly hands jobs over.
+      j.order = round % 2 ? static_cast<std::int64_t>(rng() % 50) : i;
+      j.user_priority = rng() % 4 == 0 ? static_cast<int>(rng() % 10) : -1;
+      jobs.push_back(j);
+    }
+    std::vector<const JobView*> order;
+    for (const auto& j : jobs) order.push_back(&j);
+    std::shuffle(order.begin(), order.end(), rng);
+    if (round % 4 == 0) std::sort(order.begin(), order.end(), [](auto* a, auto* b) { return a->key < b->key; });
+    std::vector<const JobView*> expected = order;
+    auto own = [](const JobView* j) { return j->user_priority >= 0 ? j->user_priority : 5; };
+    std::stable_sort(expected.begin(), expected.end(), [&](const JobView* a, const JobView* b) {
+      int pa = policy->queues[a->queue].priority, pb = policy->queues[b->queue].priority;
+      if (pa != pb) return pa > pb;
+      if (a->queue != b->queue) return a->queue < b->queue;
+      if (own(a) != own(b)) return own(a) > own(b);
+      if (a->order != b->order) return a->order < b->order;
+      return a->key < b->key;
+    });
+    make_schmod_fcfs()->order(ctx, order);
+    ASSERT_EQ(order, expected) << "round " << round;
+  }
 }
 
 TEST(Modules, DefaultRanksByPreferenceThenLoadAndCountsSlots) {
