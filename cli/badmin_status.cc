@@ -74,6 +74,13 @@ int hist(const std::vector<std::string>& args) {
       const auto& h = e.host_ctrl();
       text = "Host <" + h.host() + "> " + op_text(h.op()) + " by administrator <" + h.user() + ">" +
              (h.comment().empty() ? "" : " with comment \"" + h.comment() + "\"") + ".";
+    } else if (e.has_job_group()) {
+      const auto& g = e.job_group();
+      const std::string limit = g.limit() < 0 ? "no limit" : "limit " + std::to_string(g.limit());
+      text = g.op() == wire::JGRP_ADD ? "Job group <" + g.path() + "> added by user <" + g.user() + "> (" + limit + ")."
+             : g.op() == wire::JGRP_DEL
+                 ? "Job group <" + g.path() + "> deleted by user <" + g.user() + ">."
+                 : "Job group <" + g.path() + "> modified by user <" + g.user() + "> (" + limit + ").";
     } else if (e.has_mbd_start()) {
       text = "mbatchd started on host <" + e.mbd_start().master() + "> for cluster <" + e.mbd_start().cluster() + ">.";
     } else {

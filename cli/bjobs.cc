@@ -23,16 +23,10 @@ const char* kUsage =
     "-prio]\n"
     "             [-X] [-noheader]\n"
     "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
-    "             [jobid | \"jobid[index]\" ...]\n";
+    "             [-app application_profile] [-g job_group] [jobid | \"jobid[index]\" ...]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::cerr << "bjobs: " << what << "\n" << kUsage;
-  std::exit(255);
-}
-
-// An LSF option this scheduler cannot honour yet: said plainly, exit 255.
-[[noreturn]] void not_supported(const std::string& what) {
-  std::cerr << "bjobs: " << what << "\n";
   std::exit(255);
 }
 
@@ -55,8 +49,6 @@ int main(int argc, char** argv) {
   if (vm.count("json") && vm.count("noheader")) usage_error("-json and -noheader cannot be used together");
   // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
   // script never reads an unfiltered list as a filtered one.
-  if (vm.count("g")) not_supported("-g: job groups are not supported yet");
-  if (vm.count("app")) not_supported("-app: application profiles (lsb.applications) are not supported");
 
   cli::Session session("bjobs");
   std::optional<cli::OutputFormat> format;
@@ -118,6 +110,31 @@ int main(int argc, char** argv) {
   if (vm.count("G")) {
     const auto group = vm["G"].as<std::string>();
     std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().user_group() != group; });
+  }
+  if (vm.count("g")) {
+    // The group and every group below it; the group must exist.
+    const auto group = vm["g"].as<std::string>();
+    wire::RequestEnvelope known;
+    known.mutable_job_groups()->add_paths(group);
+    if (auto r = session.call(known); r.reply && r.reply->status() != wire::STATUS_OK) {
+      std::cerr << r.reply->message() << "\n";
+      return 255;
+    }
+    std::erase_if(jobs, [&](const wire::JobInfo& j) {
+      const auto& g = j.spec().job_group();
+      return !(g == group || (g.size() > group.size() && g.starts_with(group) && g[group.size()] == '/'));
+    });
+  }
+  if (vm.count("app")) {
+    // As LSF: the profile must exist.
+    const auto app = vm["app"].as<std::string>();
+    wire::RequestEnvelope known;
+    known.mutable_applications()->add_names(app);
+    if (auto r = session.call(known); r.reply && r.reply->status() != wire::STATUS_OK) {
+      std::cerr << r.reply->message() << "\n";
+      return 255;
+    }
+    std::erase_if(jobs, [&](const wire::JobInfo& j) { return j.spec().app() != app; });
   }
   if (vm.count("sla")) {
     const auto sla = vm["sla"].as<std::string>();

@@ -50,7 +50,9 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     std::string id = job_id_text(j.job_id(), j.index());
     std::string head =
         "Job <" + id + ">, Job Name <" + name_of(j) + ">, User <" + j.user() + ">, Project <" + j.spec().project() +
-        ">" + (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
+        ">" + (j.spec().app().empty() ? "" : ", Application <" + j.spec().app() + ">") +
+        (j.spec().job_group().empty() ? "" : ", Job Group <" + j.spec().job_group() + ">") +
+        (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
         (j.spec().service_class().empty() ? "" : ", Service Class <" + j.spec().service_class() + ">") + ", Status <" +
         cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" + std::to_string(j.priority()) +
         ">, Command <" + j.spec().command() + ">" +

@@ -1,6 +1,6 @@
 // bmod: change a pending job's submission options.
 //
-//   bmod [bsub options] [-Jn -Rn -mn -Wn -cn -Mn -on -en -in -bn -wn -En -Epn -rn]
+//   bmod [bsub options] [-Jn -Rn -mn -Wn -cn -Mn -on -en -in -bn -wn -En -Epn -rn -Qn -spn -appn -gn]
 //        jobid | "jobid[index]"
 //   bmod -aps "system=value" | "admin=value" | -apsn  jobid ...   (administrators)
 //
@@ -43,6 +43,8 @@ const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
     {"rn", {"rerunnable"}},
     {"Qn", {"requeue_exit_values"}},
     {"spn", {"user_priority"}},
+    {"appn", {"app"}},
+    {"gn", {"job_group"}},
 };
 
 }  // namespace
@@ -58,8 +60,8 @@ int main(int argc, char** argv) {
   const std::string usage =
       "Usage: bmod [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm] [-M mem] [-o|-oo out]\n"
       "            [-e|-eo err] [-i in] [-J name] [-x] [-r] [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd]\n"
-      "            [-w dependency] [-P project] [-Q codes] [-sp priority] "
-      "[-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn]\n"
+      "            [-w dependency] [-P project] [-Q codes] [-sp priority] [-app profile] [-g job_group]\n"
+      "            [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn|-appn|-gn]\n"
       "            [-aps \"system=value\" | -aps \"admin=value\" | -apsn]\n"
       "            jobid | \"jobid[index]\"\n";
   auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);

@@ -217,9 +217,9 @@ po::options_description bsub_options() {
   cli::add_spec_options(opts);
   opts.add_options()("q", po::value<std::vector<std::string>>()->composing(), "queues")(
       "cwd", po::value<std::string>(), "")("G", po::value<std::string>(), "")("u", po::value<std::string>(), "")(
-      "L", po::value<std::string>(), "")("g", po::value<std::string>(), "")("env", po::value<std::string>(), "")(
-      "sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")("pack", po::value<std::string>(), "")(
-      "rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")("h", "")("V", "");
+      "L", po::value<std::string>(), "")("env", po::value<std::string>(), "")("sla", po::value<std::string>(), "")(
+      "pack", po::value<std::string>(), "")("rn", "")("H", "")("K", "")("I", "")("Ip", "")("Is", "")("B", "")("N", "")(
+      "h", "")("V", "");
   return opts;
 }
 
@@ -241,10 +241,8 @@ po::variables_map parse_options(const std::vector<std::string>& option_args) {
 wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::string>& command,
                          const std::string& script, const config::LsfConf& conf, const std::string& from_host) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.
-  for (const char* unsupported : {"L", "g"})
-    if (vm.count(unsupported)) throw Refused(std::string("-") + unsupported + ": option not supported yet");
+  if (vm.count("L")) throw Refused("-L: option not supported yet");
   if (vm.count("I") + vm.count("Ip") + vm.count("Is") > 1) throw Refused("-I, -Ip and -Is cannot be used together");
-  if (vm.count("app")) throw Refused("-app: application profiles (lsb.applications) are not supported");
   if (interactive(vm) && vm.count("K")) throw Refused("-I, -Ip and -Is cannot be used with -K");
   wire::JobSpec out;
   auto* spec = &out;

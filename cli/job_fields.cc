@@ -22,6 +22,8 @@ enum Field : size_t {
   kProjName,
   kUgroup,
   kSla,
+  kApp,
+  kJobGroup,
   kJobName,
   kPids,
   kExitCode,
@@ -75,6 +77,8 @@ constexpr FieldDef kFields[] = {
     {"proj_name", "proj project", 11},
     {"ugroup", "", 15},
     {"sla", "", 15},
+    {"app", "", 15},
+    {"job_group", "jobgroup", 10},
     {"job_name", "name", 10, true},
     {"pids", "", 20},
     {"exit_code", "", 10},
@@ -204,6 +208,10 @@ std::string job_field_value(const wire::JobInfo& j, const Column& column, std::i
       return spec.user_group();
     case kSla:
       return spec.service_class();
+    case kApp:
+      return spec.app();
+    case kJobGroup:
+      return spec.job_group();
     case kJobName:
       return j.job_name();
     case kPids:

@@ -18,7 +18,7 @@ void add_spec_options(po::options_description& opts) {
       "i", po::value<std::string>(), "")("J", po::value<std::string>(), "")("b", po::value<std::string>(), "")(
       "E", po::value<std::string>(), "")("Ep", po::value<std::string>(), "")("w", po::value<std::string>(), "")(
       "P", po::value<std::string>(), "")("Q", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
-      "x", "")("r", "");
+      "app", po::value<std::string>(), "")("g", po::value<std::string>(), "")("x", "")("r", "");
 }
 
 std::optional<std::int64_t> parse_begin_time(const std::string& text) {
@@ -172,6 +172,14 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
   if (has("P")) {
     spec.set_project(str("P"));
     set.push_back("project");
+  }
+  if (has("app")) {
+    spec.set_app(str("app"));
+    set.push_back("app");
+  }
+  if (has("g")) {
+    spec.set_job_group(str("g"));
+    set.push_back("job_group");
   }
   if (has("sp")) {
     auto n = config::parse_int(str("sp"));

@@ -30,6 +30,9 @@ const UserGroup* ClusterConfig::find_user_group(std::string_view name) const {
 const ServiceClass* ClusterConfig::find_service_class(std::string_view name) const {
   return find_named(service_classes, name);
 }
+const Application* ClusterConfig::find_application(std::string_view name) const {
+  return find_named(applications, name);
+}
 const HostModel* ClusterConfig::find_host_model(std::string_view name) const {
   return find_named(host_models, name);
 }

@@ -113,6 +113,7 @@ struct RemoteCluster {
 struct BatchParams {
   std::vector<std::string> default_queues;
   std::string default_project = "default";
+  std::string default_application;  // DEFAULT_APPLICATION: the profile of jobs without -app
   int mbd_sleep_time = 60;
   int sbd_sleep_time = 30;
   int job_accept_interval = 1;
@@ -359,6 +360,26 @@ struct ServiceClass {
   KeyLines keys;
 };
 
+// ---- lsb.applications -----------------------------------------------------------
+
+// An application profile (bsub -app). Its values sit between the job's and the
+// queue's: the job's own options override them, and they override the queue's
+// defaults (soft limits) but never its hard limits.
+struct Application {
+  std::string name;
+  std::string description;
+  std::optional<TimeLimit> run_limit, cpu_limit;
+  std::optional<std::int64_t> mem_limit;  // KB
+  std::optional<ProcessorLimit> proc_limit;
+  std::optional<ResourceRequirement> res_req;
+  std::string pre_exec, post_exec, job_starter;
+  std::optional<RequeueExitValues> requeue_exit_values;
+  std::optional<bool> rerunnable;
+  std::map<std::string, std::string> other;  // accepted, not yet acted on
+  SourceLocation where;
+  KeyLines keys;
+};
+
 // ---- lsb.modules ----------------------------------------------------------------
 
 struct SchedulerModule {
@@ -405,6 +426,7 @@ struct ClusterConfig {
   std::vector<ReservationUsage> reservation_usage;
 
   std::vector<ServiceClass> service_classes;
+  std::vector<Application> applications;
   std::vector<SchedulerModule> modules;  // empty: LSF's default set
   bool modules_configured = false;
 
@@ -414,6 +436,7 @@ struct ClusterConfig {
   const HostGroup* find_host_group(std::string_view name) const;
   const UserGroup* find_user_group(std::string_view name) const;
   const ServiceClass* find_service_class(std::string_view name) const;
+  const Application* find_application(std::string_view name) const;
   const HostModel* find_host_model(std::string_view name) const;
   const ResourceDef* find_resource(std::string_view name) const;
   bool is_host_type(std::string_view name) const;

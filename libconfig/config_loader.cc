@@ -113,6 +113,10 @@ LoadResult load_config_files(const ConfigFiles& files, const WeekInstant& now, c
     FileContext ctx{"lsb.serviceclasses", diags, unit};
     parse_lsb_serviceclasses(*f, ctx, config->service_classes);
   }
+  if (auto f = read_file(files.lsb_applications, "lsb.applications", now, diags)) {
+    FileContext ctx{"lsb.applications", diags, unit};
+    parse_lsb_applications(*f, ctx, config->applications);
+  }
   if (auto f = read_file(files.lsb_modules, "lsb.modules", now, diags)) {
     FileContext ctx{"lsb.modules", diags, unit};
     parse_lsb_modules(*f, ctx, *config);
@@ -179,6 +183,7 @@ LoadResult load_cluster_config(const LoadOptions& options) {
     files.lsb_resources = optional_file("lsb.resources");
     files.lsb_serviceclasses = optional_file("lsb.serviceclasses");
     files.lsb_modules = optional_file("lsb.modules");
+    files.lsb_applications = optional_file("lsb.applications");
   }
 
   LoadResult result = load_config_files(files, options.now, options.checks);

@@ -46,7 +46,7 @@ LsfConf read_lsf_conf(const std::filesystem::path& envdir, const WeekInstant& no
 struct ConfigFiles {
   std::optional<std::filesystem::path> lsf_conf, lsf_shared, lsf_cluster, lsf_task;
   std::optional<std::filesystem::path> lsb_params, lsb_queues, lsb_hosts, lsb_users, lsb_resources,
-      lsb_serviceclasses, lsb_modules;
+      lsb_serviceclasses, lsb_modules, lsb_applications;
   std::string cluster_name;  // empty: the first Cluster of lsf.shared
 };
 

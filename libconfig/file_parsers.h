@@ -24,6 +24,7 @@ void parse_lsb_hosts(const SectionFile& file, FileContext& ctx, ClusterConfig& o
 void parse_lsb_users(const SectionFile& file, FileContext& ctx, ClusterConfig& out);
 void parse_lsb_resources(const SectionFile& file, FileContext& ctx, ClusterConfig& out);
 void parse_lsb_serviceclasses(const SectionFile& file, FileContext& ctx, std::vector<ServiceClass>& out);
+void parse_lsb_applications(const SectionFile& file, FileContext& ctx, std::vector<Application>& out);
 void parse_lsb_modules(const SectionFile& file, FileContext& ctx, ClusterConfig& out);
 
 }  // namespace lsf::config

@@ -45,6 +45,8 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         out.default_queues = split_words(v);
       } else if (k == "DEFAULT_PROJECT") {
         out.default_project = v;
+      } else if (k == "DEFAULT_APPLICATION") {
+        out.default_application = v;
       } else if (k == "MBD_SLEEP_TIME") {
         set_int(out.mbd_sleep_time, 1, 3600);
       } else if (k == "SBD_SLEEP_TIME") {

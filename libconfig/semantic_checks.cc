@@ -130,6 +130,10 @@ class Checker {
         !cfg_.find_host_model(p.default_host_spec))
       diags_.error(p.keys.of("DEFAULT_HOST_SPEC", p.where),
                    "DEFAULT_HOST_SPEC names unknown host or model \"" + p.default_host_spec + "\"");
+    if (!p.default_application.empty() && !cfg_.find_application(p.default_application))
+      diags_.error(
+          p.keys.of("DEFAULT_APPLICATION", p.where),
+          "DEFAULT_APPLICATION names unknown application profile \"" + p.default_application + "\" (lsb.applications)");
   }
 
   // ---- lsb.queues ----

@@ -325,6 +325,23 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       h.admin_comment = e.comment();
       return {};
     }
+    case wire::EventRecord::kJobGroup: {
+      const auto& e = r.job_group();
+      if (e.op() == wire::JGRP_ADD) {
+        job_groups_[e.path()] = JobGroup{e.path(), e.user(), e.limit()};
+        return {};
+      }
+      auto it = job_groups_.find(e.path());
+      if (it == job_groups_.end()) return "JOB_GROUP for unknown group " + e.path();
+      if (e.op() == wire::JGRP_MOD) {
+        it->second.limit = e.limit();
+        return {};
+      }
+      // JGRP_DEL: the group and everything below it.
+      const std::string below = e.path() + "/";
+      std::erase_if(job_groups_, [&](const auto& g) { return g.first == e.path() || g.first.starts_with(below); });
+      return {};
+    }
     case wire::EventRecord::kMbdStart:
       return {};
     case wire::EventRecord::EVENT_NOT_SET:
@@ -401,6 +418,13 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     e->set_op(wire::CONTROL_CLOSE);
     e->set_comment(h.admin_comment);
   }
+  for (const auto& [path, g] : job_groups_) {
+    auto* e = s.add_job_groups();
+    e->set_path(path);
+    e->set_op(wire::JGRP_ADD);
+    e->set_user(g.owner);
+    e->set_limit(g.limit);
+  }
   for (const auto& e : share_history_->entries()) {
     auto* u = s.add_share_usage();
     u->set_queue(e.queue);
@@ -462,6 +486,11 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
   for (const auto& e : s.host_states()) {
     wire::EventRecord rec;
     *rec.mutable_host_ctrl() = e;
+    apply(rec);
+  }
+  for (const auto& e : s.job_groups()) {
+    wire::EventRecord rec;
+    *rec.mutable_job_group() = e;
     apply(rec);
   }
   auto history = std::make_shared<sched::ShareHistory>();

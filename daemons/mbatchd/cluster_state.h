@@ -41,6 +41,14 @@ struct HostState {
   int exclusive_jobs = 0;
 };
 
+// A job group (bgadd, or bsub -g naming one that did not exist). Its path names it;
+// the groups above it exist too.
+struct JobGroup {
+  std::string path;
+  std::string owner;
+  int limit = -1;  // -1: none
+};
+
 class ClusterState {
  public:
   // Replays and live changes alike. Returns an error for a record that does not fit
@@ -74,6 +82,9 @@ class ClusterState {
   std::map<std::string, HostState>& hosts() { return hosts_; }
   const std::map<std::string, HostState>& hosts() const { return hosts_; }
 
+  // Job groups by path: a parent sorts before its children.
+  const std::map<std::string, JobGroup>& job_groups() const { return job_groups_; }
+
   std::int64_t next_job_id() const { return next_job_id_; }
   std::int64_t last_seq() const { return last_seq_; }
   int finished_since_snapshot() const { return finished_since_snapshot_; }
@@ -104,6 +115,7 @@ class ClusterState {
   std::multimap<std::string, std::int64_t> by_name_;
   std::map<std::string, QueueState> queues_;
   std::map<std::string, HostState> hosts_;
+  std::map<std::string, JobGroup> job_groups_;
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;

@@ -73,7 +73,7 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
       if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};
       if (r.has_job_new() && (user == "all" || r.job_new().user() == user)) users_jobs.insert(r.job_new().job_id());
       // A record in both files (written across a rotation) is shown once.
-      bool cluster_event = r.has_queue_ctrl() || r.has_host_ctrl() || r.has_mbd_start();
+      bool cluster_event = r.has_queue_ctrl() || r.has_host_ctrl() || r.has_mbd_start() || r.has_job_group();
       if ((q.cluster() ? !cluster_event : !wanted(job_of(r))) || !seen_seq.insert(r.seq()).second) return {};
       if (r.has_job_new()) r.mutable_job_new()->mutable_spec()->clear_env();  // kilobytes no one prints
       *out->add_events() = std::move(r);

@@ -49,8 +49,7 @@ void Mbatchd::requeue_lost_jobs(const std::string& host) {
   std::vector<sched::JobKey> lost;
   for (const auto& [key, job] : state_.started()) {
     if (std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
-    const config::Queue* queue = config_->find_queue(job->queue);
-    if (job->spec().rerunnable() || (queue && queue->rerunnable)) lost.push_back(key);
+    if (rerunnable(*job)) lost.push_back(key);
   }
   for (const auto& key : lost) {
     wire::EventRecord ev;
@@ -69,10 +68,14 @@ bool Mbatchd::requeue_on_exit(Job& job, int code) {
   const config::Queue* queue = config_->find_queue(job.queue);
   if (!queue) return false;
   // bsub -Q overrides the queue's values (checked at submission, so it parses).
+  // bsub -Q overrides the application profile's, which overrides the queue's.
   config::RequeueExitValues own;
   if (!job.spec().requeue_exit_values().empty())
     if (auto parsed = config::RequeueExitValues::parse(job.spec().requeue_exit_values())) own = *parsed;
-  const auto& values = job.spec().requeue_exit_values().empty() ? queue->requeue_exit_values : own;
+  const auto* app = application(job);
+  const auto& values = !job.spec().requeue_exit_values().empty() ? own
+                       : app && app->requeue_exit_values         ? *app->requeue_exit_values
+                                                                 : queue->requeue_exit_values;
   bool requeue = std::find(values.requeue.begin(), values.requeue.end(), code) != values.requeue.end();
   bool exclude = std::find(values.exclude.begin(), values.exclude.end(), code) != values.exclude.end();
   if (!requeue && !exclude) return false;
@@ -194,7 +197,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   for (const auto& key : lost) {
     Job* job = state_.find_job(key);
     log_->warn("job {} is no longer known to sbatchd on {}", job_label(key), r.host_name());
-    if (job->spec().rerunnable()) {
+    if (rerunnable(*job)) {
       wire::EventRecord ev;
       auto* e = ev.mutable_job_requeue();
       e->set_job_id(key.id);
@@ -387,19 +390,34 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   l->set_start_time(job->start_time);
   l->set_attempt(job->attempt);
   std::int64_t run_limit = effective_run_limit(*job);
+  // The application profile's values stand between the job's own and the queue's: its
+  // pre-execution command runs after the queue's unless bsub -E replaces it, its
+  // post-execution command before the queue's unless bsub -Ep replaces it, and its
+  // limits replace the queue's defaults within the queue's maximums.
+  const config::Application* app = application(*job);
+  if (app) {
+    if (job->spec().pre_exec().empty()) l->mutable_spec()->set_pre_exec(app->pre_exec);
+    if (job->spec().post_exec().empty()) l->mutable_spec()->set_post_exec(app->post_exec);
+  }
   if (queue) {
-    l->set_job_starter(queue->job_starter);
+    l->set_job_starter(app && !app->job_starter.empty() ? app->job_starter : queue->job_starter);
     l->set_queue_pre_exec(queue->pre_exec);
     l->set_queue_post_exec(queue->post_exec);
     std::int64_t cpu = job->spec().cpu_limit_s();
+    if (cpu == 0 && app && app->cpu_limit) cpu = std::int64_t{app->cpu_limit->minutes} * 60;
     if (cpu == 0 && queue->cpu_limit) {
       const auto& cl = queue->cpu_limit->default_value ? *queue->cpu_limit->default_value : queue->cpu_limit->maximum;
       cpu = std::int64_t{cl.minutes} * 60;
+    } else if (cpu > 0 && queue->cpu_limit && queue->cpu_limit->maximum.minutes > 0) {
+      cpu = std::min(cpu, std::int64_t{queue->cpu_limit->maximum.minutes} * 60);
     }
     l->set_cpu_limit_s(cpu);
     std::int64_t mem = job->spec().mem_limit_kb();
+    if (mem == 0 && app && app->mem_limit) mem = *app->mem_limit;
     if (mem == 0 && queue->mem_limit)
       mem = queue->mem_limit->default_value ? *queue->mem_limit->default_value : queue->mem_limit->maximum;
+    else if (mem > 0 && queue->mem_limit && queue->mem_limit->maximum > 0)
+      mem = std::min(mem, queue->mem_limit->maximum);
     l->set_mem_limit_kb(mem);
   } else {
     l->set_cpu_limit_s(job->spec().cpu_limit_s());

@@ -219,6 +219,48 @@ void Mbatchd::on_guarantee_pools(const wire::RequestEnvelope& request, const net
   respond(reply);
 }
 
+// bapp: each application profile as configured, with its jobs' slots by state.
+void Mbatchd::on_applications(const wire::RequestEnvelope& request, const net::Responder& respond) {
+  const auto& names = request.applications().names();
+  for (const auto& n : names)
+    if (!config_->find_application(n))
+      return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": No such application profile"));
+  std::map<std::string, std::array<int, 3>> by_app;  // pending, running, suspended slots
+  for (const auto& [key, job] : state_.jobs()) {
+    if (job.finished() || job.spec().app().empty()) continue;
+    auto& c = by_app[job.spec().app()];
+    int slots = job.started() ? static_cast<int>(job.exec_hosts.size()) : job.slots();
+    c[job.pending() ? 0 : job.state == wire::JOB_RUN ? 1 : 2] += slots;
+  }
+  auto reply = ok_reply();
+  auto* out = reply.mutable_applications();
+  for (const auto& app : config_->applications) {
+    if (!names.empty() && std::find(names.begin(), names.end(), app.name) == names.end()) continue;
+    auto* a = out->add_applications();
+    a->set_name(app.name);
+    a->set_description(app.description);
+    a->set_is_default(app.name == config_->params.default_application);
+    if (auto it = by_app.find(app.name); it != by_app.end()) {
+      a->set_pending(it->second[0]);
+      a->set_running(it->second[1]);
+      a->set_suspended(it->second[2]);
+    }
+    if (app.run_limit) a->set_run_limit_s(std::int64_t{app.run_limit->minutes} * 60);
+    if (app.cpu_limit) a->set_cpu_limit_s(std::int64_t{app.cpu_limit->minutes} * 60);
+    if (app.mem_limit) a->set_mem_limit_kb(*app.mem_limit);
+    if (const auto& p = app.proc_limit)
+      a->set_proc_limit(std::to_string(p->minimum) + " " + std::to_string(p->default_value) + " " +
+                        std::to_string(p->maximum));
+    if (app.res_req) a->set_res_req(app.res_req->to_string());
+    a->set_pre_exec(app.pre_exec);
+    a->set_post_exec(app.post_exec);
+    a->set_job_starter(app.job_starter);
+    if (app.requeue_exit_values) a->set_requeue_exit_values(app.requeue_exit_values->to_string());
+    if (app.rerunnable) a->set_rerunnable(*app.rerunnable ? "yes" : "no");
+  }
+  respond(reply);
+}
+
 // bhpart: each HostPartition with its hosts and share tree (running jobs and history).
 void Mbatchd::on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& names = request.host_partitions().names();

@@ -134,8 +134,7 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
       add_result(out, job->key, false, who + ": " + no);
       continue;
     }
-    const config::Queue* queue = config_->find_queue(job->queue);
-    if (!job->spec().rerunnable() && !(queue && queue->rerunnable)) {
+    if (!rerunnable(*job)) {
       // Without checkpointing, a job can move only by starting over: it must be rerunnable.
       add_result(out, job->key, false, who + ": Job is not rerunnable (bsub -r or RERUNNABLE queue)");
       continue;
@@ -222,6 +221,8 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   for (const auto* names : {&q.set(), &q.reset()})
     for (const auto& name : *names) sets_aps = sets_aps || name.rfind("aps_", 0) == 0;
   const bool sets_priority = std::find(q.set().begin(), q.set().end(), "user_priority") != q.set().end();
+  const bool sets_app = std::find(q.set().begin(), q.set().end(), "app") != q.set().end();
+  const bool sets_group = std::find(q.set().begin(), q.set().end(), "job_group") != q.set().end();
   auto reply = ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
@@ -283,6 +284,10 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
     // the job's other options.
     if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue);
+    // A new profile must exist and take the job's -n; one removed by a reconfig does
+    // not lock the job's other options.
+    if (why.empty() && sets_app) why = check_application(spec);
+    if (why.empty() && sets_group) why = check_job_group_path(spec.job_group());
     if (why.empty()) {
       Submission trial;
       trial.spec = spec;
@@ -292,6 +297,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
       add_result(out, job->key, false, label(job->key) + ": " + why);
       continue;
     }
+    if (sets_group) ensure_job_group(spec.job_group(), caller.user_name());
     wire::EventRecord ev;
     auto* e = ev.mutable_job_modify();
     e->set_job_id(job->key.id);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include <spdlog/logger.h>
 
@@ -27,6 +28,11 @@
 #include "libsched/pass.h"
 
 namespace lsf::mbd {
+
+// Empty when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
+std::string check_job_group_path(const std::string& path);
+// Whether a job of `job_group` is in the group `path`: that group or one below it.
+bool in_job_group(const std::string& job_group, const std::string& path);
 
 struct MbatchdOptions {
   std::filesystem::path envdir;
@@ -118,6 +124,14 @@ class Mbatchd {
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_guarantee_pools(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_applications(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_job_group_control(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_job_groups(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
+  void ensure_job_group(const std::string& path, const std::string& user);
+  // The job groups the pass must count (those with a limit and those below them),
+  // with each group's index by path.
+  void add_job_groups(sched::ClusterView& view, std::unordered_map<std::string, int>& index) const;
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -174,7 +188,11 @@ class Mbatchd {
   sched::DependencyState dependency_state(const Job& job) const;
   sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;
   std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
-  std::int64_t effective_run_limit(const Job& job) const;  // -W, else the queue's RUNLIMIT; 0: none
+  // -W, else the application profile's RUNLIMIT (within the queue's hard limit), else
+  // the queue's RUNLIMIT; 0: none.
+  std::int64_t effective_run_limit(const Job& job) const;
+  const config::Application* application(const Job& job) const;  // null: no -app
+  bool rerunnable(const Job& job) const;  // bsub -r, else the profile's RERUNNABLE, else the queue's
   // --- who may do what (permissions.cc)
   bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
   // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
@@ -182,6 +200,9 @@ class Mbatchd {
   // An LSF administrator, or one of the queue's ADMINISTRATORS.
   bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
   // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
+  // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
+  // takes the profile's default). Fills those defaults into `spec`.
+  std::string check_application(wire::JobSpec& spec) const;
   std::string check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the
   // job's end reason and suspend reason then say).
@@ -233,9 +254,11 @@ class Mbatchd {
   bool restart_requested_ = false;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;
-  // Job RES_REQ merged with its queue's, by (job string, queue): jobs with the same
-  // requirement share one object, which is what makes them one requirement class.
-  mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const config::ResourceRequirement>>
+  // Job RES_REQ merged with its application profile's and its queue's, by (job string,
+  // profile, queue): jobs with the same requirement share one object, which is what
+  // makes them one requirement class.
+  mutable std::map<std::tuple<std::string, std::string, std::string>,
+                   std::shared_ptr<const config::ResourceRequirement>>
       merged_requirements_;
   std::uint64_t config_generation_ = 1;  // bumped by every applied reconfig
   // The pass's host table for the current configuration (the host list changes only

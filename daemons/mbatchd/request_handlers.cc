@@ -152,6 +152,12 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_host_partitions(request, respond);
     case R::kGuaranteePools:
       return on_guarantee_pools(request, respond);
+    case R::kApplications:
+      return on_applications(request, respond);
+    case R::kJobGroupControl:
+      return on_job_group_control(request, respond);
+    case R::kJobGroups:
+      return on_job_groups(request, respond);
     case R::kPeek:
       return on_peek(request, respond);
     case R::kWaitCondition:
@@ -287,6 +293,23 @@ void Mbatchd::on_submit_pack(const wire::RequestEnvelope& request, const net::Re
   if (any) request_pass();
 }
 
+std::string Mbatchd::check_application(wire::JobSpec& spec) const {
+  if (spec.app().empty()) return {};
+  const config::Application* app = config_->find_application(spec.app());
+  if (!app) return spec.app() + ": No such application profile";
+  if (const auto& p = app->proc_limit) {
+    if (spec.min_processors() < 1) {
+      spec.set_min_processors(p->default_value);
+      spec.set_max_processors(p->default_value);
+    } else if (spec.min_processors() < p->minimum ||
+               std::max(spec.max_processors(), spec.min_processors()) > p->maximum) {
+      return "Bad argument for option -n: application profile <" + app->name + "> allows " +
+             std::to_string(p->minimum) + " to " + std::to_string(p->maximum) + " processors (PROCLIMIT)";
+    }
+  }
+  return {};
+}
+
 std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out) {
   std::string queue;
   bool default_queue = false;
@@ -323,7 +346,13 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
     if (!admits(sc->user_group) || !admits(sc->access_users))
       return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
   }
-  if (auto err = check_submission(spec, queue, default_queue, indices); !err.empty()) return err;
+  // -app, else DEFAULT_APPLICATION.
+  wire::JobSpec with_app = spec;
+  if (with_app.app().empty()) with_app.set_app(config_->params.default_application);
+  if (auto err = check_application(with_app); !err.empty()) return err;
+  if (!spec.job_group().empty())
+    if (auto err = check_job_group_path(spec.job_group()); !err.empty()) return err;
+  if (auto err = check_submission(with_app, queue, default_queue, indices); !err.empty()) return err;
   if (auto err = check_user_priority(spec.user_priority(), caller, queue); !err.empty()) return err;
   if (sc && !access(*sc))
     return "Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
@@ -340,11 +369,14 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
       fs && sched::share_path(*fs, caller.user_name()).empty())
     return "User <" + caller.user_name() + "> has no share in fairshare queue <" + queue + ">";
 
+  // -g names a group that may not exist yet: LSF creates it (and the groups above it),
+  // owned by the submitter.
+  if (!spec.job_group().empty()) ensure_job_group(spec.job_group(), caller.user_name());
   wire::EventRecord ev;
   auto* e = ev.mutable_job_new();
   std::int64_t id = state_.next_job_id();
   e->set_job_id(id);
-  *e->mutable_spec() = spec;
+  *e->mutable_spec() = std::move(with_app);
   if (sc) e->mutable_spec()->set_service_class(sc->name);
   if (e->spec().min_processors() < 1) e->mutable_spec()->set_min_processors(1);
   if (e->spec().project().empty()) e->mutable_spec()->set_project(config_->params.default_project);
@@ -506,7 +538,12 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
     r->set_message("Job <" + job_label(key) + ">: " + why);
   };
   // bkill 0: every unfinished job of the user (or of everyone for -u all).
+  if (!q.job_group().empty() && !state_.job_groups().count(q.job_group()))
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "Job group <" + q.job_group() + "> does not exist"));
   std::vector<Job*> targets = named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out);
+  // -g: only the jobs of that group and the groups below it.
+  if (!q.job_group().empty())
+    std::erase_if(targets, [&](const Job* j) { return !in_job_group(j->spec().job_group(), q.job_group()); });
   if (targets.empty() && q.jobs_size() > 0 && out->results_size() == 0) {
     auto* r = out->add_results();
     r->set_ok(false);

@@ -130,10 +130,30 @@ std::int64_t default_run_limit_s(const config::Queue& queue) {
   return std::int64_t{rl.minutes} * 60;
 }
 
+// The profile's limits override the queue's default but not its maximum.
+std::int64_t app_run_limit_s(const config::Application& app, const config::Queue* queue) {
+  std::int64_t limit = std::int64_t{app.run_limit->minutes} * 60;
+  if (queue && queue->run_limit && queue->run_limit->maximum.minutes > 0)
+    limit = std::min(limit, std::int64_t{queue->run_limit->maximum.minutes} * 60);
+  return limit;
+}
+
+const config::Application* Mbatchd::application(const Job& job) const {
+  return job.spec().app().empty() ? nullptr : config_->find_application(job.spec().app());
+}
+
 std::int64_t Mbatchd::effective_run_limit(const Job& job) const {
   if (job.spec().run_limit_s() > 0) return job.spec().run_limit_s();
   const config::Queue* queue = config_->find_queue(job.queue);
+  if (const auto* app = application(job); app && app->run_limit) return app_run_limit_s(*app, queue);
   return queue ? default_run_limit_s(*queue) : 0;
+}
+
+bool Mbatchd::rerunnable(const Job& job) const {
+  if (job.spec().rerunnable()) return true;
+  if (const auto* app = application(job); app && app->rerunnable) return *app->rerunnable;
+  const config::Queue* queue = config_->find_queue(job.queue);
+  return queue && queue->rerunnable;
 }
 
 namespace {
@@ -205,16 +225,23 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     last_facts = it == queues.end() ? nullptr : &it->second;
     return last_facts;
   };
-  auto run_limit = [](const Job& job, const QueueFacts& q) {
-    return job.spec().run_limit_s() > 0 ? job.spec().run_limit_s() : q.run_limit_s;
+  auto run_limit = [this](const Job& job, const QueueFacts& q) {
+    if (job.spec().run_limit_s() > 0) return job.spec().run_limit_s();
+    if (const auto* app = application(job); app && app->run_limit) return app_run_limit_s(*app, q.queue);
+    return q.run_limit_s;
   };
   auto requirement = [&](const Job& job, const QueueFacts& qf) -> std::shared_ptr<const config::ResourceRequirement> {
     auto& cached = job.submission->derived;
     if (cached.generation == config_generation_ && cached.queue == qf.index) return cached.requirement;
-    auto key = std::make_pair(job.spec().res_req(), job.queue);
+    auto key = std::make_tuple(job.spec().res_req(), job.spec().app(), job.queue);
     auto it = merged_requirements_.find(key);
     if (it == merged_requirements_.end()) {
-      const config::ResourceRequirement* own = job.submission->res_req.get();
+      // The job's wins over its profile's, which wins over the queue's (select[] must
+      // hold all of them).
+      std::optional<config::ResourceRequirement> own;
+      if (job.submission->res_req) own = *job.submission->res_req;
+      if (const auto* app = application(job); app && app->res_req)
+        own = own ? config::merge_with_queue(*own, *app->res_req) : *app->res_req;
       const config::Queue* q = qf.queue;
       std::shared_ptr<const config::ResourceRequirement> merged;
       if (own && q->res_req)
@@ -233,6 +260,8 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
   };
   static const std::map<sched::JobKey, Job*> kNoPending;
   const auto& pending = with_pending ? state_.pending() : kNoPending;
+  std::unordered_map<std::string, int> group_index;  // empty unless some job group has a limit
+  add_job_groups(view, group_index);
   view.pending.reserve(pending.size());
   for (const auto& [key, job_ptr] : pending) {
     const Job& job = *job_ptr;
@@ -271,6 +300,8 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     jv.idle_since = job.blocked ? -1 : job.idle_since > 0 ? job.idle_since : job.submission->submit_time;
     jv.aps_system = job.spec().aps_system();
     jv.aps_admin = job.spec().aps_admin();
+    if (!group_index.empty() && !job.spec().job_group().empty())
+      if (auto g = group_index.find(job.spec().job_group()); g != group_index.end()) jv.job_group = g->second;
     jv.bypass_count = job.bypass_count;
     jv.user_priority = job.spec().user_priority() > 0 ? job.spec().user_priority() : -1;
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) {

@@ -85,6 +85,7 @@ struct JobView {
   double aps_system = 0;   // bmod -aps "system=v": ahead of every calculated APS value; 0: none
   double aps_admin = 0;    // bmod -aps "admin=v": added to the calculated APS value; 0: none
   int bypass_count = 0;    // times later jobs started while it waited (APS BYPASS)
+  int job_group = -1;      // index into ClusterView::job_groups; -1: none that limits it
 };
 
 enum class RunState { kRun, kSsusp, kUsusp };
@@ -142,6 +143,15 @@ std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::v
 // Each numeric resource's value on every host (NaN where a host lacks it), by name.
 using ResourceColumns = std::map<std::string, std::vector<double>, std::less<>>;
 
+// A job group (bgadd -L): at most `limit` started jobs in it and its subgroups
+// together. A pending job's group and each group above it must have room.
+struct JobGroupView {
+  std::string path;
+  int parent = -1;  // index of the group above; -1: none (a top-level group)
+  int limit = -1;   // -1: none
+  int started = 0;  // started jobs (RUN, SSUSP, USUSP) directly in this group
+};
+
 struct ClusterView {
   std::shared_ptr<const SchedPolicy> policy;
   std::shared_ptr<const HostTable> host_table;  // optional; ignored unless made for these hosts
@@ -151,6 +161,9 @@ struct ClusterView {
   std::vector<JobView> pending;
   std::vector<RunningJobView> running;        // RUN, SSUSP and USUSP jobs
   std::map<std::int64_t, int> array_running;  // running elements per array with a limit
+  // Job groups on the way to some limit (parents before children); empty when no group
+  // has one.
+  std::vector<JobGroupView> job_groups;
   // What finished jobs used, for fairshare queues; null: nothing yet.
   std::shared_ptr<const ShareHistory> share_history;
   // Numeric resources as passes read them, kept from pass to pass by a caller whose

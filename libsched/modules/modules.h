@@ -17,6 +17,7 @@ std::unique_ptr<Module> make_schmod_parallel();    // -n min,max, span[], same[]
 std::unique_ptr<Module> make_schmod_reserve();     // rusage[] reservation, slot reservation, backfill
 std::unique_ptr<Module> make_schmod_preemption();  // PREEMPTIVE / PREEMPTABLE queues
 std::unique_ptr<Module> make_schmod_guarantee();   // GuaranteedResourcePool: service class guarantees, loans
+std::unique_ptr<Module> make_schmod_jobgroup();    // bgadd -L: started jobs per job group
 std::unique_ptr<Module> make_schmod_throttle();    // IDLE_JOBS, TOTAL_JOBS, PROC_SECONDS, soft JOBS/SLOTS
 
 }  // namespace lsf::sched

@@ -5,7 +5,8 @@
 // (SLOT_POOL) or for guarantee pools; schmod_throttle (Maui's throttles in Limit
 // sections) runs after the configured modules, so only jobs every other limit admits
 // count as idle. schmod_guarantee runs last, so what it counts after a placement
-// includes what every other module took (rusage[] memory).
+// includes what every other module took (rusage[] memory). schmod_jobgroup (job group
+// limits, which LSF keeps outside lsb.modules) runs after schmod_slotpool.
 #include <functional>
 #include <map>
 
@@ -27,13 +28,15 @@ std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string
       {"schmod_guarantee", make_schmod_guarantee},
       {"schmod_throttle", make_schmod_throttle},
       {"schmod_aps", make_schmod_aps},
+      {"schmod_jobgroup", make_schmod_jobgroup},
   };
   std::vector<std::unique_ptr<Module>> out;
   std::vector<std::string> order;
-  for (const char* always : {"schmod_default", "schmod_fcfs", "schmod_aps", "schmod_slotpool"}) order.push_back(always);
+  for (const char* always : {"schmod_default", "schmod_fcfs", "schmod_aps", "schmod_slotpool", "schmod_jobgroup"})
+    order.push_back(always);
   for (const auto& n : names)
     if (n != "schmod_default" && n != "schmod_fcfs" && n != "schmod_aps" && n != "schmod_slotpool" &&
-        n != "schmod_guarantee" && n != "schmod_throttle")
+        n != "schmod_jobgroup" && n != "schmod_guarantee" && n != "schmod_throttle")
       order.push_back(n);
   order.push_back("schmod_throttle");
   order.push_back("schmod_guarantee");

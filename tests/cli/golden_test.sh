@@ -128,6 +128,9 @@ golden bjobs_json_empty 'bjobs -o "jobid stat" -json -q night'
 golden bjobs_o_bad_field 'bjobs -o "jobid nosuchfield"'
 golden bjobs_json_without_o 'bjobs -json'
 golden bjobs_job_group 'bjobs -g /proj'
+golden bgadd 'bgadd -L 2 /proj/sub'
+golden bjgroup 'bjgroup'
+golden bjobs_job_group_empty 'bjobs -g /proj'
 golden bjobs_not_found 'bjobs 999'
 golden bjobs_no_jobs 'bjobs -q night'
 
@@ -160,6 +163,7 @@ golden bresources 'bresources'
 golden bresources_reservation_usage 'bresources -s'
 golden bresources_pools 'bresources -g'
 golden bsla_none 'bsla'
+golden bapp_none 'bapp'
 
 # --- job control messages
 golden bkill_finished 'bkill 1'

@@ -152,6 +152,56 @@ TEST(ConfigFiles, ReservationModel) {
   EXPECT_EQ(errors_of(b), "lsb.params:2: RESERVATION_MODEL = EASY: the values are HOLD and PLAN\n");
 }
 
+TEST(ConfigFiles, ApplicationProfiles) {
+  ConfigTree t;
+  t.lsb("lsb.applications",
+        "Begin Application\nNAME = fluent\nDESCRIPTION = CFD runs\nRUNLIMIT = 1:30\nCPULIMIT = 45\n"
+        "MEMLIMIT = 2000000\nPROCLIMIT = 2 4 8\nRES_REQ = select[mem>100] rusage[mem=50]\nPRE_EXEC = /bin/pre\n"
+        "POST_EXEC = /bin/post\nJOB_STARTER = nice %USRCMD\nREQUEUE_EXIT_VALUES = 99 EXCLUDE(98)\n"
+        "RERUNNABLE = y\nCHUNK_JOB_SIZE = 4\nEnd Application\n"
+        "Begin Application\nNAME = short\nEnd Application\n");
+  t.lsb("lsb.params", "Begin Parameters\nDEFAULT_APPLICATION = short\nEnd Parameters\n");
+  auto r = t.load();
+  ASSERT_TRUE(r.usable()) << r.diagnostics.to_string();
+  EXPECT_EQ(errors_of(r), "");
+  const auto* app = r.config->find_application("fluent");
+  ASSERT_TRUE(app);
+  EXPECT_EQ(app->description, "CFD runs");
+  EXPECT_EQ(app->run_limit->minutes, 90);
+  EXPECT_EQ(app->cpu_limit->minutes, 45);
+  EXPECT_EQ(*app->mem_limit, 2000000);
+  EXPECT_EQ(app->proc_limit->minimum, 2);
+  EXPECT_EQ(app->proc_limit->default_value, 4);
+  EXPECT_EQ(app->proc_limit->maximum, 8);
+  EXPECT_NE(app->res_req->to_string().find("mem>100"), std::string::npos) << app->res_req->to_string();
+  EXPECT_EQ(app->pre_exec, "/bin/pre");
+  EXPECT_EQ(app->post_exec, "/bin/post");
+  EXPECT_EQ(app->job_starter, "nice %USRCMD");
+  EXPECT_EQ(app->requeue_exit_values->requeue, std::vector<int>{99});
+  EXPECT_EQ(app->requeue_exit_values->exclude, std::vector<int>{98});
+  EXPECT_EQ(app->rerunnable, true);
+  EXPECT_EQ(app->other.at("CHUNK_JOB_SIZE"), "4");  // accepted, with a warning
+  EXPECT_NE(warnings_of(r).find("CHUNK_JOB_SIZE"), std::string::npos);
+  EXPECT_TRUE(r.config->find_application("short"));
+  EXPECT_EQ(r.config->params.default_application, "short");
+
+  // Errors name the file, the line and the profile; a bad profile is not half-read.
+  ConfigTree bad;
+  bad.lsb("lsb.applications",
+          "Begin Application\nNAME = a\nRUNLIMIT = 10 20\nPROCLIMIT = 4 2\nEnd Application\n"
+          "Begin Application\nDESCRIPTION = nameless\nEnd Application\n"
+          "Begin Application\nNAME = a\nEnd Application\n");
+  bad.lsb("lsb.params", "Begin Parameters\nDEFAULT_APPLICATION = nosuch\nEnd Parameters\n");
+  auto b = bad.load();
+  EXPECT_EQ(errors_of(b),
+            "lsb.applications:3: application profile \"a\": RUNLIMIT: one value only (the queue's is the hard limit)\n"
+            "lsb.applications:4: application profile \"a\": PROCLIMIT: \"4 2\" must satisfy minimum <= default <= "
+            "maximum\n"
+            "lsb.applications:6: section Application has no NAME; the profile is ignored\n"
+            "lsb.applications:9: application profile \"a\" is defined twice (first at line 1)\n"
+            "lsb.params:2: DEFAULT_APPLICATION names unknown application profile \"nosuch\" (lsb.applications)\n");
+}
+
 TEST(ConfigFiles, LsbHostsAndUsers) {
   ConfigTree t;
   t.lsb("lsb.hosts",

@@ -45,21 +45,22 @@ JobView job(std::int64_t id, const std::string& user = "alice", int slots = 1) {
 
 }  // namespace
 
-// schmod_aps (after FCFS, whose order it refines), schmod_slotpool, schmod_throttle and
-// schmod_guarantee always run too: LSF has no module name for SLOT_POOL, Maui's
-// throttles or guarantee pools to be listed by. schmod_throttle and schmod_guarantee
-// come last.
+// schmod_aps (after FCFS, whose order it refines), schmod_slotpool, schmod_jobgroup,
+// schmod_throttle and schmod_guarantee always run too: LSF has no module name for
+// SLOT_POOL, job group limits, Maui's throttles or guarantee pools to be listed by.
+// schmod_throttle and schmod_guarantee come last.
 TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
   std::vector<std::string> unknown;
   auto p = make_pipeline({"schmod_limit", "schmod_advrsv", "schmod_fcfs", "schmod_limit"}, &unknown);
-  ASSERT_EQ(p.size(), 7u);
+  ASSERT_EQ(p.size(), 8u);
   EXPECT_EQ(p[0]->name(), "schmod_default");
   EXPECT_EQ(p[1]->name(), "schmod_fcfs");
   EXPECT_EQ(p[2]->name(), "schmod_aps");
   EXPECT_EQ(p[3]->name(), "schmod_slotpool");
-  EXPECT_EQ(p[4]->name(), "schmod_limit");
-  EXPECT_EQ(p[5]->name(), "schmod_throttle");
-  EXPECT_EQ(p[6]->name(), "schmod_guarantee");
+  EXPECT_EQ(p[4]->name(), "schmod_jobgroup");
+  EXPECT_EQ(p[5]->name(), "schmod_limit");
+  EXPECT_EQ(p[6]->name(), "schmod_throttle");
+  EXPECT_EQ(p[7]->name(), "schmod_guarantee");
   EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
 }
 
@@ -192,18 +193,22 @@ TEST(Modules, ParallelHonoursPtileAndHostsOne) {
   auto modules = make_pipeline({"schmod_parallel"});
   PassContext ctx(v, 0, modules);
   for (auto& m : modules) m->prepare(ctx);
+  Module* parallel = nullptr;
+  for (auto& m : modules)
+    if (m->name() == "schmod_parallel") parallel = m.get();
+  ASSERT_NE(parallel, nullptr);
   Candidates c;
   c.hosts = {0, 1, 2};
   JobView j = job(1, "alice", 5);
   auto ptile = std::make_shared<config::ResourceRequirement>(*config::ResourceRequirement::parse("span[ptile=2]"));
   j.res_req = ptile;
   Placement p;
-  EXPECT_EQ(modules[4]->allocate(ctx, j, c, p), Allocation::kPlaced);
+  EXPECT_EQ(parallel->allocate(ctx, j, c, p), Allocation::kPlaced);
   EXPECT_EQ(p.hosts, (std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {2, 1}}));
   JobView one = job(2, "alice", 5);
   one.res_req = std::make_shared<config::ResourceRequirement>(*config::ResourceRequirement::parse("span[hosts=1]"));
   Placement q;
-  EXPECT_EQ(modules[4]->allocate(ctx, one, c, q), Allocation::kNoRoom);
+  EXPECT_EQ(parallel->allocate(ctx, one, c, q), Allocation::kNoRoom);
   EXPECT_EQ(q.reason, reason::kSpan);
 }
 
