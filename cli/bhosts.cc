@@ -1,12 +1,14 @@
 // bhosts: batch hosts with status and job counts, in LSF's layout.
 //
 //   bhosts [-w | -l | -o "fmt" [-json]] [-noheader] [host | host_group ...]
+//   bhosts -s [resource ...]
+//   bhosts -e [-s] [-json]
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 
 #include <boost/program_options.hpp>
 
+#include "cli/bhosts_exports.h"
 #include "cli/cli_support.h"
 #include "cli/table_output.h"
 
@@ -95,12 +97,10 @@ int main(int argc, char** argv) {
   auto vm = cli::parse_options(
       "bhosts", argc, argv, opts, pos,
       "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n"
-      "       bhosts -s [resource ...]\n");
-  if (vm.count("e")) {
-    std::cerr << "bhosts: -e: hosts exported to other clusters (MultiCluster) are not supported yet\n";
-    return 255;
-  }
+      "       bhosts -s [resource ...]\n"
+      "       bhosts -e [-s] [-json]\n");
   cli::Session session("bhosts");
+  if (vm.count("e")) return cli::print_exports(session, vm.count("s") > 0, vm.count("json") > 0);
   if (vm.count("s")) {
     // Shared resources; the positional names are resources here, not hosts.
     std::vector<std::string> names;

@@ -245,6 +245,12 @@ void RpcServer::accept_local() {
   });
 }
 
+wire::ReplyEnvelope ok_reply() {
+  wire::ReplyEnvelope reply;
+  reply.set_status(wire::STATUS_OK);
+  return reply;
+}
+
 wire::ReplyEnvelope error_reply(wire::StatusCode status, std::string message) {
   wire::ReplyEnvelope reply;
   reply.set_status(status);

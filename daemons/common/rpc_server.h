@@ -86,5 +86,7 @@ class RpcServer {
 
 // A reply with no payload and the given status; for handlers that refuse a request.
 wire::ReplyEnvelope error_reply(wire::StatusCode status, std::string message);
+// A reply with STATUS_OK, for the handler to add its payload to.
+wire::ReplyEnvelope ok_reply();
 
 }  // namespace lsf::net

@@ -37,12 +37,6 @@ sched::JobKey job_of(const wire::EventRecord& r) {
   }
 }
 
-wire::ReplyEnvelope ok_reply() {
-  wire::ReplyEnvelope r;
-  r.set_status(wire::STATUS_OK);
-  return r;
-}
-
 }  // namespace
 
 void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Responder& respond) {
@@ -60,7 +54,7 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
     }
     return users_jobs.count(key.id) > 0;
   };
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_history();
   std::set<std::int64_t> seen_seq;
   const auto dir = logdir_of(*config_);
@@ -88,7 +82,7 @@ void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder
   const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
   std::map<std::int64_t, std::set<std::int32_t>> asked;
   for (const auto& ref : q.jobs()) asked[ref.job_id()].insert(ref.index());
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_acct();
   std::ifstream in(logdir_of(*config_) / "lsb.acct");
   std::string line;

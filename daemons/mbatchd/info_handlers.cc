@@ -47,12 +47,6 @@ constexpr Builtin kBuiltins[] = {
     {"hname", "String", "N/A", "Host name"},
 };
 
-wire::ReplyEnvelope ok_reply() {
-  wire::ReplyEnvelope r;
-  r.set_status(wire::STATUS_OK);
-  return r;
-}
-
 const char* type_name(config::ResourceDef::Type t) {
   switch (t) {
     case config::ResourceDef::Type::kNumeric:
@@ -68,7 +62,7 @@ const char* type_name(config::ResourceDef::Type t) {
 
 void Mbatchd::on_config_info(const wire::RequestEnvelope&, const net::Responder& respond) {
   const auto& cfg = *config_;
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_config_info();
   for (const auto& [k, v] : config::param_values(cfg.params)) {
     auto* p = out->add_params();
@@ -133,7 +127,7 @@ void Mbatchd::on_guarantee_pools(const wire::RequestEnvelope& request, const net
     if (std::none_of(config_->guarantee_pools.begin(), config_->guarantee_pools.end(),
                      [&](const auto& p) { return p.name == n; }))
       return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": No such guaranteed resource pool"));
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_guarantee_pools();
   for (const auto& pool : config_->guarantee_pools) {
     if (!names.empty() && std::find(names.begin(), names.end(), pool.name) == names.end()) continue;
@@ -232,7 +226,7 @@ void Mbatchd::on_applications(const wire::RequestEnvelope& request, const net::R
     int slots = job.started() ? static_cast<int>(job.exec_hosts.size()) : job.slots();
     c[job.pending() ? 0 : job.state == wire::JOB_RUN ? 1 : 2] += slots;
   }
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_applications();
   for (const auto& app : config_->applications) {
     if (!names.empty() && std::find(names.begin(), names.end(), app.name) == names.end()) continue;
@@ -268,7 +262,7 @@ void Mbatchd::on_host_partitions(const wire::RequestEnvelope& request, const net
   for (const auto& n : names)
     if (std::none_of(parts.begin(), parts.end(), [&](const auto& p) { return p.name == n; }))
       return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": No such host partition"));
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_host_partitions();
   std::optional<sched::ClusterView> view;
   for (size_t k = 0; k < parts.size(); ++k) {
@@ -323,7 +317,7 @@ void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responde
       if (u != "default") all.insert(u);
     names.assign(all.begin(), all.end());
   }
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_users();
   for (const auto& name : names) {
     auto* u = out->add_users();
@@ -363,7 +357,7 @@ void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responde
 
 void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& respond) {
   const auto& policy = *config_index_.policy;
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_limits();
   auto consumers = [](const sched::ConsumerSet& c) {
     if (!c.given) return std::string();
@@ -440,7 +434,7 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
 }
 
 void Mbatchd::on_shared_resources(const wire::RequestEnvelope&, const net::Responder& respond) {
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_shared_resources();
   const auto& totals = config_index_.policy->shared_resources;
   for (const auto& [name, reserved] : sched::shared_resource_usage(build_view(false), now())) {
@@ -465,7 +459,7 @@ void Mbatchd::on_wait_condition(const wire::RequestEnvelope& request, const net:
       return respond(net::error_reply(wire::STATUS_NOT_FOUND, "Job <" + what + ">: No matching job found"));
     }
   }
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   switch (evaluate_dependency(*expr)) {
     case sched::DependencyState::kSatisfied:
       reply.mutable_wait_condition()->set_state(wire::CONDITION_SATISFIED);
@@ -506,7 +500,7 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
   if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
   // An interactive job's host keeps its output a while after the end, for bsub -I.
   if ((job->finished() && !job->spec().interactive()) || job->exec_hosts.empty()) {
-    auto reply = ok_reply();
+    auto reply = net::ok_reply();
     reply.mutable_peek()->set_finished(true);
     reply.mutable_peek()->set_next_offset(q.offset());
     return respond(reply);
@@ -520,7 +514,7 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
     if (!r.ok()) {
       // Gone from the host between the check and the call: it has just ended.
       if (r.reply && r.reply->status() == wire::STATUS_NOT_FOUND) {
-        auto reply = ok_reply();
+        auto reply = net::ok_reply();
         reply.mutable_peek()->set_finished(true);
         return respond(reply);
       }

@@ -23,12 +23,6 @@ void add_result(wire::SignalJobsReply* out, const sched::JobKey& key, bool ok, c
   r->set_message(message);
 }
 
-wire::ReplyEnvelope ok_reply() {
-  wire::ReplyEnvelope r;
-  r.set_status(wire::STATUS_OK);
-  return r;
-}
-
 std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + ">"; }
 
 // What every change refuses: another user's job (unless the caller is an LSF
@@ -81,7 +75,7 @@ std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<w
 void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.requeue();
   const auto& caller = request.caller();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   std::set<int> states(q.states().begin(), q.states().end());
   if (states.empty()) states = {wire::JOB_RUN, wire::JOB_SSUSP, wire::JOB_USUSP};
@@ -124,7 +118,7 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
 void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.migrate();
   const auto& caller = request.caller();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
@@ -166,7 +160,7 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
 void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.switch_queue();
   const auto& caller = request.caller();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
@@ -223,7 +217,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   const bool sets_priority = std::find(q.set().begin(), q.set().end(), "user_priority") != q.set().end();
   const bool sets_app = std::find(q.set().begin(), q.set().end(), "app") != q.set().end();
   const bool sets_group = std::find(q.set().begin(), q.set().end(), "job_group") != q.set().end();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {

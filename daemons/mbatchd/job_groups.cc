@@ -10,14 +10,6 @@
 namespace lsf::mbd {
 namespace {
 
-wire::ReplyEnvelope ok_reply() {
-  wire::ReplyEnvelope r;
-  r.set_status(wire::STATUS_OK);
-  return r;
-}
-
-bool in_group(const std::string& job_group, const std::string& path) { return in_job_group(job_group, path); }
-
 std::string parent_of(const std::string& path) {
   size_t slash = path.rfind('/');
   return slash == 0 ? std::string() : path.substr(0, slash);
@@ -77,7 +69,7 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
         return "Job group <" + path + ">: limit " + std::to_string(limit) + " exceeds the limit " +
                std::to_string(g->second.limit) + " of <" + up + ">";
     for (const auto& [p, g] : groups)
-      if (p != path && in_group(p, path) && g.limit > limit)
+      if (p != path && in_job_group(p, path) && g.limit > limit)
         return "Job group <" + path + ">: limit " + std::to_string(limit) + " is below the limit " +
                std::to_string(g.limit) + " of <" + p + ">";
     return {};
@@ -109,7 +101,7 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
       if (it == groups.end()) return refuse(wire::STATUS_NOT_FOUND, "Job group <" + path + "> does not exist");
       if (!may_change()) return refuse(wire::STATUS_PERMISSION_DENIED, "User permission denied");
       for (const auto& [key, job] : state_.jobs())
-        if (!job.finished() && in_group(job.spec().job_group(), path))
+        if (!job.finished() && in_job_group(job.spec().job_group(), path))
           return refuse(wire::STATUS_BAD_REQUEST,
                         "Job group <" + path + "> cannot be deleted: it or a group below it has unfinished jobs");
       break;
@@ -119,7 +111,7 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
   record(ev);
   log_->info("job group {} {} by {}", path, wire::JobGroupOp_Name(q.op()), user);
   request_pass();
-  reply_when_durable(respond, ok_reply());
+  reply_when_durable(respond, net::ok_reply());
 }
 
 // bjgroup: each group with its jobs and its subgroups' (finished jobs still known
@@ -148,14 +140,15 @@ void Mbatchd::on_job_groups(const wire::RequestEnvelope& request, const net::Res
     ++c.jobs[at];
     c.slots[at] += job.started() ? static_cast<int>(job.exec_hosts.size()) : job.slots();
   }
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_job_groups();
   for (const auto& [path, group] : groups) {
-    if (!paths.empty() && std::none_of(paths.begin(), paths.end(), [&](const auto& p) { return in_group(path, p); }))
+    if (!paths.empty() &&
+        std::none_of(paths.begin(), paths.end(), [&](const auto& p) { return in_job_group(path, p); }))
       continue;
     Counts total;
     for (const auto& [g, c] : own) {
-      if (!in_group(g, path)) continue;
+      if (!in_job_group(g, path)) continue;
       for (size_t i = 0; i < 4; ++i) {
         total.jobs[i] += c.jobs[i];
         total.slots[i] += c.slots[i];
@@ -188,7 +181,7 @@ void Mbatchd::add_job_groups(sched::ClusterView& view, std::unordered_map<std::s
     if (g.limit >= 0) limited.push_back(path);
   if (limited.empty()) return;
   for (const auto& [path, g] : groups) {
-    if (std::none_of(limited.begin(), limited.end(), [&](const auto& l) { return in_group(path, l); })) continue;
+    if (std::none_of(limited.begin(), limited.end(), [&](const auto& l) { return in_job_group(path, l); })) continue;
     sched::JobGroupView v;
     v.path = path;
     v.limit = g.limit;

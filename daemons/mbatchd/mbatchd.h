@@ -25,6 +25,7 @@
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "libconfig/cluster_config.h"
+#include "libsched/mc/export_plan.h"
 #include "libsched/pass.h"
 
 namespace lsf::mbd {
@@ -127,6 +128,9 @@ class Mbatchd {
   void on_applications(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_group_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_groups(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- MultiCluster provider (exports.cc)
+  sched::mc::ExportPlan export_plan() const;
+  void on_exports(const wire::RequestEnvelope& request, const net::Responder& respond);
   // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
   void ensure_job_group(const std::string& path, const std::string& user);
   // The job groups the pass must count (those with a limit and those below them),

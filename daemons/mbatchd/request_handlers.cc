@@ -21,12 +21,6 @@
 namespace lsf::mbd {
 namespace {
 
-wire::ReplyEnvelope ok_reply() {
-  wire::ReplyEnvelope r;
-  r.set_status(wire::STATUS_OK);
-  return r;
-}
-
 // "1-100:2,200" -> indices. Empty string on success.
 std::string parse_array_spec(const std::string& spec, int max_size, std::vector<std::int32_t>& out) {
   std::set<std::int32_t> seen;
@@ -96,13 +90,13 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
   }
   switch (request.request_case()) {
     case R::kPing: {
-      auto reply = ok_reply();
+      auto reply = net::ok_reply();
       reply.mutable_ping()->set_cluster_name(config_->cluster_name);
       reply.mutable_ping()->set_master_name(options_.host_name);
       return respond(reply);
     }
     case R::kClusterInfo: {
-      auto reply = ok_reply();
+      auto reply = net::ok_reply();
       auto* c = reply.mutable_cluster_info();
       c->set_cluster_name(config_->cluster_name);
       c->set_master_name(options_.host_name);
@@ -158,6 +152,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_job_group_control(request, respond);
     case R::kJobGroups:
       return on_job_groups(request, respond);
+    case R::kExports:
+      return on_exports(request, respond);
     case R::kPeek:
       return on_peek(request, respond);
     case R::kWaitCondition:
@@ -265,7 +261,7 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
 }
 
 void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   if (auto err = submit_one(request.submit().spec(), request.caller(), *reply.mutable_submit()); !err.empty())
     return respond(net::error_reply(wire::STATUS_BAD_REQUEST, err));
   reply_when_durable(respond, std::move(reply));
@@ -274,7 +270,7 @@ void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Respond
 
 void Mbatchd::on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.submit_pack();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_submit_pack();
   bool any = false;
   for (const auto& spec : q.specs()) {
@@ -471,7 +467,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
 
 void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.jobs();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_jobs();
   const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
   auto wanted = [&](const Job& job, bool named) {
@@ -528,7 +524,7 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
     sig = signal_number(q.signal_name());
     if (sig < 0) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, q.signal_name() + ": Bad signal name"));
   }
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   auto fail = [&](const sched::JobKey& key, const std::string& why) {
     auto* r = out->add_results();
@@ -642,7 +638,7 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
 }
 
 void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_queues();
   auto week = config::local_week_instant();
   std::set<std::string> defaults(config_->params.default_queues.begin(), config_->params.default_queues.end());
@@ -713,7 +709,7 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
 }
 
 void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_hosts();
   std::set<std::string> names(request.hosts().names().begin(), request.hosts().names().end());
   for (const auto& n : names)
@@ -785,7 +781,7 @@ void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::R
   const auto& q = request.host_control();
   if (!is_admin(request.caller()))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "User permission denied"));
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_control();
   out->set_all_ok(true);
   std::vector<std::string> hosts(q.hosts().begin(), q.hosts().end());
@@ -814,7 +810,7 @@ void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::R
 
 void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.queue_control();
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_control();
   out->set_all_ok(true);
   std::vector<std::string> queues(q.queues().begin(), q.queues().end());
@@ -855,7 +851,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   lo.envdir = options_.envdir;
   lo.now = config::local_week_instant();
   auto result = config::load_cluster_config(lo);
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_reconfig();
   for (const auto& d : result.diagnostics.items()) {
     if (d.severity == config::Severity::kError)
@@ -899,7 +895,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
 namespace lsf::mbd {
 
 void Mbatchd::on_perfmon(const wire::RequestEnvelope&, const net::Responder& respond) {
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   auto* out = reply.mutable_perfmon();
   out->set_passes(passes_);
   out->set_last_pass_us(last_pass_took_.count());
@@ -936,7 +932,7 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
   const int n = std::max(1, q.position());
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   reply.mutable_job_move()->set_message(label + " has been moved to position " + std::to_string(n) + " from " +
                                         (q.top() ? "top." : "bottom."));
   auto move = [&](std::int64_t id, std::int64_t position) {
@@ -1050,7 +1046,7 @@ void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Resp
   event_log_->when_durable([this, key](bool ok) {
     if (ok) start_on_hosts({key});
   });
-  auto reply = ok_reply();
+  auto reply = net::ok_reply();
   reply.mutable_force_run()->set_message(label + " is being forced to run.");
   reply_when_durable(respond, std::move(reply));
 }

@@ -48,7 +48,28 @@ RESOURCE   METHOD
 licA       PER_JOB
 mem        PER_SLOT
 End ReservationUsage
+
+# MultiCluster exports to two consumers no link reaches yet (bhosts -e shows them "disc").
+Begin HostExport
+PER_HOST     = hostA hostB
+SLOTS        = 2
+DISTRIBUTION = ([cl_east, 1] [cl_west, 1])
+End HostExport
+
+Begin HostExport
+RES_SELECT   = bigmem
+NHOSTS       = 2
+MEM          = 1024
+DISTRIBUTION = [cl_east, 1]
+End HostExport
+
+Begin SharedResourceExport
+NAME         = licA
+NINSTANCES   = 2
+DISTRIBUTION = ([cl_east, 1] [cl_west, 1])
+End SharedResourceExport
 LIMITS
+sed -i 's/^quickstart$/quickstart\ncl_east\ncl_west/' "$TEST_DIR/conf/lsf.shared"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -156,6 +177,8 @@ check "licence job runs" wait_for 20 state_is "$lic" RUN
 golden bhosts_shared 'bhosts -s'
 golden bhosts_shared_named 'bhosts -s licA nosuch'
 golden bhosts_exported 'bhosts -e'
+golden bhosts_exported_resources 'bhosts -e -s'
+golden bhosts_exported_json 'bhosts -e -json'
 golden blimits 'blimits'
 golden blimits_config 'blimits -c'
 golden blimits_named 'blimits -n normal_on_hostB'

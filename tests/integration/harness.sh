@@ -6,6 +6,7 @@
 #   check "what" test-command  records a failure instead of stopping the test
 #   wait_for SECONDS command   polls until the command succeeds (bounded)
 #   job_state ID               the STAT column of bjobs -a for job ID
+#   restart_mbatchd            kill -9 mbatchd and start it again on the same log
 set -u
 FAILURES=0
 
@@ -66,6 +67,15 @@ job_count() { bjobs -a -u all 2>/dev/null | awk 'NR>1' | wc -l; }
 # 22 spaces), as scripts that parse it do.
 bjobs_l_flat() { bjobs -l "$1" | sed -zE 's/\n {21,22}//g'; }
 export -f job_state state_is bjobs_l_flat
+
+# mbatchd killed without warning (kill -9) and started again on the same log.
+restart_mbatchd() {
+  kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+  sleep 0.2
+  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+  echo $! >"$TEST_DIR/mbatchd.pid"
+  wait_for 10 lsid
+}
 
 harness_done() {
   if [ "$FAILURES" != 0 ]; then

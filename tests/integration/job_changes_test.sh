@@ -6,13 +6,6 @@ source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 field() { bjobs -a -o "$2" -noheader "$1"; }
-restart_mbatchd() {
-  kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
-  sleep 0.2
-  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
-  echo $! >"$TEST_DIR/mbatchd.pid"
-  wait_for 10 lsid
-}
 
 # --- brequeue
 run=$(submit -m hostB -o /dev/null sleep 300)

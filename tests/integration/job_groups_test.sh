@@ -11,13 +11,6 @@ cluster_start "$TEST_DIR" "$BIN" || exit 1
 allow_other_users
 me=$(id -un)
 row() { bjgroup | awk -v g="$1" '$1 == g {print $2, $3, $4, $5, $6, $7, $8, $9, $10}'; }
-restart_mbatchd() {
-  kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
-  sleep 0.2
-  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
-  echo $! >"$TEST_DIR/mbatchd.pid"
-  wait_for 10 lsid
-}
 
 check "bgadd says so" bash -c "[ \"\$(bgadd /risk)\" = 'Job group </risk> was added.' ]"
 check "bgadd of an existing group is refused" bash -c "bgadd /risk 2>&1 | grep -qx 'Job group </risk> already exists'"
