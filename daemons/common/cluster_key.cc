@@ -67,11 +67,13 @@ KeyResult load_cluster_key(const std::filesystem::path& envdir) {
     if (line.empty() || line[0] == '#') continue;
     auto eq = line.find('=');
     if (eq == std::string::npos) continue;
-    if (trim(line.substr(0, eq)) != "LSF_EAUTH_KEY") continue;
+    const std::string name = trim(line.substr(0, eq));
+    const bool pair_key = name.starts_with(kPairKeyPrefix) && name.size() > kPairKeyPrefix.size();
+    if (name != "LSF_EAUTH_KEY" && !pair_key) continue;
     std::string value = trim(line.substr(eq + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
-    const std::string where = path + ":" + std::to_string(number) + ": LSF_EAUTH_KEY";
+    const std::string where = path + ":" + std::to_string(number) + ": " + name;
     if (value.size() < 6) {
       r.error = where + " must be at least 6 characters";
       return r;
@@ -82,10 +84,12 @@ KeyResult load_cluster_key(const std::filesystem::path& envdir) {
         return r;
       }
     }
-    r.key = ClusterKey{value};
-    return r;
+    if (pair_key)
+      r.pair_keys[name.substr(kPairKeyPrefix.size())] = ClusterKey{value};
+    else if (!r.key)
+      r.key = ClusterKey{value};
   }
-  r.missing = true;
+  r.missing = !r.key;
   return r;
 }
 

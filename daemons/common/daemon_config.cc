@@ -33,6 +33,7 @@ DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfCon
     a.error = "cannot read " + file + " (the daemon must run as root or as its owner)";
   } else if (loaded.key) {
     a.key = loaded.key;
+    a.pair_keys = loaded.pair_keys;
   } else if (!a.trust_unsigned) {
     a.error = "no cluster key: set LSF_EAUTH_KEY in " + file +
               " (mode 600, the same on every host), or LSF_AUTH=none in lsf.conf on a network you trust";

@@ -26,6 +26,7 @@ config::LoadResult load_daemon_config(const std::string& daemon, const std::file
 // the key file is unsafe: the daemon must not start then.
 struct DaemonAuth {
   std::optional<ClusterKey> key;
+  std::map<std::string, ClusterKey> pair_keys;  // MultiCluster, by remote cluster
   bool trust_unsigned = false;
   std::string error;
 };

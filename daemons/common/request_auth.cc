@@ -32,12 +32,13 @@ std::string mac_of(const wire::RequestEnvelope& request, const ClusterKey& key) 
 
 }  // namespace
 
-void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now) {
+void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now, const std::string& cluster) {
   std::array<unsigned char, kNonceSize> nonce{};
   RAND_bytes(nonce.data(), static_cast<int>(nonce.size()));
   auto* auth = request.mutable_auth();
   auth->set_time(now);
   auth->set_nonce(std::string(reinterpret_cast<const char*>(nonce.data()), nonce.size()));
+  if (!cluster.empty()) auth->set_cluster(cluster);
   auth->clear_mac();
   auth->set_mac(mac_of(request, key));
 }
@@ -61,7 +62,7 @@ std::string RequestVerifier::verify(wire::RequestEnvelope& request, std::int64_t
   const std::string nonce = request.auth().nonce();
   request.clear_auth();
   if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0)
-    return "the request's signature does not match the cluster key (LSF_EAUTH_KEY differs between hosts?)";
+    return "the request's signature does not match " + key_name_;
   const std::int64_t skew = now > time ? now - time : time - now;
   if (skew > kMaxClockSkew.count())
     return "the sender's clock is " + std::to_string(skew) + " s away from this host's (at most " +

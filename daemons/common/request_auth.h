@@ -19,13 +19,18 @@ namespace lsf::net {
 
 inline constexpr std::chrono::seconds kMaxClockSkew{300};
 
-// Sets request.auth for `now` (seconds since the epoch).
-void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now);
+// Sets request.auth for `now` (seconds since the epoch). `cluster`, when given, says
+// which cluster speaks (MultiCluster: `key` is then the pair key).
+void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now,
+                  const std::string& cluster = {});
 
 // Checks signatures and remembers the nonces it accepted within the skew window.
 class RequestVerifier {
  public:
-  explicit RequestVerifier(ClusterKey key) : key_(std::move(key)) {}
+  // `key_name` says which key a mismatch is against, and where to look.
+  explicit RequestVerifier(ClusterKey key,
+                           std::string key_name = "the cluster key (LSF_EAUTH_KEY differs between hosts?)")
+      : key_(std::move(key)), key_name_(std::move(key_name)) {}
 
   // Empty when the request is signed with this key, fresh and not seen before;
   // otherwise why not. Clears request.auth either way.
@@ -35,6 +40,7 @@ class RequestVerifier {
   void forget_before(std::int64_t time);
 
   ClusterKey key_;
+  std::string key_name_;
   std::multimap<std::int64_t, std::string> seen_by_time_;  // for pruning
   std::map<std::string, std::int64_t> seen_;               // nonce -> time
 };

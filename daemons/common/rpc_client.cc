@@ -82,7 +82,7 @@ CallResult RpcClient::call(wire::RequestEnvelope request) {
     result.error = err;
     return result;
   }
-  if (key_ && !local_) sign_request(request, *key_, static_cast<std::int64_t>(std::time(nullptr)));
+  if (key_ && !local_) sign_request(request, *key_, static_cast<std::int64_t>(std::time(nullptr)), cluster_);
   return call_raw(encode_frame(request));
 }
 

@@ -38,6 +38,11 @@ class RpcClient {
   void set_local_socket(std::string path) { local_path_ = std::move(path); }
   // Signs every request sent over TCP.
   void set_key(ClusterKey key) { key_ = std::move(key); }
+  // Speaks for `cluster` to another cluster's mbatchd: `key` is the pair key.
+  void set_cluster_key(std::string cluster, ClusterKey key) {
+    cluster_ = std::move(cluster);
+    key_ = std::move(key);
+  }
 
   // Fills protocol_version (and the signature); the caller sets identity and the request.
   CallResult call(wire::RequestEnvelope request);
@@ -64,6 +69,7 @@ class RpcClient {
   std::uint32_t max_frame_ = kDefaultMaxFrame;
   std::string local_path_;
   std::optional<ClusterKey> key_;
+  std::string cluster_;
   asio::io_context io_;
   std::optional<tcp::socket> socket_;
   std::optional<asio::local::stream_protocol::socket> local_;

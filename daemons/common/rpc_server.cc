@@ -7,6 +7,7 @@
 
 #include <array>
 #include <ctime>
+#include <map>
 #include <vector>
 
 #include "daemons/common/request_auth.h"
@@ -17,6 +18,7 @@ struct RpcServer::Shared {
   RequestHandler handler;
   ServerOptions options;
   std::optional<RequestVerifier> verifier;
+  std::map<std::string, RequestVerifier> pair_verifiers;  // by remote cluster
 };
 
 namespace {
@@ -94,6 +96,23 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
                      });
   }
 
+  // Another cluster's mbatchd, signed with the key the two clusters share. LSF_AUTH=none
+  // does not extend to other clusters.
+  std::string authenticate_cluster(wire::RequestEnvelope& request, Peer& peer) {
+    const std::string cluster = request.auth().cluster();
+    auto it = shared_->pair_verifiers.find(cluster);
+    if (it == shared_->pair_verifiers.end()) {
+      request.clear_auth();
+      return "no MultiCluster key for cluster " + cluster + " (" + std::string(kPairKeyPrefix) + cluster +
+             " in lsf.sudoers)";
+    }
+    auto why = it->second.verify(request, static_cast<std::int64_t>(std::time(nullptr)));
+    if (!why.empty()) return why;
+    peer.kind = PeerKind::kRemoteCluster;
+    peer.cluster = cluster;
+    return {};
+  }
+
   // Settles who is asking; an error refuses the request.
   std::string authenticate(wire::RequestEnvelope& request, Peer& peer) {
     if (local_peer_) {
@@ -105,6 +124,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       peer.kind = PeerKind::kLocalUser;
       return {};
     }
+    if (request.has_auth() && !request.auth().cluster().empty()) return authenticate_cluster(request, peer);
     if (options().trust_unsigned && (!request.has_auth() || !shared_->verifier)) {
       request.clear_auth();
       peer.kind = PeerKind::kTrusted;
@@ -173,6 +193,10 @@ RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, Reques
     : io_(io), acceptor_(io), shared_(std::make_shared<Shared>()) {
   shared_->handler = std::move(handler);
   if (options.key) shared_->verifier.emplace(*options.key);
+  for (const auto& [cluster, key] : options.pair_keys)
+    shared_->pair_verifiers.emplace(
+        cluster, RequestVerifier(key, "the key shared with cluster " + cluster + " (" + std::string(kPairKeyPrefix) +
+                                          cluster + " differs between the clusters?)"));
   shared_->options = std::move(options);
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(tcp::acceptor::reuse_address(true));

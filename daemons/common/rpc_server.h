@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,15 +32,18 @@ namespace lsf::net {
 
 // How the caller's identity was established.
 enum class PeerKind {
-  kLocalUser,   // local socket: uid and user name from the kernel
-  kClusterKey,  // TCP, signed with the cluster key: a daemon or an administrator's command
-  kTrusted,     // TCP, unsigned, accepted because of LSF_AUTH=none
+  kLocalUser,      // local socket: uid and user name from the kernel
+  kClusterKey,     // TCP, signed with the cluster key: a daemon or an administrator's command
+  kTrusted,        // TCP, unsigned, accepted because of LSF_AUTH=none
+  kRemoteCluster,  // TCP, signed with a MultiCluster pair key: another cluster's mbatchd
 };
 
 struct Peer {
   PeerKind kind = PeerKind::kLocalUser;
-  // Whether the caller may send what only daemons send (host registration, job status).
-  bool is_daemon() const { return kind != PeerKind::kLocalUser; }
+  std::string cluster;  // kRemoteCluster: which cluster
+  // Whether the caller may send what only this cluster's daemons send (host
+  // registration, job status).
+  bool is_daemon() const { return kind == PeerKind::kClusterKey || kind == PeerKind::kTrusted; }
 };
 
 // Sends the reply for one request. Call it exactly once; it may outlive the handler.
@@ -52,6 +56,7 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{std::chrono::hours(24)};
   std::function<void(const std::string&)> log_error;  // optional
   std::optional<ClusterKey> key;                      // TCP requests must be signed with it
+  std::map<std::string, ClusterKey> pair_keys;        // other clusters' mbatchds sign with these
   bool trust_unsigned = false;                        // LSF_AUTH=none: believe unsigned TCP requests
 };
 

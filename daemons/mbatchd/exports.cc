@@ -1,18 +1,28 @@
-// The MultiCluster provider's side as far as it goes today: what lsb.resources exports to
-// each consumer (HostExport, SharedResourceExport), worked out from the hosts as they are
-// now, for bhosts -e. No consumer is reached yet (there is no cluster-to-cluster link),
-// so every export shows "disc" and the provider keeps the resources, as a provider that
-// cannot reach a consumer does.
+// The MultiCluster provider's exports: what lsb.resources gives each consumer
+// (HostExport, SharedResourceExport), worked out from the hosts as they are now, for
+// bhosts -e and the offers of cluster_links.cc. A consumer not reached gets nothing
+// ("disc"); a reached one is offered its part ("conn"). No consumer schedules on what it
+// is offered yet, so no lease is made and the provider still uses everything.
 #include <algorithm>
+#include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/host_resolution.h"
+#include "libconfig/text.h"
 #include "libsched/limit_usage.h"
 
 namespace lsf::mbd {
 
 sched::mc::ExportPlan Mbatchd::export_plan() const {
+  std::set<std::string, std::less<>> reached;
+  for (const auto& [name, link] : cluster_links_)
+    if (link.reached) reached.insert(name);
+  return export_plan(reached);
+}
+
+sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less<>>& reached) const {
   sched::mc::ExportInput in;
+  in.reachable = reached;
   const sched::ClusterView view = build_view(false);
   for (const auto& h : view.hosts) {
     sched::mc::ProviderHost p;
@@ -30,6 +40,21 @@ sched::mc::ExportPlan Mbatchd::export_plan() const {
     auto it = reserved.find(name);
     in.available_instances[name] = std::max(0.0, total - (it == reserved.end() ? 0.0 : it->second));
   }
+  // `4@[hostB hostC]`: instances that only those hosts reach. The pass does not count
+  // their use yet, so all of them are available to export.
+  for (const auto& entry : config_->resource_map) {
+    if (in.available_instances.count(entry.resource)) continue;
+    double total = 0;
+    for (const auto& loc : entry.locations) {
+      if (loc.value.empty()) continue;
+      const auto value = config::parse_double(loc.value);
+      if (!value) continue;
+      total += *value;
+      const auto names = config::resolve_host_list(*config_, loc.hosts);
+      in.resource_hosts[entry.resource].insert(names.begin(), names.end());
+    }
+    if (total > 0) in.available_instances[entry.resource] = total;
+  }
   return sched::mc::plan_exports(config_->host_exports, config_->shared_resource_exports, in);
 }
 
@@ -46,14 +71,14 @@ void Mbatchd::on_exports(const wire::RequestEnvelope&, const net::Responder& res
     h->set_shared(g.shared);
     h->set_mem_mb(g.mem_mb);
     h->set_swp_mb(g.swp_mb);
-    h->set_status(g.reachable ? "ok" : "disc");
+    h->set_status(g.reachable ? "conn" : "disc");
   }
   for (const auto& r : plan.resources) {
     auto* e = out->add_resources();
     e->set_name(r.resource);
     e->set_consumer(r.cluster);
     e->set_instances(r.instances);
-    e->set_status(r.reachable ? "ok" : "disc");
+    e->set_status(r.reachable ? "conn" : "disc");
   }
   respond(reply);
 }

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   mo.listen_address = vm["listen"].as<std::string>();
   mo.log = log;
   mo.key = auth.key;
+  mo.pair_keys = auth.pair_keys;
   mo.trust_unsigned = auth.trust_unsigned;
   if (auth.trust_unsigned && !auth.key)
     log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");

@@ -29,7 +29,8 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       pass_timer_(io_),
       sleep_timer_(io_),
       host_timer_(io_),
-      retry_timer_(io_) {
+      retry_timer_(io_),
+      cluster_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
 }
 
@@ -101,6 +102,7 @@ std::string Mbatchd::start() {
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
     so.key = options_.key;
     so.trust_unsigned = options_.trust_unsigned;
+    so.pair_keys = options_.pair_keys;
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
         [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
@@ -117,6 +119,7 @@ std::string Mbatchd::start() {
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);
   check_hosts();
+  check_clusters();
   request_pass();
   return {};
 }

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -41,8 +43,22 @@ struct MbatchdOptions {
   std::string host_name;  // this host's name in logs and lsid
   std::string listen_address = "0.0.0.0";
   std::shared_ptr<spdlog::logger> log;
-  std::optional<net::ClusterKey> key;  // signs calls to sbatchd, checks calls from them
-  bool trust_unsigned = false;         // LSF_AUTH=none
+  std::optional<net::ClusterKey> key;                // signs calls to sbatchd, checks calls from them
+  bool trust_unsigned = false;                       // LSF_AUTH=none
+  std::map<std::string, net::ClusterKey> pair_keys;  // MultiCluster: the key shared with each remote cluster
+};
+
+// A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer
+// answered the last offer; as consumer, the provider's last offer.
+struct ClusterLink {
+  std::string address;
+  std::uint16_t port = 0;
+  std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
+  std::shared_ptr<net::RpcClient> client;
+  bool reached = false;
+  std::string last_error;
+  wire::LeaseOfferRequest offer;
+  std::chrono::steady_clock::time_point last_offer{};
 };
 
 // What mbatchd knows about an sbatchd beyond the persistent HostState.
@@ -128,9 +144,19 @@ class Mbatchd {
   void on_applications(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_group_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_groups(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // --- MultiCluster provider (exports.cc)
+  // --- MultiCluster (exports.cc, cluster_links.cc)
+  // The export plan with the given consumers reached; without: those that answered.
+  sched::mc::ExportPlan export_plan(const std::set<std::string, std::less<>>& reached) const;
   sched::mc::ExportPlan export_plan() const;
   void on_exports(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  void on_clusters(const wire::RequestEnvelope& request, const net::Responder& respond);
+  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster) const;
+  void check_clusters();
+  void offer_to_consumers();
+  void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
+                    std::function<void(const net::CallResult&)> done);
+  bool offer_is_current(const ClusterLink& link) const;
   // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
   void ensure_job_group(const std::string& path, const std::string& user);
   // The job groups the pass must count (those with a limit and those below them),
@@ -227,6 +253,7 @@ class Mbatchd {
   std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::RpcServer> server_;
   std::map<std::string, HostLink> links_;
+  std::map<std::string, ClusterLink> cluster_links_;
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;
@@ -237,7 +264,8 @@ class Mbatchd {
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
   net::asio::steady_timer host_timer_;
-  net::asio::steady_timer retry_timer_;  // a pass when a failed pre-exec may be retried
+  net::asio::steady_timer retry_timer_;    // a pass when a failed pre-exec may be retried
+  net::asio::steady_timer cluster_timer_;  // MultiCluster offers
   bool pass_scheduled_ = false;
   bool pass_running_ = false;
   bool pass_again_ = false;

@@ -88,6 +88,18 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
                                     "User permission denied: only an sbatchd holding the cluster key may send this"));
   }
+  // Another cluster's mbatchd speaks only MultiCluster, and only it does.
+  const bool from_cluster = peer.kind == net::PeerKind::kRemoteCluster;
+  if (from_cluster != (request.request_case() == R::kLeaseOffer)) {
+    log_->warn("refused a request from {}: {}", from_cluster ? "cluster " + peer.cluster : "a local caller",
+               from_cluster ? "only MultiCluster requests come from other clusters"
+                            : "MultiCluster requests come only from other clusters");
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
+                                    from_cluster ? "User permission denied: another cluster may send only "
+                                                   "MultiCluster requests"
+                                                 : "User permission denied: only another cluster's mbatchd, "
+                                                   "signed with the key the clusters share, may send this"));
+  }
   switch (request.request_case()) {
     case R::kPing: {
       auto reply = net::ok_reply();
@@ -154,6 +166,10 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_job_groups(request, respond);
     case R::kExports:
       return on_exports(request, respond);
+    case R::kLeaseOffer:
+      return on_lease_offer(request, peer, respond);
+    case R::kClusters:
+      return on_clusters(request, respond);
     case R::kPeek:
       return on_peek(request, respond);
     case R::kWaitCondition:

@@ -10,12 +10,22 @@
 set -u
 FAILURES=0
 
+# Stops every cluster the test started (EXTRA_CLUSTERS: more cluster directories, inside
+# TEST_DIR) and removes TEST_DIR unless a check failed.
+EXTRA_CLUSTERS=""
+harness_cleanup() {
+  local d
+  for d in $EXTRA_CLUSTERS; do cluster_stop "$d" >/dev/null 2>&1; done
+  cluster_stop "$TEST_DIR" >/dev/null 2>&1
+  [ "$FAILURES" = 0 ] && rm -rf "$TEST_DIR" || echo "kept $TEST_DIR for inspection"
+}
+
 harness_init() {
   BIN="$1"
   ROOT="$2"
   source "$ROOT/scripts/cluster_lib.sh"
   TEST_DIR="$(mktemp -d "${TMPDIR:-/tmp}/lsfsched-it.XXXXXX")"
-  trap 'cluster_stop "$TEST_DIR" >/dev/null 2>&1; [ "$FAILURES" = 0 ] && rm -rf "$TEST_DIR" || echo "kept $TEST_DIR for inspection"' EXIT
+  trap harness_cleanup EXIT
   cluster_create "$TEST_DIR" "$ROOT/conf-examples/${3:-quickstart}"
   PARAMS=$(ls "$TEST_DIR"/conf/lsbatch/*/configdir/lsb.params)
   # Fast host tracking for tests: reports every second.
@@ -80,7 +90,8 @@ restart_mbatchd() {
 harness_done() {
   if [ "$FAILURES" != 0 ]; then
     echo "$FAILURES check(s) failed; daemon logs:"
-    tail -n 30 "$TEST_DIR"/log/*.log.* 2>/dev/null
+    local d
+    for d in "$TEST_DIR" $EXTRA_CLUSTERS; do tail -n 30 "$d"/log/*.log.* 2>/dev/null; done
     exit 1
   fi
   exit 0

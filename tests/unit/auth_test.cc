@@ -109,6 +109,20 @@ TEST(RequestAuth, RefusesAnotherKeyAStaleClockAndNoSignature) {
   EXPECT_EQ(verifier.verify(unsigned_request, now()), "the request is not signed with the cluster key");
 }
 
+// MultiCluster pair keys sit beside the cluster key, one per remote cluster, with the
+// same rules.
+TEST(ClusterKey, ReadsMultiClusterPairKeys) {
+  TempDir d;
+  write_sudoers(d.path(), "LSF_EAUTH_KEY=correct horse battery\nLSB_MC_KEY_east=shared with east\n", 0600);
+  auto r = net::load_cluster_key(d.path());
+  ASSERT_TRUE(r.key) << r.error;
+  ASSERT_EQ(r.pair_keys.size(), 1u);
+  EXPECT_EQ(r.pair_keys.at("east").secret, "shared with east");
+  write_sudoers(d.path(), "LSF_EAUTH_KEY=correct horse battery\nLSB_MC_KEY_east=short\n", 0600);
+  EXPECT_EQ(net::load_cluster_key(d.path()).error,
+            (d.path() / "lsf.sudoers").string() + ":2: LSB_MC_KEY_east must be at least 6 characters");
+}
+
 // A server that answers with who it believes is asking, and how it knows.
 class AuthServerTest : public ::testing::Test {
  protected:
@@ -119,9 +133,10 @@ class AuthServerTest : public ::testing::Test {
           ++handled_;
           wire::ReplyEnvelope reply;
           reply.mutable_ping()->set_cluster_name(req.caller().user_name() + "/" + std::to_string(req.caller().uid()));
-          reply.mutable_ping()->set_master_name(peer.kind == net::PeerKind::kLocalUser    ? "local"
-                                                : peer.kind == net::PeerKind::kClusterKey ? "key"
-                                                                                          : "trusted");
+          reply.mutable_ping()->set_master_name(peer.kind == net::PeerKind::kLocalUser       ? "local"
+                                                : peer.kind == net::PeerKind::kClusterKey    ? "key"
+                                                : peer.kind == net::PeerKind::kRemoteCluster ? "cluster " + peer.cluster
+                                                                                             : "trusted");
           respond(reply);
         },
         o);
@@ -204,4 +219,32 @@ TEST_F(AuthServerTest, LsfAuthNoneBelievesUnsignedTcp) {
   auto res = c.call(ping_as("alice", 1000));
   ASSERT_TRUE(res.ok()) << res.message();
   EXPECT_EQ(res.reply->ping().master_name(), "trusted");
+}
+
+// Another cluster's mbatchd signs with the key the pair shares and names its cluster;
+// the server believes the cluster, not that it is one of this cluster's daemons.
+TEST_F(AuthServerTest, ARemoteClusterSignsWithItsPairKey) {
+  net::ServerOptions o;
+  o.key = net::ClusterKey{"correct horse battery"};
+  o.pair_keys["east"] = net::ClusterKey{"shared with east"};
+  start(o);
+  auto east = client();
+  east.set_cluster_key("east", net::ClusterKey{"shared with east"});
+  auto ok = east.call(ping_as("root", 0));
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok.reply->ping().master_name(), "cluster east");
+  net::Peer remote;
+  remote.kind = net::PeerKind::kRemoteCluster;
+  EXPECT_FALSE(remote.is_daemon());
+
+  auto pretender = client();  // the cluster key is not east's key
+  pretender.set_cluster_key("east", net::ClusterKey{"correct horse battery"});
+  EXPECT_EQ(pretender.call(ping_as("root", 0)).reply->status(), wire::STATUS_PERMISSION_DENIED);
+  auto west = client();
+  west.set_cluster_key("west", net::ClusterKey{"shared with east"});
+  auto refused = west.call(ping_as("root", 0));
+  ASSERT_TRUE(refused.reply);
+  EXPECT_EQ(refused.reply->message(),
+            "Authentication failed: no MultiCluster key for cluster west (LSB_MC_KEY_west in lsf.sudoers)");
+  EXPECT_EQ(handled_.load(), 1);
 }

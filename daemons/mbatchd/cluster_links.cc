@@ -1,0 +1,207 @@
+// MultiCluster links, mbatchd to mbatchd. As a provider, every SBD_SLEEP_TIME this
+// mbatchd offers each consumer named in its exports what the export plan gives it; an
+// answer means the consumer is reached, and only a reached consumer's part is handed
+// over (until then the provider keeps it). As a consumer it keeps each provider's last
+// offer. The address of a cluster is the first entry of its Servers in lsf.shared:
+// `host`, on this cluster's mbatchd port as in LSF, or `host:port` (an extension, for
+// clusters sharing one machine). Requests are signed with the key the pair shares.
+//
+// What is not built yet: the consumer scheduling jobs on offered hosts, so no lease is
+// ever made (bclusters says conn, not ok, for a reached cluster).
+#include <set>
+#include <variant>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/text.h"
+
+namespace lsf::mbd {
+namespace {
+
+// A provider's offer older than this many report intervals means it is gone.
+constexpr int kOfferLifetime = 3;
+
+std::set<std::string> consumers_of(const config::ClusterConfig& config) {
+  std::set<std::string> out;
+  for (const auto& e : config.host_exports)
+    for (const auto& d : e.distribution) out.insert(d.name);
+  for (const auto& e : config.shared_resource_exports)
+    for (const auto& d : e.distribution) out.insert(d.name);
+  out.erase(config.cluster_name);
+  return out;
+}
+
+}  // namespace
+
+std::pair<std::string, std::uint16_t> Mbatchd::cluster_address(const std::string& cluster) const {
+  for (const auto& c : config_->clusters) {
+    if (c.name != cluster || c.servers.empty()) continue;
+    const std::string& server = c.servers.front();
+    const auto colon = server.rfind(':');
+    const std::uint16_t own = server_ ? server_->port() : 0;
+    if (colon == std::string::npos) return {server, own};
+    const auto port = config::parse_int(server.substr(colon + 1));
+    if (!port || *port <= 0 || *port > 65535) return {};
+    return {server.substr(0, colon), static_cast<std::uint16_t>(*port)};
+  }
+  return {};
+}
+
+void Mbatchd::check_clusters() {
+  offer_to_consumers();
+  cluster_timer_.expires_after(report_interval());
+  cluster_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) check_clusters();
+  });
+}
+
+void Mbatchd::offer_to_consumers() {
+  const auto consumers = consumers_of(*config_);
+  if (consumers.empty()) return;
+  // Planned as if every consumer were reached; each gets only its own part.
+  const auto plan = export_plan(std::set<std::string, std::less<>>(consumers.begin(), consumers.end()));
+  const sched::ClusterView view = build_view(false);
+  auto resource = [&](const std::string& host, std::string_view name) {
+    for (const auto& h : view.hosts)
+      if (h.name == host)
+        if (auto it = h.resources.find(name); it != h.resources.end())
+          if (const auto* s = std::get_if<std::string>(&it->second)) return *s;
+    return std::string();
+  };
+  for (const auto& consumer : consumers) {
+    wire::RequestEnvelope request;
+    auto* offer = request.mutable_lease_offer();
+    offer->set_provider(config_->cluster_name);
+    for (const auto& g : plan.hosts) {
+      if (g.cluster != consumer) continue;
+      auto* h = offer->add_hosts();
+      h->set_host(g.host);
+      h->set_slots(g.slots);
+      h->set_whole_host(g.whole_host);
+      h->set_shared(g.shared);
+      h->set_mem_mb(g.mem_mb);
+      h->set_swp_mb(g.swp_mb);
+      h->set_type(resource(g.host, "type"));
+      h->set_model(resource(g.host, "model"));
+      h->set_status(host_status(g.host));
+    }
+    for (const auto& r : plan.resources) {
+      if (r.cluster != consumer) continue;
+      auto* o = offer->add_resources();
+      o->set_name(r.resource);
+      o->set_instances(r.instances);
+    }
+    call_cluster(consumer, std::move(request), [this, consumer](const net::CallResult& result) {
+      auto& link = cluster_links_[consumer];
+      const bool reached = result.ok();
+      if (reached != link.reached || (!reached && result.message() != link.last_error))
+        reached
+            ? log_->info("cluster {} reached: exports are offered to it", consumer)
+            : log_->warn("cluster {} not reached ({}); its exports stay with this cluster", consumer, result.message());
+      link.reached = reached;
+      link.last_error = reached ? std::string() : result.message();
+    });
+  }
+}
+
+void Mbatchd::call_cluster(const std::string& cluster, wire::RequestEnvelope request,
+                           std::function<void(const net::CallResult&)> done) {
+  auto& link = cluster_links_[cluster];
+  const auto [address, port] = cluster_address(cluster);
+  auto key = options_.pair_keys.find(cluster);
+  std::string why;
+  if (address.empty())
+    why = "no address: Servers for cluster " + cluster + " in lsf.shared names no host (or a bad port)";
+  else if (key == options_.pair_keys.end())
+    why = "no key: " + std::string(net::kPairKeyPrefix) + cluster + " is not in lsf.sudoers";
+  if (!why.empty()) {
+    net::CallResult r;
+    r.error = why;
+    net::asio::post(io_, [done, r] { done(r); });
+    return;
+  }
+  if (!link.strand)
+    link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
+        net::asio::make_strand(outbound_.get_executor()));
+  if (!link.client || link.address != address || link.port != port) {
+    link.address = address;
+    link.port = port;
+    link.client = std::make_shared<net::RpcClient>(address, port, std::chrono::seconds(5));
+    link.client->set_cluster_key(config_->cluster_name, key->second);
+  }
+  request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  *request.mutable_caller() = net::current_identity();
+  auto client = link.client;
+  net::asio::post(*link.strand, [this, client, request = std::move(request), done]() mutable {
+    auto result = client->call(std::move(request));
+    net::asio::post(io_, [done, result = std::move(result)] { done(result); });
+  });
+}
+
+void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer,
+                             const net::Responder& respond) {
+  const auto& offer = request.lease_offer();
+  if (offer.provider() != peer.cluster || !config_->is_known_cluster(peer.cluster) ||
+      peer.cluster == config_->cluster_name)
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
+                                    "cluster " + peer.cluster + " may not offer resources as " + offer.provider()));
+  auto& link = cluster_links_[peer.cluster];
+  if (link.last_offer == std::chrono::steady_clock::time_point{})
+    log_->info("cluster {} offers {} host(s) and {} shared resource(s)", peer.cluster, offer.hosts_size(),
+               offer.resources_size());
+  link.offer = offer;
+  link.last_offer = std::chrono::steady_clock::now();
+  auto reply = net::ok_reply();
+  reply.mutable_lease_offer()->set_consumer(config_->cluster_name);
+  respond(reply);
+}
+
+bool Mbatchd::offer_is_current(const ClusterLink& link) const {
+  return link.last_offer != std::chrono::steady_clock::time_point{} &&
+         std::chrono::steady_clock::now() - link.last_offer < kOfferLifetime * report_interval();
+}
+
+void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& respond) {
+  auto reply = net::ok_reply();
+  auto* out = reply.mutable_clusters();
+  out->set_cluster_name(config_->cluster_name);
+  const auto plan = export_plan();
+  for (const auto& consumer : consumers_of(*config_)) {
+    auto* l = out->add_leases();
+    l->set_remote_cluster(consumer);
+    l->set_resource_flow("EXPORT");
+    auto it = cluster_links_.find(consumer);
+    l->set_status(it != cluster_links_.end() && it->second.reached ? "conn" : "disc");
+    std::set<std::string> hosts;
+    int slots = 0;
+    for (const auto& g : plan.hosts)
+      if (g.cluster == consumer) {
+        hosts.insert(g.host);
+        slots += g.slots;
+      }
+    l->set_hosts(static_cast<int>(hosts.size()));
+    l->set_slots(slots);
+  }
+  // Providers: the clusters queues borrow from by name, and any that offer.
+  std::set<std::string> providers;
+  for (const auto& q : config_->queues)
+    for (const auto& item : q.hosts)
+      if (!item.cluster.empty() && item.cluster != config_->cluster_name) providers.insert(item.cluster);
+  for (const auto& [name, link] : cluster_links_)
+    if (link.last_offer != std::chrono::steady_clock::time_point{}) providers.insert(name);
+  for (const auto& provider : providers) {
+    auto* l = out->add_leases();
+    l->set_remote_cluster(provider);
+    l->set_resource_flow("IMPORT");
+    auto it = cluster_links_.find(provider);
+    const bool current = it != cluster_links_.end() && offer_is_current(it->second);
+    l->set_status(current ? "conn" : "disc");
+    if (!current) continue;
+    int slots = 0;
+    for (const auto& h : it->second.offer.hosts()) slots += h.slots();
+    l->set_hosts(it->second.offer.hosts_size());
+    l->set_slots(slots);
+  }
+  respond(reply);
+}
+
+}  // namespace lsf::mbd
