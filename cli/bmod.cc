@@ -40,7 +40,7 @@ const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
     {"wn", {"dependency"}},
     {"En", {"pre_exec"}},
     {"Epn", {"post_exec"}},
-    {"rn", {"rerunnable"}},
+    {"rn", {"rerunnable", "not_rerunnable"}},
     {"Qn", {"requeue_exit_values"}},
     {"spn", {"user_priority"}},
     {"appn", {"app"}},

@@ -270,7 +270,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   if (vm.count("Ip") || vm.count("Is")) spec->set_pty(true);
   if (vm.count("G")) spec->set_user_group(vm["G"].as<std::string>());
   if (vm.count("sla")) spec->set_service_class(vm["sla"].as<std::string>());
-  if (vm.count("rn")) spec->set_rerunnable(false);
+  if (vm.count("rn")) spec->set_not_rerunnable(true);
   // Mail is not sent by this scheduler: say so rather than pretend.
   for (const char* mail : {"B", "N", "u"})
     if (vm.count(mail)) std::cerr << "bsub: -" << mail << ": mail notification is not supported; ignored\n";

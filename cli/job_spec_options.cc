@@ -144,6 +144,7 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
   if (has("r")) {
     spec.set_rerunnable(true);
     set.push_back("rerunnable");
+    set.push_back("not_rerunnable");  // -r undoes an earlier bsub -rn
   }
   if (has("b")) {
     auto t = parse_begin_time(str("b"));

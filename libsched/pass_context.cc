@@ -18,7 +18,11 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   table_ = fits ? given : make_host_table(view);
   for (size_t h = 0; h < view.hosts.size(); ++h) {
     const HostPolicy& hp = *table_->policies[h];
-    hosts[h].max_slots = hp.mxj_is_ncpus ? std::max(1, view.hosts[h].ncpus) : hp.mxj;
+    const HostView& hv = view.hosts[h];
+    int& max_slots = hosts[h].max_slots;
+    max_slots = hp.mxj_is_ncpus ? std::max(1, hv.ncpus) : hp.mxj;
+    if (!hv.cluster.empty()) max_slots = hv.leased_slots;
+    if (hv.lent_slots > 0) max_slots = std::max(0, (max_slots < 0 ? std::max(1, hv.ncpus) : max_slots) - hv.lent_slots);
   }
   running_begin_.reserve(view.running.size() + 1);
   running_slots_.reserve(view.running.size());

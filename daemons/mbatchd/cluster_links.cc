@@ -6,8 +6,7 @@
 // `host`, on this cluster's mbatchd port as in LSF, or `host:port` (an extension, for
 // clusters sharing one machine). Requests are signed with the key the pair shares.
 //
-// What is not built yet: the consumer scheduling jobs on offered hosts, so no lease is
-// ever made (bclusters says conn, not ok, for a reached cluster).
+// Jobs on what is offered: lease_jobs.cc.
 #include <set>
 #include <variant>
 
@@ -170,7 +169,9 @@ void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& re
     l->set_remote_cluster(consumer);
     l->set_resource_flow("EXPORT");
     auto it = cluster_links_.find(consumer);
-    l->set_status(it != cluster_links_.end() && it->second.reached ? "conn" : "disc");
+    bool leased = false;
+    for (const auto& [key, lj] : leased_jobs_) leased = leased || lj.consumer == consumer;
+    l->set_status(leased ? "ok" : it != cluster_links_.end() && it->second.reached ? "conn" : "disc");
     std::set<std::string> hosts;
     int slots = 0;
     for (const auto& g : plan.hosts)
@@ -194,7 +195,11 @@ void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& re
     l->set_resource_flow("IMPORT");
     auto it = cluster_links_.find(provider);
     const bool current = it != cluster_links_.end() && offer_is_current(it->second);
-    l->set_status(current ? "conn" : "disc");
+    // A lease exists once a job of ours runs on what the provider offers.
+    bool leased = false;
+    for (const auto& [key, job] : state_.started())
+      leased = leased || (!job->exec_hosts.empty() && borrowed_from(job->exec_hosts.front()) == provider);
+    l->set_status(leased ? "ok" : current ? "conn" : "disc");
     if (!current) continue;
     int slots = 0;
     for (const auto& h : it->second.offer.hosts()) slots += h.slots();

@@ -1,8 +1,8 @@
 // The MultiCluster provider's exports: what lsb.resources gives each consumer
 // (HostExport, SharedResourceExport), worked out from the hosts as they are now, for
 // bhosts -e and the offers of cluster_links.cc. A consumer not reached gets nothing
-// ("disc"); a reached one is offered its part ("conn"). No consumer schedules on what it
-// is offered yet, so no lease is made and the provider still uses everything.
+// ("disc"); a reached one is offered its part ("conn"). Hosts that already run a
+// consumer's jobs stay with it when hosts are chosen again (lease_jobs.cc).
 #include <algorithm>
 #include <set>
 
@@ -24,8 +24,12 @@ sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less
   sched::mc::ExportInput in;
   in.reachable = reached;
   const sched::ClusterView view = build_view(false);
+  std::map<std::string, std::map<std::string, int, std::less<>>> consumer_slots;  // by host
+  for (const auto& [key, lj] : leased_jobs_) ++consumer_slots[lj.host][lj.consumer];
   for (const auto& h : view.hosts) {
+    if (!h.cluster.empty()) continue;  // borrowed: not this cluster's to export
     sched::mc::ProviderHost p;
+    if (auto it = consumer_slots.find(h.name); it != consumer_slots.end()) p.consumer_slots = it->second;
     p.view = h;
     const int mxj = host_max_slots(h.name);
     p.slots = mxj >= 0 ? mxj : std::max(h.ncpus, 1);

@@ -94,6 +94,7 @@ bool Mbatchd::requeue_on_exit(Job& job, int code) {
 }
 
 std::string Mbatchd::host_status(const std::string& host) const {
+  if (!borrowed_from(host).empty()) return borrowed_host_status(host);
   auto link = links_.find(host);
   if (link == links_.end() || !link->second.registered) return "unavail";
   auto silent = std::chrono::steady_clock::now() - link->second.last_report;
@@ -164,7 +165,18 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   auto same_run = [](const Job* job, const wire::RunningJob& rj) {
     return rj.attempt() == 0 || rj.attempt() == job->attempt;
   };
+  bool leases_changed = false;
   for (const auto& rj : r.jobs()) {
+    if (is_lease_job_id(rj.job_id())) {
+      // A consumer's job: it goes on while the consumer is in lsf.shared; its reports
+      // tell the consumer how it fares.
+      auto owner = lease_job_owner(rj.job_id()).first;
+      if (!owner.empty()) {
+        leased_jobs_[{rj.job_id(), rj.index()}] = {owner, r.host_name()};
+        leases_changed = true;
+        continue;
+      }
+    }
     const Job* job = state_.find_job({rj.job_id(), rj.index()});
     bool ours = job && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
                 (job->state == wire::JOB_RUN || job->state == wire::JOB_USUSP || job->state == wire::JOB_SSUSP) &&
@@ -179,6 +191,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
     }
   }
   log_->info("host {} registered from {}:{} with {} job(s)", r.host_name(), r.address(), r.port(), r.jobs_size());
+  if (leases_changed) update_lent_slots();
   respond(reply);
 
   // Jobs the log says run here that this sbatchd does not have. Without a pid the
@@ -233,16 +246,40 @@ void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Re
   respond(reply);
 }
 
-void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond) {
+void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer,
+                            const net::Responder& respond) {
+  std::vector<const wire::JobStatusRequest*> reports;
   if (request.has_job_status()) {
-    apply_job_status(request.job_status());
+    reports.push_back(&request.job_status());
   } else {
-    for (const auto& r : request.job_status_batch().reports()) apply_job_status(r);
+    for (const auto& r : request.job_status_batch().reports()) reports.push_back(&r);
   }
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);
   reply.mutable_job_status();
-  reply_when_durable(respond, std::move(reply));
+  // A provider reports only on jobs that run on its own hosts.
+  if (peer.kind == net::PeerKind::kRemoteCluster) {
+    for (const auto* r : reports)
+      if (borrowed_from(r->host_name()) != peer.cluster)
+        return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
+                                        "cluster " + peer.cluster + " may not report on host " + r->host_name()));
+  }
+  std::vector<wire::JobStatusRequest> leased;  // consumers' jobs on our hosts: theirs to apply
+  for (const auto* r : reports) {
+    if (peer.kind != net::PeerKind::kRemoteCluster && is_lease_job_id(r->job_id())) {
+      if (auto it = links_.find(r->host_name()); it != links_.end())
+        it->second.last_report = std::chrono::steady_clock::now();
+      leased.push_back(*r);
+    } else {
+      apply_job_status(*r);
+    }
+  }
+  if (leased.empty()) return reply_when_durable(respond, std::move(reply));
+  // Acknowledged once the consumers have them too; until then the sbatchd sends again.
+  forward_lease_reports(leased, [this, respond, reply](const std::string& failure) mutable {
+    if (!failure.empty()) return respond(net::error_reply(wire::STATUS_UNAVAILABLE, failure));
+    reply_when_durable(respond, std::move(reply));
+  });
 }
 
 void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
@@ -359,6 +396,7 @@ void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
 
 void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,
                         std::function<void(const net::CallResult&)> done) {
+  if (!borrowed_from(host).empty()) return relay_to_provider(host, std::move(request), std::move(done));
   auto it = links_.find(host);
   if (it == links_.end() || !it->second.client) {
     net::CallResult r;

@@ -157,6 +157,21 @@ class Mbatchd {
   void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
                     std::function<void(const net::CallResult&)> done);
   bool offer_is_current(const ClusterLink& link) const;
+  // --- jobs on leased hosts (lease_jobs.cc)
+  // The cluster `host` is borrowed from ("hostA@provider": "provider"); empty for our own.
+  std::string borrowed_from(const std::string& host) const;
+  void add_borrowed_hosts(sched::ClusterView& view) const;
+  std::string borrowed_host_status(const std::string& host) const;
+  void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
+                         std::function<void(const net::CallResult&)> done);
+  void on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  // Sends sbatchd reports on leased jobs to their consumers; `done` gets empty once all
+  // have them, else why not.
+  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports, std::function<void(std::string)> done);
+  std::int64_t lease_job_id(const std::string& consumer, std::int64_t id) const;  // 0: unknown consumer
+  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
+  static bool is_lease_job_id(std::int64_t id);
+  void update_lent_slots();
   // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
   void ensure_job_group(const std::string& path, const std::string& user);
   // The job groups the pass must count (those with a limit and those below them),
@@ -188,7 +203,7 @@ class Mbatchd {
   // --- sbatchds (host_links.cc)
   void on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_job_status(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
   // Sends StartJob for these jobs, one call per first execution host.
   void start_on_hosts(const std::vector<sched::JobKey>& keys);
@@ -254,6 +269,14 @@ class Mbatchd {
   std::unique_ptr<net::RpcServer> server_;
   std::map<std::string, HostLink> links_;
   std::map<std::string, ClusterLink> cluster_links_;
+  // Provider: the consumers' jobs its sbatchds run (by the ids it gave them), and the
+  // slots of each host that are therefore leased away.
+  struct LeasedJob {
+    std::string consumer;
+    std::string host;
+  };
+  std::map<sched::JobKey, LeasedJob> leased_jobs_;
+  std::map<std::string, int> lent_slots_;
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;

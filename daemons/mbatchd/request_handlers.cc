@@ -82,15 +82,12 @@ bool daemon_only(wire::RequestEnvelope::RequestCase c) {
 
 void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
   using R = wire::RequestEnvelope;
-  if (daemon_only(request.request_case()) && !peer.is_daemon()) {
-    log_->warn("refused a daemon request from local user {} (uid {})", request.caller().user_name(),
-               request.caller().uid());
-    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
-                                    "User permission denied: only an sbatchd holding the cluster key may send this"));
-  }
-  // Another cluster's mbatchd speaks only MultiCluster, and only it does.
+  // Another cluster's mbatchd speaks only MultiCluster: offers and relays, and the
+  // reports of the jobs this cluster runs on its hosts.
   const bool from_cluster = peer.kind == net::PeerKind::kRemoteCluster;
-  if (from_cluster != (request.request_case() == R::kLeaseOffer)) {
+  const auto kind = request.request_case();
+  const bool cluster_only = kind == R::kLeaseOffer || kind == R::kLeaseRelay;
+  if (from_cluster ? !(cluster_only || kind == R::kJobStatus || kind == R::kJobStatusBatch) : cluster_only) {
     log_->warn("refused a request from {}: {}", from_cluster ? "cluster " + peer.cluster : "a local caller",
                from_cluster ? "only MultiCluster requests come from other clusters"
                             : "MultiCluster requests come only from other clusters");
@@ -99,6 +96,12 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
                                                    "MultiCluster requests"
                                                  : "User permission denied: only another cluster's mbatchd, "
                                                    "signed with the key the clusters share, may send this"));
+  }
+  if (!from_cluster && daemon_only(kind) && !peer.is_daemon()) {
+    log_->warn("refused a daemon request from local user {} (uid {})", request.caller().user_name(),
+               request.caller().uid());
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
+                                    "User permission denied: only an sbatchd holding the cluster key may send this"));
   }
   switch (request.request_case()) {
     case R::kPing: {
@@ -168,6 +171,8 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_exports(request, respond);
     case R::kLeaseOffer:
       return on_lease_offer(request, peer, respond);
+    case R::kLeaseRelay:
+      return on_lease_relay(request, peer, respond);
     case R::kClusters:
       return on_clusters(request, respond);
     case R::kPeek:
@@ -190,7 +195,7 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
       return on_load_report(request, respond);
     case R::kJobStatus:
     case R::kJobStatusBatch:
-      return on_job_status(request, respond);
+      return on_job_status(request, peer, respond);
     default:
       return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by mbatchd"));
   }
@@ -236,6 +241,12 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
   for (const auto& item : spec.asked_hosts()) {
     std::string name = strip_pref(item);
     if (name == "others" || name == "all") continue;
+    if (const auto at = name.rfind('@'); at != std::string::npos) {
+      // A borrowed host: whether the cluster offers it is known only when it runs.
+      if (at == 0 || !cfg.is_known_cluster(name.substr(at + 1)) || name.substr(at + 1) == cfg.cluster_name)
+        return name + ": Bad host name, host group name or cluster name";
+      continue;
+    }
     if (!cfg.find_host(name) && !cfg.find_host_group(name))
       return name + ": Bad host name, host group name or cluster name";
   }
@@ -252,7 +263,11 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     total += std::max(0, mxj);
   };
   const auto& policy = *config_index_.policy;
-  const auto& queue_hosts = policy.queues[policy.queue_index(queue->name)].hosts;  // empty: every host
+  const auto& queue_policy = policy.queues[policy.queue_index(queue->name)];
+  const auto& queue_hosts = queue_policy.hosts;  // empty: every host
+  // Borrowed hosts come and go with the offers: they are not counted here.
+  if (queue_policy.all_remote || !queue_policy.remote_clusters.empty() || !queue_policy.remote_hosts.empty())
+    unlimited = true;
   for (const auto& h : cfg.hosts)
     if (queue_hosts.empty() || queue_hosts.count(h.name)) count(h.name);
   if (!unlimited && spec.min_processors() > total) return "Too many processors requested";

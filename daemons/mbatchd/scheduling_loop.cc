@@ -111,6 +111,11 @@ std::shared_ptr<const sched::AskedHosts> Mbatchd::resolve_asked_hosts(const wire
   auto items = config::parse_host_list(text);
   if (!items) return out;  // checked at submission; a reconfig may have removed a group
   for (const auto& h : config::resolve_host_list(*config_, *items)) out->preference[h] = 0;
+  // Borrowed hosts by name (`-m hostA@provider`); what is offered decides whether they run.
+  for (const auto& item : *items)
+    if (item.kind == config::HostListItem::Kind::kName && !item.cluster.empty() && !item.exclude &&
+        item.cluster != config_->cluster_name)
+      out->preference[item.name + "@" + item.cluster] = item.preference;
   for (auto item : *items) {
     if (!item.has_preference || item.exclude) continue;
     int level = item.preference;
@@ -150,6 +155,7 @@ std::int64_t Mbatchd::effective_run_limit(const Job& job) const {
 }
 
 bool Mbatchd::rerunnable(const Job& job) const {
+  if (job.spec().not_rerunnable()) return false;
   if (job.spec().rerunnable()) return true;
   if (const auto* app = application(job); app && app->rerunnable) return *app->rerunnable;
   const config::Queue* queue = config_->find_queue(job.queue);
@@ -194,11 +200,18 @@ sched::ClusterView Mbatchd::build_view(bool with_pending) const {
     if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;
     if (auto link = links_.find(h.name); link != links_.end() && link->second.registered)
       hv.ncpus = std::max(1, static_cast<int>(link->second.load.ncpus()));
+    if (auto it = lent_slots_.find(h.name); it != lent_slots_.end()) hv.lent_slots = it->second;
     view.hosts.push_back(std::move(hv));
   }
+  const size_t own_hosts = view.hosts.size();
+  add_borrowed_hosts(view);
+  // Borrowed hosts come and go with the offers: the table must name the same hosts.
+  bool same_hosts = host_table_ && host_table_->names->size() == view.hosts.size();
+  for (size_t i = own_hosts; same_hosts && i < view.hosts.size(); ++i)
+    same_hosts = (*host_table_->names)[i] == view.hosts[i].name;
   // Remade after each reconfig, and while guarantee pool membership waits on hosts that
   // have not reported (RES_SELECT needs their values).
-  if (!host_table_ || host_table_generation_ != config_generation_ || host_table_->undecided) {
+  if (!same_hosts || host_table_generation_ != config_generation_ || host_table_->undecided) {
     host_table_ = sched::make_host_table(view);
     host_table_generation_ = config_generation_;
   }

@@ -91,9 +91,10 @@ void write_all(int fd, const char* data, ssize_t n) {
 void relay_terminal(Terminal& t, pid_t pid, int& status, rusage& usage) {
   std::vector<char> buf(65536);
   bool ended = false;
+  std::chrono::steady_clock::time_point ended_at;
   for (;;) {
     pollfd fds[2] = {{t.master, POLLIN, 0}, {t.input, POLLIN, 0}};
-    int n = poll(fds, 2, ended ? 0 : 200);
+    int n = poll(fds, 2, ended ? 20 : 200);
     if (n < 0 && errno != EINTR) break;
     bool got = false;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -112,9 +113,15 @@ void relay_terminal(Terminal& t, pid_t pid, int& status, rusage& usage) {
     }
     if (!ended) {
       pid_t w = wait4(pid, &status, WNOHANG, &usage);
-      if (w == pid) ended = true;
-    } else if (!got) {
-      break;  // ended and nothing more to read
+      if (w == pid) {
+        ended = true;
+        ended_at = std::chrono::steady_clock::now();
+      }
+    } else if (!got && std::chrono::steady_clock::now() - ended_at > std::chrono::seconds(2)) {
+      // Linux hands what the job wrote last to this side a moment after it is written,
+      // so the end is the terminal's (EIO above); this bounds the wait for a program
+      // that keeps the terminal open after the job.
+      break;
     }
   }
   for (int fd : {t.master, t.input, t.input_keep, t.output})

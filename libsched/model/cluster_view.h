@@ -40,6 +40,12 @@ struct HostView {
   std::int64_t last_load_action = 0;  // last load-based suspend or resume (one per SBD_SLEEP_TIME)
   // Static resources and current load by name (r1m, mem, type, model, fs ...).
   ResourceMap resources;
+  // MultiCluster. A borrowed host (named host@cluster) names its provider and the slots
+  // leased to this cluster; only queues naming allremote or the host take it. A host of
+  // this cluster that other clusters lease from has those slots taken off its own.
+  std::string cluster;   // borrowed from; empty: this cluster's own
+  int leased_slots = 0;  // borrowed: the slots this cluster may use there
+  int lent_slots = 0;    // own: the slots leased to other clusters
 };
 
 struct QueueView {

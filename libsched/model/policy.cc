@@ -176,6 +176,15 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       for (const auto& h : config::resolve_host_list(cfg, q.hosts)) qp.hosts.insert(h);
       if (qp.hosts.empty()) qp.hosts.insert("-");  // names no host of this cluster
     }
+    for (const auto& item : q.hosts) {
+      if (item.exclude) continue;
+      if (item.kind == config::HostListItem::Kind::kAllRemote) qp.all_remote = true;
+      if (item.cluster.empty()) continue;
+      if (item.kind == config::HostListItem::Kind::kAll)
+        qp.remote_clusters.insert(item.cluster);
+      else if (item.kind == config::HostListItem::Kind::kName)
+        qp.remote_hosts.insert(item.name + "@" + item.cluster);
+    }
     qp.qjob_limit = q.qjob_limit;
     qp.ujob_limit = q.ujob_limit;
     qp.hjob_limit = q.hjob_limit;

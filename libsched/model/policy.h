@@ -28,7 +28,14 @@ struct HostPolicy {
 struct QueuePolicy {
   std::string name;
   int priority = 1;
-  std::set<std::string, std::less<>> hosts;  // empty: every host
+  std::set<std::string, std::less<>> hosts;  // empty: every host of this cluster
+  // Borrowed hosts the queue takes: all of them (`allremote`), all of a cluster's
+  // (`all@cluster`), or by name (`host@cluster`).
+  bool all_remote = false;
+  std::set<std::string, std::less<>> remote_clusters, remote_hosts;
+  bool takes_borrowed(const std::string& host, const std::string& cluster) const {
+    return all_remote || remote_clusters.count(cluster) || remote_hosts.count(host);
+  }
   std::optional<int> qjob_limit, ujob_limit, hjob_limit;
   std::optional<double> pjob_limit;
   config::Thresholds thresholds;

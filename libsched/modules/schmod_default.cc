@@ -208,7 +208,9 @@ class DefaultModule final : public Module {
     for (size_t i = 0; i < row.size(); ++i) {
       int h = static_cast<int>(i);
       const char* no = status_[i];
-      if (!no && !q.hosts.empty() && !in_queue[h]) no = reason::kHostNotInQueue;
+      const HostView& host = ctx.view.hosts[i];
+      if (!no && (host.cluster.empty() ? !q.hosts.empty() && !in_queue[h] : !q.takes_borrowed(host.name, host.cluster)))
+        no = reason::kHostNotInQueue;
       if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
       if (!no && (host_busy(ctx, h) || (queue_busy && busy_on(ctx, *queue_busy, h, q.thresholds))))
         no = reason::kHostLoad;

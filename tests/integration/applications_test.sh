@@ -22,12 +22,17 @@ Begin Application
 NAME        = plain
 DESCRIPTION = every job without -app
 End Application
+
+Begin Application
+NAME       = rerun
+RERUNNABLE = Y
+End Application
 EOF
 sed -i 's/^End Parameters/DEFAULT_APPLICATION = plain\nEnd Parameters/' "$PARAMS"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 field() { bjobs -a -o "$2" -noheader "$1"; }
 
-check "bapp lists both profiles with no jobs" bash -c "bapp | awk 'NR>1 {print \$1, \$2}' | tr '\n' ' ' | grep -qx 'fluent 0 plain 0 '"
+check "bapp lists the profiles with no jobs" bash -c "bapp | awk 'NR>1 {print \$1, \$2}' | tr '\n' ' ' | grep -qx 'fluent 0 plain 0 rerun 0 '"
 check "bapp's header" bash -c "bapp | head -1 | grep -Eq '^APPLICATION_NAME +NJOBS +PEND +RUN +SUSP$'"
 
 # Refusals change nothing.
@@ -76,5 +81,19 @@ check "its JOB_STARTER wrapped the command" grep -qx started_by_fluent run.out
 again=$(submit -app fluent -n 1 -o /dev/null '[ -f once ] || { touch once; exit 42; }')
 check "a job exiting with the profile's requeue value runs again and is DONE" wait_for 20 state_is "$again" DONE
 check "... after two runs" bash -c "bhist -l $again | grep -c 'Starting' | grep -qx 2"
+
+# RERUNNABLE = Y makes the profile's jobs rerunnable (bmig moves them); bsub -rn says
+# never, whatever the profile; bmod -r undoes -rn.
+yes=$(submit -app rerun -m hostB -o /dev/null sleep 300)
+never=$(submit -app rerun -rn -m hostB -o /dev/null sleep 300)
+check "the profile's jobs run" wait_for 10 bash -c "state_is $yes RUN && state_is $never RUN"
+check "bmig moves the profile's rerunnable job" bash -c "[ \"\$(bmig -m hostC $yes)\" = 'Job <$yes> is being migrated' ]"
+check "bsub -rn: not rerunnable in a RERUNNABLE profile" \
+  bash -c "bmig -m hostC $never 2>&1 | grep -q '^Job <$never>: Job is not rerunnable'"
+bkill "$yes" "$never" >/dev/null 2>&1
+undone=$(submit -app rerun -rn -H -m hostB -o /dev/null sleep 300)
+bmod -r "$undone" >/dev/null && bresume "$undone" >/dev/null
+check "bmod -r undoes -rn" wait_for 10 bash -c "state_is $undone RUN && [ \"\$(bmig -m hostC $undone)\" = 'Job <$undone> is being migrated' ]"
+bkill "$undone" >/dev/null 2>&1
 
 harness_done

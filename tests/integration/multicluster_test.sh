@@ -2,7 +2,9 @@
 # MultiCluster links between two real clusters on 127.0.0.1 (conf-examples/multicluster):
 # the provider's export plan (bhosts -e), offers reaching the consumer once lsf.shared
 # says where each mbatchd listens (bclusters on both sides), and the provider keeping
-# its resources while the consumer is away.
+# its resources while the consumer is away; an exclusive lease: consumer jobs on
+# hostA@provider and hostB@provider (started, killed and reported through the provider),
+# the provider kept off the leased host until the lease ends.
 #   multicluster_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2" multicluster/provider
@@ -45,6 +47,35 @@ check "the consumer has the provider's offer" wait_for 10 bash -c "consumer bclu
 check "bhosts -e: offered" bash -c "[ \"\$(exports)\" = 'hostA consumer slots 4 - - conn;hostB consumer host 4 2000M - conn;hostC consumer host 4 2000M - conn;hostD consumer shared 4 - 1000M conn;' ]"
 check "the consumer counts what is offered" bash -c \
   "consumer bclusters -json | tr -d ' \n' | grep -q '\"REMOTE_CLUSTER\":\"provider\",\"RESOURCE_FLOW\":\"IMPORT\",\"STATUS\":\"conn\",\"HOSTS\":\"4\",\"SLOTS\":\"16\"'"
+
+# --- An exclusive lease. The consumer's `borrowed` queue takes hostA@provider: its job
+# runs there by way of the provider, and while it runs, hostA's four slots (all exported)
+# are the consumer's alone.
+cjob() { consumer bsub "$@" | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p'; }
+cstate() { consumer bjobs -a -o 'stat exec_host' -noheader "$1" | awk '{print $1, $2}'; }
+export -f cstate
+lj=$(cjob -q borrowed -o /dev/null sleep 60)
+check "the consumer's job runs on hostA@provider" wait_for 20 bash -c "[ \"\$(cstate $lj)\" = 'RUN hostA@provider' ]"
+check "bclusters: the lease, on both sides" \
+  bash -c "bclusters | grep -Eq '^consumer +EXPORT +ok$' && consumer bclusters | grep -Eq '^provider +IMPORT +ok$'"
+pj=$(submit -m hostA -o /dev/null sleep 60)
+sleep 3
+check "the provider's own job does not get the leased hostA" state_is "$pj" PEND
+consumer bkill "$lj" >/dev/null
+check "the consumer's bkill reaches its job through the provider" wait_for 20 bash -c "[ \"\$(cstate $lj)\" = 'EXIT hostA@provider' ]"
+check "no demand, no lease: the provider's job gets hostA" wait_for 20 state_is "$pj" RUN
+check "bclusters: no lease left" bash -c "bclusters | grep -Eq '^consumer +EXPORT +conn$'"
+bkill "$pj" >/dev/null
+# bsub -m host@cluster in a queue with allremote; the job's end and output come back.
+dj=$(cjob -m hostB@provider -o "$TEST_DIR/remote.out" 'echo ran on $LSB_HOSTS')
+check "bsub -m hostB@provider: DONE there" wait_for 20 bash -c "[ \"\$(cstate $dj)\" = 'DONE hostB@provider' ]"
+check "... its output, written on the provider's host" grep -qx "ran on hostB" "$TEST_DIR/remote.out"
+nj=$(cjob -q borrowed -m hostB@provider -o /dev/null true)
+sleep 2
+check "a queue that does not name hostB@provider does not take it" bash -c "[ \"\$(cstate $nj)\" = 'PEND -' ]"
+consumer bkill "$nj" >/dev/null
+check "an unknown cluster in -m is refused" \
+  bash -c "consumer bsub -m hostB@nosuch true 2>&1 | grep -qx 'hostB@nosuch: Bad host name, host group name or cluster name. Job not submitted.'"
 
 # The consumer goes away: the provider keeps its resources; it comes back: offered again.
 kill "$(cat "$CONSUMER/mbatchd.pid")"

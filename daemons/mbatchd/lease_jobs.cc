@@ -1,0 +1,214 @@
+// Jobs on leased hosts (MultiCluster resource leasing, exclusive leases).
+//
+// The consumer puts each host a provider offers into its view as `host@provider`, with
+// the slots offered, and schedules it as its own for the queues that name it
+// (`allremote`, `all@provider`, `host@provider`) and jobs that ask for it (-m). What it
+// would send the host's sbatchd (start, signals, limits, bpeek, input) goes to the
+// provider's mbatchd, which holds the cluster key its sbatchds trust, and which passes
+// it on and returns the sbatchd's answer.
+//
+// The provider gives a leased job an id of its own, out of the range of its own jobs:
+// kLeaseIdBase times the consumer's place in lsf.shared, plus the consumer's job id. The
+// sbatchd's reports on such an id go back to the consumer, and are acknowledged to the
+// sbatchd only once the consumer has them, so nothing about a leased job is kept at the
+// provider that a restart could lose: an sbatchd registering again names its leased
+// jobs. While a consumer runs a job on a host, everything exported to it there is its
+// alone: the provider's own jobs do not get those slots.
+#include "daemons/mbatchd/mbatchd.h"
+
+namespace lsf::mbd {
+namespace {
+
+// Above any job id a cluster gives its own jobs (LSF's MAX_JOBID is at most 2^31).
+constexpr std::int64_t kLeaseIdBase = 1'000'000'000'000;
+
+bool ends_a_run(wire::JobEvent e) {
+  return e == wire::JOB_EVENT_FINISH || e == wire::JOB_EVENT_START_FAILED || e == wire::JOB_EVENT_PRE_EXEC_FAILED;
+}
+
+}  // namespace
+
+std::string Mbatchd::borrowed_from(const std::string& host) const {
+  const auto at = host.rfind('@');
+  if (at == std::string::npos || host.compare(at + 1, std::string::npos, config_->cluster_name) == 0) return {};
+  return host.substr(at + 1);
+}
+
+std::int64_t Mbatchd::lease_job_id(const std::string& consumer, std::int64_t id) const {
+  for (size_t i = 0; i < config_->clusters.size(); ++i)
+    if (config_->clusters[i].name == consumer) return kLeaseIdBase * static_cast<std::int64_t>(i + 1) + id;
+  return 0;
+}
+
+std::pair<std::string, std::int64_t> Mbatchd::lease_job_owner(std::int64_t local_id) const {
+  const std::int64_t n = local_id / kLeaseIdBase;
+  if (n < 1 || n > static_cast<std::int64_t>(config_->clusters.size())) return {};
+  return {config_->clusters[static_cast<size_t>(n - 1)].name, local_id % kLeaseIdBase};
+}
+
+bool Mbatchd::is_lease_job_id(std::int64_t id) { return id >= kLeaseIdBase; }
+
+// --- consumer
+
+void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
+  for (const auto& [provider, link] : cluster_links_) {
+    if (!offer_is_current(link)) continue;
+    for (const auto& h : link.offer.hosts()) {
+      sched::HostView hv;
+      hv.name = h.host() + "@" + provider;
+      hv.cluster = provider;
+      hv.leased_slots = h.slots();
+      hv.ncpus = std::max(1, h.slots());
+      hv.status = borrowed_host_status(hv.name);
+      // The pass works out closed_Full and the rest from what this cluster runs there.
+      if (hv.status.rfind("closed_", 0) == 0 && hv.status != "closed_Adm") hv.status = "ok";
+      hv.resources["hname"] = hv.name;
+      if (!h.type().empty()) hv.resources["type"] = h.type();
+      if (!h.model().empty()) hv.resources["model"] = h.model();
+      if (h.mem_mb() > 0) hv.resources["maxmem"] = static_cast<double>(h.mem_mb());
+      if (h.swp_mb() > 0) hv.resources["maxswp"] = static_cast<double>(h.swp_mb());
+      if (auto it = last_dispatch_.find(hv.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
+      view.hosts.push_back(std::move(hv));
+    }
+  }
+}
+
+std::string Mbatchd::borrowed_host_status(const std::string& host) const {
+  const std::string provider = borrowed_from(host);
+  auto link = cluster_links_.find(provider);
+  if (link == cluster_links_.end() || !offer_is_current(link->second)) return "unreach";
+  const std::string name = host.substr(0, host.size() - provider.size() - 1);
+  for (const auto& h : link->second.offer.hosts())
+    if (h.host() == name) {
+      // Closed by this cluster's administrator (badmin hclose host@cluster) or the provider's.
+      if (auto st = state_.hosts().find(host); st != state_.hosts().end() && st->second.admin_closed)
+        return "closed_Adm";
+      return h.status().empty() ? "ok" : h.status();
+    }
+  return "unavail";  // no longer offered
+}
+
+void Mbatchd::relay_to_provider(const std::string& host, wire::RequestEnvelope request,
+                                std::function<void(const net::CallResult&)> done) {
+  const std::string provider = borrowed_from(host);
+  wire::RequestEnvelope outer;
+  auto* relay = outer.mutable_lease_relay();
+  relay->set_host(host.substr(0, host.size() - provider.size() - 1));
+  request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  *relay->mutable_request() = std::move(request);
+  call_cluster(provider, std::move(outer), std::move(done));
+}
+
+// --- provider
+
+void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer,
+                             const net::Responder& respond) {
+  const auto& relay = request.lease_relay();
+  const std::string& consumer = peer.cluster;
+  const auto plan = export_plan(std::set<std::string, std::less<>>{consumer});
+  std::set<std::string> exported;
+  for (const auto& g : plan.hosts)
+    if (g.cluster == consumer) exported.insert(g.host);
+  auto refuse = [&](const std::string& why) {
+    log_->warn("refused a request of cluster {} for host {}: {}", consumer, relay.host(), why);
+    respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, why));
+  };
+  if (!exported.count(relay.host())) return refuse("host " + relay.host() + " is not exported to cluster " + consumer);
+  if (lease_job_id(consumer, 0) == 0) return refuse("cluster " + consumer + " is not in lsf.shared");
+  wire::RequestEnvelope inner = relay.request();
+  auto map = [&](std::int64_t id) { return lease_job_id(consumer, id); };
+  std::vector<sched::JobKey> started;
+  using R = wire::RequestEnvelope;
+  switch (inner.request_case()) {
+    case R::kStartJobs:
+      for (auto& launch : *inner.mutable_start_jobs()->mutable_launches()) {
+        for (auto& h : *launch.mutable_exec_hosts()) {
+          const auto at = h.rfind('@');
+          if (at != std::string::npos) h.resize(at);
+          if (!exported.count(h)) return refuse("host " + h + " is not exported to cluster " + consumer);
+        }
+        launch.set_job_id(map(launch.job_id()));
+        launch.set_queue(launch.queue() + "@" + consumer);
+        started.push_back({launch.job_id(), launch.index()});
+      }
+      break;
+    case R::kSignalJob:
+      inner.mutable_signal_job()->set_job_id(map(inner.signal_job().job_id()));
+      break;
+    case R::kModifyLimits:
+      inner.mutable_modify_limits()->set_job_id(map(inner.modify_limits().job_id()));
+      break;
+    case R::kPeek:
+      inner.mutable_peek()->mutable_job()->set_job_id(map(inner.peek().job().job_id()));
+      break;
+    case R::kJobInput:
+      inner.mutable_job_input()->mutable_job()->set_job_id(map(inner.job_input().job().job_id()));
+      break;
+    default:
+      return refuse("not a request for a host's sbatchd");
+  }
+  if (!started.empty()) {
+    for (const auto& key : started) leased_jobs_[key] = {consumer, relay.host()};
+    update_lent_slots();
+    log_->info("cluster {} starts {} job(s) on {}", consumer, started.size(), relay.host());
+  }
+  call_host(relay.host(), std::move(inner), [this, respond, started](const net::CallResult& r) {
+    if (!r.ok() && !started.empty()) {
+      for (const auto& key : started) leased_jobs_.erase(key);
+      update_lent_slots();
+      request_pass();
+    }
+    if (r.reply) return respond(*r.reply);
+    respond(net::error_reply(wire::STATUS_UNAVAILABLE, r.message()));
+  });
+  if (!started.empty()) request_pass();
+}
+
+void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports,
+                                    std::function<void(std::string)> done) {
+  std::map<std::string, wire::RequestEnvelope> by_consumer;
+  std::map<std::string, std::vector<sched::JobKey>> ended;
+  for (const auto& r : reports) {
+    const auto [consumer, id] = lease_job_owner(r.job_id());
+    if (consumer.empty()) continue;  // a consumer no longer in lsf.shared: nobody to tell
+    auto* out = by_consumer[consumer].mutable_job_status_batch()->add_reports();
+    *out = r;
+    out->set_job_id(id);
+    out->set_host_name(r.host_name() + "@" + config_->cluster_name);
+    if (ends_a_run(r.event())) ended[consumer].push_back({r.job_id(), r.index()});
+  }
+  if (by_consumer.empty()) return done({});
+  auto left = std::make_shared<size_t>(by_consumer.size());
+  auto failure = std::make_shared<std::string>();
+  for (auto& [consumer, request] : by_consumer) {
+    call_cluster(consumer, std::move(request),
+                 [this, consumer, keys = ended[consumer], left, failure, done](const net::CallResult& r) {
+                   if (r.ok()) {
+                     for (const auto& key : keys) leased_jobs_.erase(key);
+                     if (!keys.empty()) {
+                       update_lent_slots();
+                       request_pass();
+                     }
+                   } else {
+                     *failure = "cluster " + consumer + " not reached: " + r.message();
+                   }
+                   if (--*left == 0) done(*failure);
+                 });
+  }
+}
+
+void Mbatchd::update_lent_slots() {
+  lent_slots_.clear();
+  if (leased_jobs_.empty()) return;
+  std::set<std::pair<std::string, std::string>> leased;  // (host, consumer)
+  std::set<std::string, std::less<>> consumers;
+  for (const auto& [key, lj] : leased_jobs_) {
+    leased.insert({lj.host, lj.consumer});
+    consumers.insert(lj.consumer);
+  }
+  // A consumer that runs jobs here holds its lease even while the offers do not reach it.
+  for (const auto& g : export_plan(consumers).hosts)
+    if (leased.count({g.host, g.cluster})) lent_slots_[g.host] += g.slots;
+}
+
+}  // namespace lsf::mbd
