@@ -54,7 +54,9 @@ void Mbatchd::check_clusters() {
 }
 
 void Mbatchd::offer_to_consumers() {
-  const auto consumers = consumers_of(*config_);
+  auto consumers = consumers_of(*config_);
+  // A consumer whose exports were all withdrawn still hears which of its jobs must go.
+  for (const auto& [key, lj] : leased_jobs_) consumers.insert(lj.consumer);
   if (consumers.empty()) return;
   // Planned as if every consumer were reached; each gets only its own part.
   const auto plan = export_plan(std::set<std::string, std::less<>>(consumers.begin(), consumers.end()));
@@ -88,6 +90,11 @@ void Mbatchd::offer_to_consumers() {
       auto* o = offer->add_resources();
       o->set_name(r.resource);
       o->set_instances(r.instances);
+    }
+    for (const auto& key : withdrawn_jobs(consumer, plan)) {
+      auto* w = offer->add_withdrawn();
+      w->set_job_id(lease_job_owner(key.id).second);
+      w->set_index(key.index);
     }
     call_cluster(consumer, std::move(request), [this, consumer](const net::CallResult& result) {
       auto& link = cluster_links_[consumer];
@@ -131,7 +138,10 @@ void Mbatchd::call_cluster(const std::string& cluster, wire::RequestEnvelope req
   *request.mutable_caller() = net::current_identity();
   auto client = link.client;
   net::asio::post(*link.strand, [this, client, request = std::move(request), done]() mutable {
-    auto result = client->call(std::move(request));
+    auto result = client->call(request);
+    // The other mbatchd restarted since the last call: its end of the kept connection is
+    // gone, and the request never reached it. Once more, on a new connection.
+    if (!result.reply && result.error.rfind("connection closed", 0) == 0) result = client->call(std::move(request));
     net::asio::post(io_, [done, result = std::move(result)] { done(result); });
   });
 }
@@ -149,6 +159,10 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
                offer.resources_size());
   link.offer = offer;
   link.last_offer = std::chrono::steady_clock::now();
+  if (offer.withdrawn_size() > 0) recall_withdrawn(peer.cluster, offer);
+  // Signals that could not reach the provider's hosts: it answers again, so try again.
+  if (!undelivered_.empty())
+    for (const auto& h : offer.hosts()) resend_signals(h.host() + "@" + peer.cluster);
   auto reply = net::ok_reply();
   reply.mutable_lease_offer()->set_consumer(config_->cluster_name);
   respond(reply);

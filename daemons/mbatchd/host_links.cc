@@ -172,7 +172,12 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
       // tell the consumer how it fares.
       auto owner = lease_job_owner(rj.job_id()).first;
       if (!owner.empty()) {
-        leased_jobs_[{rj.job_id(), rj.index()}] = {owner, r.host_name()};
+        wire::JobLaunch launch = rj.launch();
+        launch.set_job_id(rj.job_id());
+        launch.set_index(rj.index());
+        if (launch.exec_hosts_size() == 0) launch.add_exec_hosts(r.host_name());
+        add_leased_job(owner, r.host_name(), std::move(launch));
+        leased_jobs_[{rj.job_id(), rj.index()}].stopped = rj.stopped();
         leases_changed = true;
         continue;
       }

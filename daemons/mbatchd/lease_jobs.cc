@@ -14,6 +14,10 @@
 // provider that a restart could lose: an sbatchd registering again names its leased
 // jobs. While a consumer runs a job on a host, everything exported to it there is its
 // alone: the provider's own jobs do not get those slots.
+#include <algorithm>
+#include <csignal>
+#include <set>
+
 #include "daemons/mbatchd/mbatchd.h"
 
 namespace lsf::mbd {
@@ -113,12 +117,24 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
     log_->warn("refused a request of cluster {} for host {}: {}", consumer, relay.host(), why);
     respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, why));
   };
-  if (!exported.count(relay.host())) return refuse("host " + relay.host() + " is not exported to cluster " + consumer);
   if (lease_job_id(consumer, 0) == 0) return refuse("cluster " + consumer + " is not in lsf.shared");
   wire::RequestEnvelope inner = relay.request();
   auto map = [&](std::int64_t id) { return lease_job_id(consumer, id); };
-  std::vector<sched::JobKey> started;
   using R = wire::RequestEnvelope;
+  // Only what is exported takes new jobs; a job already running on a host taken back
+  // can still be signalled (that is how it is killed), peeked at and given input.
+  if (!exported.count(relay.host())) {
+    std::int64_t id = 0;
+    if (inner.request_case() == R::kSignalJob) id = inner.signal_job().job_id();
+    if (inner.request_case() == R::kPeek) id = inner.peek().job().job_id();
+    if (inner.request_case() == R::kJobInput) id = inner.job_input().job().job_id();
+    bool runs_there = false;
+    for (auto it = leased_jobs_.lower_bound({map(id), 0});
+         id > 0 && it != leased_jobs_.end() && it->first.id == map(id); ++it)
+      runs_there = runs_there || (it->second.consumer == consumer && it->second.host == relay.host());
+    if (!runs_there) return refuse("host " + relay.host() + " is not exported to cluster " + consumer);
+  }
+  std::vector<wire::JobLaunch> started;
   switch (inner.request_case()) {
     case R::kStartJobs:
       for (auto& launch : *inner.mutable_start_jobs()->mutable_launches()) {
@@ -129,7 +145,8 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
         }
         launch.set_job_id(map(launch.job_id()));
         launch.set_queue(launch.queue() + "@" + consumer);
-        started.push_back({launch.job_id(), launch.index()});
+        started.push_back(launch);
+        started.back().mutable_spec()->clear_env();  // bjobs does not show it
       }
       break;
     case R::kSignalJob:
@@ -147,12 +164,16 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
     default:
       return refuse("not a request for a host's sbatchd");
   }
+  std::vector<sched::JobKey> keys;
   if (!started.empty()) {
-    for (const auto& key : started) leased_jobs_[key] = {consumer, relay.host()};
+    for (auto& launch : started) {
+      keys.push_back({launch.job_id(), launch.index()});
+      add_leased_job(consumer, relay.host(), std::move(launch));
+    }
     update_lent_slots();
     log_->info("cluster {} starts {} job(s) on {}", consumer, started.size(), relay.host());
   }
-  call_host(relay.host(), std::move(inner), [this, respond, started](const net::CallResult& r) {
+  call_host(relay.host(), std::move(inner), [this, respond, started = keys](const net::CallResult& r) {
     if (!r.ok() && !started.empty()) {
       for (const auto& key : started) leased_jobs_.erase(key);
       update_lent_slots();
@@ -176,6 +197,10 @@ void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& r
     out->set_job_id(id);
     out->set_host_name(r.host_name() + "@" + config_->cluster_name);
     if (ends_a_run(r.event())) ended[consumer].push_back({r.job_id(), r.index()});
+    if (auto it = leased_jobs_.find({r.job_id(), r.index()}); it != leased_jobs_.end()) {
+      if (r.event() == wire::JOB_EVENT_STOPPED) it->second.stopped = true;
+      if (r.event() == wire::JOB_EVENT_RESUMED) it->second.stopped = false;
+    }
   }
   if (by_consumer.empty()) return done({});
   auto left = std::make_shared<size_t>(by_consumer.size());
@@ -209,6 +234,91 @@ void Mbatchd::update_lent_slots() {
   // A consumer that runs jobs here holds its lease even while the offers do not reach it.
   for (const auto& g : export_plan(consumers).hosts)
     if (leased.count({g.host, g.cluster})) lent_slots_[g.host] += g.slots;
+}
+
+void Mbatchd::add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch) {
+  LeasedJob& lj = leased_jobs_[{launch.job_id(), launch.index()}];
+  lj.consumer = consumer;
+  lj.host = host;
+  lj.slots =
+      std::max<int>(1, static_cast<int>(std::count(launch.exec_hosts().begin(), launch.exec_hosts().end(), host)));
+  lj.launch = std::move(launch);
+}
+
+std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
+                                                   const sched::mc::ExportPlan& plan) const {
+  std::map<std::string, int> exported;
+  for (const auto& g : plan.hosts)
+    if (g.cluster == consumer) exported[g.host] += g.slots;
+  std::map<std::string, std::vector<const std::pair<const sched::JobKey, LeasedJob>*>> on_host;
+  for (const auto& entry : leased_jobs_)
+    if (entry.second.consumer == consumer) on_host[entry.second.host].push_back(&entry);
+  std::vector<sched::JobKey> out;
+  for (auto& [host, jobs] : on_host) {
+    // A host the provider cannot reach is not exported, but its jobs cannot be killed
+    // either: they wait for it as the provider's own do.
+    const std::string status = host_status(host);
+    if (status == "unavail" || status == "unreach") continue;
+    int used = 0;
+    for (const auto* j : jobs) used += j->second.slots;
+    auto it = exported.find(host);
+    int left = used - (it == exported.end() ? 0 : it->second);
+    if (left <= 0) continue;
+    // Newest first: they lose the least work.
+    std::sort(jobs.begin(), jobs.end(), [](const auto* a, const auto* b) {
+      return std::make_pair(a->second.launch.start_time(), a->first) >
+             std::make_pair(b->second.launch.start_time(), b->first);
+    });
+    for (const auto* j : jobs) {
+      if (left <= 0) break;
+      out.push_back(j->first);
+      left -= j->second.slots;
+    }
+  }
+  return out;
+}
+
+void Mbatchd::recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer) {
+  for (const auto& ref : offer.withdrawn()) {
+    Job* job = state_.find_job({ref.job_id(), ref.index()});
+    if (!job || job->pending() || job->finished() || job->exec_hosts.empty()) continue;
+    if (borrowed_from(job->exec_hosts.front()) != provider || requeue_after_kill_.count(job->key)) continue;
+    // Killed, then requeued ahead of the waiting jobs when its end is reported.
+    requeue_after_kill_[job->key] = {false, true};
+    signal_on_host(*job, SIGKILL, "TERM_MC_RECALL");
+    log_->info("job {} on {}: cluster {} withdrew the host; killed and requeued", job_label(job->key),
+               job->exec_hosts.front(), provider);
+  }
+}
+
+void Mbatchd::add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const {
+  if (leased_jobs_.empty() || q.only_finished() || q.only_pending()) return;
+  std::set<sched::JobKey> named;
+  for (const auto& ref : q.jobs()) named.insert({ref.job_id(), ref.index()});
+  for (const auto& [key, lj] : leased_jobs_) {
+    const auto& l = lj.launch;
+    if (!named.empty() && !named.count(key) && !named.count({key.id, 0})) continue;
+    if (named.empty() && user != "all" && l.user() != user) continue;
+    if (q.only_running() && lj.stopped) continue;
+    if (q.only_suspended() && !lj.stopped) continue;
+    if (!q.queue().empty() && l.queue() != q.queue()) continue;
+    if (!q.host().empty() && lj.host != q.host()) continue;
+    wire::JobInfo& info = *out.add_jobs();
+    info.set_job_id(key.id);
+    info.set_index(key.index);
+    info.set_user(l.user());
+    // The consumer knows whether its owner or its system stopped it; the provider only
+    // that it is stopped.
+    info.set_state(lj.stopped ? wire::JOB_USUSP : wire::JOB_RUN);
+    info.set_queue(l.queue());
+    info.set_job_name(l.job_name());
+    *info.mutable_spec() = l.spec();
+    const auto owner = lease_job_owner(key.id);
+    info.mutable_spec()->set_from_host(l.spec().from_host() + "@" + owner.first + ":" + std::to_string(owner.second));
+    info.set_submit_time(l.start_time());
+    info.set_start_time(l.start_time());
+    for (const auto& h : l.exec_hosts()) info.add_exec_hosts(h);
+  }
 }
 
 }  // namespace lsf::mbd

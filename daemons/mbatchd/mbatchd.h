@@ -172,6 +172,14 @@ class Mbatchd {
   std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
   static bool is_lease_job_id(std::int64_t id);
   void update_lent_slots();
+  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
+  // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
+  // exports to it: the most recently started first, as many as must go.
+  std::vector<sched::JobKey> withdrawn_jobs(const std::string& consumer, const sched::mc::ExportPlan& plan) const;
+  // Consumer: kills and requeues the jobs a provider took its hosts back from.
+  void recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer);
+  // Provider: the consumers' jobs on this cluster's hosts, for bjobs.
+  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const;
   // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
   void ensure_job_group(const std::string& path, const std::string& user);
   // The job groups the pass must count (those with a limit and those below them),
@@ -274,6 +282,9 @@ class Mbatchd {
   struct LeasedJob {
     std::string consumer;
     std::string host;
+    int slots = 1;           // on `host`
+    wire::JobLaunch launch;  // as sent to the sbatchd: lease id, queue@consumer
+    bool stopped = false;    // as the sbatchd last reported
   };
   std::map<sched::JobKey, LeasedJob> leased_jobs_;
   std::map<std::string, int> lent_slots_;

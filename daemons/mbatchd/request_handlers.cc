@@ -534,6 +534,8 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
         found = state_.elements(ref.job_id());
       }
       if (found.empty()) {
+        auto leased = leased_jobs_.lower_bound({ref.job_id(), ref.index()});
+        if (leased != leased_jobs_.end() && leased->first.id == ref.job_id()) continue;  // add_leased_jobs
         out->add_errors("Job <" + job_label({ref.job_id(), ref.index()}) + "> is not found");
         continue;
       }
@@ -544,6 +546,7 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
     for (const auto& [key, job] : state_.jobs())
       if (wanted(job, false)) *out->add_jobs() = job_info(job);
   }
+  add_leased_jobs(q, user, *out);
   respond(reply);
 }
 
@@ -918,6 +921,9 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   last_reconfig_time_ = now();
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
   respond(reply);
+  // Exports may have changed: leased slots, offers and withdrawals follow now.
+  update_lent_slots();
+  offer_to_consumers();
   request_pass();
 }
 

@@ -68,7 +68,11 @@ void MbdReporter::run() {
       }
     }
     auto result = client_.call(item.request);
-    if (result.reply || !item.retry) {
+    // UNAVAILABLE: mbatchd has the report but could not pass it on (a consumer cluster's
+    // job, the consumer away); until it can, the report is sent again. Reports behind it
+    // wait: they must arrive in order.
+    const bool delivered = result.reply && result.reply->status() != wire::STATUS_UNAVAILABLE;
+    if (delivered || !item.retry) {
       {
         std::lock_guard lock(mu_);
         for (std::size_t i = 0; i < taken; ++i) queue_.pop_front();

@@ -144,6 +144,7 @@ void Sbatchd::register_host() {
     j->set_pid(t.job_pid);
     j->set_stopped(t.job.stopped());
     j->set_attempt(t.job.launch().attempt());
+    *j->mutable_launch() = t.job.launch();
   }
   reporter_->send(std::move(req), [this](const wire::ReplyEnvelope& reply) {
     if (reply.status() != wire::STATUS_OK) {
