@@ -77,6 +77,14 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
   }
 }
 
+std::map<std::string, wire::OfferedHost> Mbatchd::borrowed_hosts() const {
+  std::map<std::string, wire::OfferedHost> out;
+  for (const auto& [provider, link] : cluster_links_)
+    if (offer_is_current(link))
+      for (const auto& h : link.offer.hosts()) out.emplace(h.host() + "@" + provider, h);
+  return out;
+}
+
 std::string Mbatchd::borrowed_host_status(const std::string& host) const {
   const std::string provider = borrowed_from(host);
   auto link = cluster_links_.find(provider);

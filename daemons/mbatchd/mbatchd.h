@@ -162,6 +162,8 @@ class Mbatchd {
   std::string borrowed_from(const std::string& host) const;
   void add_borrowed_hosts(sched::ClusterView& view) const;
   std::string borrowed_host_status(const std::string& host) const;
+  // Hosts the providers offer now, by the name this cluster knows them by (host@provider).
+  std::map<std::string, wire::OfferedHost> borrowed_hosts() const;
   void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
                          std::function<void(const net::CallResult&)> done);
   void on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);

@@ -746,12 +746,13 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
   auto reply = net::ok_reply();
   auto* out = reply.mutable_hosts();
   std::set<std::string> names(request.hosts().names().begin(), request.hosts().names().end());
+  const auto borrowed = borrowed_hosts();
   for (const auto& n : names)
-    if (!config_->find_host(n) && !config_->find_host_group(n))
+    if (!config_->find_host(n) && !config_->find_host_group(n) && !borrowed.count(n))
       return respond(net::error_reply(wire::STATUS_NOT_FOUND, n + ": Bad host name, host group name or cluster name"));
   std::set<std::string> wanted;
   for (const auto& n : names) {
-    if (config_->find_host(n)) {
+    if (config_->find_host(n) || borrowed.count(n)) {
       wanted.insert(n);
     } else {
       config::HostListItem group;
@@ -808,6 +809,31 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
     auto link = links_.find(h.name);
     if (link != links_.end()) *i->mutable_load() = link->second.load;
   }
+  // Hosts borrowed from providers, as this cluster sees them: the slots it was offered,
+  // its own jobs there, closed_Adm only when its own administrator closed them.
+  if (!select)
+    for (const auto& [name, offered] : borrowed) {
+      if (!wanted.empty() && !wanted.count(name)) continue;
+      auto* i = out->add_hosts();
+      i->set_name(name);
+      i->set_max_slots(offered.slots());
+      i->set_jl_u(-1);
+      std::string status = borrowed_host_status(name);
+      if (auto st = state_.hosts().find(name); st != state_.hosts().end()) {
+        const auto& c = st->second.counts;
+        i->set_njobs(c.run + c.ssusp + c.ususp);
+        i->set_run(c.run);
+        i->set_ssusp(c.ssusp);
+        i->set_ususp(c.ususp);
+        i->set_admin_comment(st->second.admin_comment);
+        if (status == "ok" && i->njobs() >= offered.slots()) status = "closed_Full";
+      }
+      i->set_status(status);
+      i->set_type(offered.type());
+      i->set_model(offered.model());
+      i->set_server(true);
+      i->set_cpu_factor(1.0);
+    }
   respond(reply);
 }
 
@@ -822,8 +848,11 @@ void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::R
   if (hosts.empty())
     for (const auto& h : config_->hosts) hosts.push_back(h.name);
   const bool close = q.op() == wire::CONTROL_CLOSE;
+  // A borrowed host (host@cluster) is closed and opened for this cluster's jobs only;
+  // the provider and its other consumers go on using it.
+  const auto borrowed = borrowed_hosts();
   for (const auto& name : hosts) {
-    if (!config_->find_host(name)) {
+    if (!config_->find_host(name) && !borrowed.count(name)) {
       out->add_lines(name + ": Bad host name, host group name or cluster name");
       out->set_all_ok(false);
       continue;

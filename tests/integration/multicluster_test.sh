@@ -54,6 +54,28 @@ consumer bkill "$nj" >/dev/null
 check "an unknown cluster in -m is refused" \
   bash -c "consumer bsub -m hostB@nosuch true 2>&1 | grep -qx 'hostB@nosuch: Bad host name, host group name or cluster name. Job not submitted.'"
 
+# The consumer's view of borrowed hosts: bhosts names them host@cluster with the slots
+# offered; its administrator closes one for its own jobs only.
+bh() { "$@" bhosts | awk -v h="$H" '$1 == h {print $2, $4}'; }
+export -f bh
+check "consumer's bhosts: hostC@provider ok, 4 slots" bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'ok 4' ]"
+check "consumer's badmin hclose hostC@provider" bash -c \
+  "consumer badmin hclose hostC@provider 2>&1 | grep -qx 'Close <hostC@provider> ...... done'"
+check "... closed_Adm for the consumer" bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'closed_Adm 4' ]"
+check "... the provider's hostC stays ok" bash -c "[ \"\$(H=hostC bh)\" = 'ok 4' ]"
+cj=$(cjob -m hostC@provider -o /dev/null sleep 60)
+sleep 2
+check "a job for the closed borrowed host waits" bash -c "[ \"\$(cstate $cj)\" = 'PEND -' ]"
+check "bmod -m hostB@provider" bash -c "consumer bmod -m hostB@provider $cj >/dev/null"
+check "... and it runs there" wait_for 20 bash -c "[ \"\$(cstate $cj)\" = 'RUN hostB@provider' ]"
+check "consumer's bhosts counts it on hostB@provider" bash -c \
+  "consumer bhosts hostB@provider | awk 'NR == 2 {print \$1, \$2, \$5, \$6}' | grep -qx 'hostB@provider ok 1 1'"
+consumer bkill "$cj" >/dev/null
+check "badmin hopen hostC@provider" bash -c "consumer badmin hopen hostC@provider >/dev/null"
+check "... ok again" bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'ok 4' ]"
+check "hclose of a host nobody lends is refused" bash -c \
+  "consumer badmin hclose hostZ@provider 2>&1 | grep -qx 'hostZ@provider: Bad host name, host group name or cluster name'"
+
 # The consumer goes away: the provider keeps its resources; it comes back: offered again.
 kill "$(cat "$CONSUMER/mbatchd.pid")"
 check "without the consumer: disc" wait_for 10 bash -c "bclusters | grep -Eq '^consumer +EXPORT +disc$'"
