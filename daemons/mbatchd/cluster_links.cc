@@ -7,6 +7,7 @@
 // clusters sharing one machine). Requests are signed with the key the pair shares.
 //
 // Jobs on what is offered: lease_jobs.cc.
+#include <algorithm>
 #include <set>
 #include <variant>
 
@@ -158,7 +159,11 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
     log_->info("cluster {} offers {} host(s) and {} shared resource(s)", peer.cluster, offer.hosts_size(),
                offer.resources_size());
   link.offer = offer;
-  link.last_offer = std::chrono::steady_clock::now();
+  const auto now = std::chrono::steady_clock::now();
+  // The provider offers at its own SBD_SLEEP_TIME, which may be longer than ours.
+  if (link.last_offer != std::chrono::steady_clock::time_point{})
+    link.offer_gap = std::chrono::duration_cast<std::chrono::milliseconds>(now - link.last_offer);
+  link.last_offer = now;
   if (offer.withdrawn_size() > 0) recall_withdrawn(peer.cluster, offer);
   // Signals that could not reach the provider's hosts: it answers again, so try again.
   if (!undelivered_.empty())
@@ -170,7 +175,8 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
 
 bool Mbatchd::offer_is_current(const ClusterLink& link) const {
   return link.last_offer != std::chrono::steady_clock::time_point{} &&
-         std::chrono::steady_clock::now() - link.last_offer < kOfferLifetime * report_interval();
+         std::chrono::steady_clock::now() - link.last_offer <
+             kOfferLifetime * std::max(report_interval(), link.offer_gap);
 }
 
 void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& respond) {

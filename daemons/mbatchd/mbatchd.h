@@ -59,6 +59,7 @@ struct ClusterLink {
   std::string last_error;
   wire::LeaseOfferRequest offer;
   std::chrono::steady_clock::time_point last_offer{};
+  std::chrono::milliseconds offer_gap{0};  // between the provider's last two offers
 };
 
 // What mbatchd knows about an sbatchd beyond the persistent HostState.
