@@ -148,7 +148,7 @@ struct BatchParams {
   bool abs_runlimit = false;
   bool job_dep_last_sub = false;
   bool parallel_sched_by_slot = false;
-  int mc_reclaim_delay = 10;  // minutes
+  double mc_reclaim_delay = 10;  // minutes (fractions allowed: an extension, for tests)
   std::string default_host_spec;
   std::vector<std::string> compute_unit_types;
   std::map<std::string, std::string> other;  // accepted, not yet acted on
@@ -205,7 +205,7 @@ struct Queue {
   bool use_priority_in_pool = false;
   std::optional<double> cpu_time_factor, run_time_factor, run_job_factor, hist_hours;
   bool sla_guarantees_ignore = false;
-  std::optional<ApsPriority> aps_priority;  // APS_PRIORITY
+  std::optional<ApsPriority> aps_priority;   // APS_PRIORITY
   std::map<std::string, std::string> other;  // accepted, not yet acted on
   SourceLocation where;
   KeyLines keys;
@@ -348,7 +348,7 @@ struct ServiceClass {
   std::string name;
   std::optional<int> priority;
   std::optional<int> queue_time_target_min;  // QUEUE_TIME_TARGET (extension): Maui's QTTARGET
-  std::vector<std::string> goals;  // e.g. GUARANTEE, or raw time-based goals
+  std::vector<std::string> goals;            // e.g. GUARANTEE, or raw time-based goals
   bool guarantee = false;
   std::vector<std::string> access_queues, access_users, access_fairshare_groups, access_apps, access_projects,
       access_lic_projects;

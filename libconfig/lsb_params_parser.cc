@@ -107,7 +107,12 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
       } else if (k == "PARALLEL_SCHED_BY_SLOT") {
         set_bool(out.parallel_sched_by_slot);
       } else if (k == "MC_RECLAIM_DELAY") {
-        set_int(out.mc_reclaim_delay, 1, kMax);
+        if (auto n = ctx.number(v, kv.where, context, k, 0)) {
+          if (*n > 0)
+            out.mc_reclaim_delay = *n;
+          else
+            ctx.error(kv.where, context, "MC_RECLAIM_DELAY = " + v + ": must be more than 0 minutes");
+        }
       } else if (k == "DEFAULT_HOST_SPEC") {
         out.default_host_spec = v;
       } else if (k == "COMPUTE_UNIT_TYPES") {

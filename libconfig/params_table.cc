@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, std::string>> param_values(const BatchParams&
       {"MAX_SBD_FAIL", std::to_string(p.max_sbd_fail)},
       {"MAX_USER_PRIORITY", p.max_user_priority > 0 ? std::to_string(p.max_user_priority) : ""},
       {"MBD_SLEEP_TIME", std::to_string(p.mbd_sleep_time)},
-      {"MC_RECLAIM_DELAY", std::to_string(p.mc_reclaim_delay)},
+      {"MC_RECLAIM_DELAY", number(p.mc_reclaim_delay)},
       {"PARALLEL_SCHED_BY_SLOT", yn(p.parallel_sched_by_slot)},
       {"PG_SUSP_IT", std::to_string(p.pg_susp_it)},
       {"RESERVATION_DEPTH", opt(p.reservation_depth)},

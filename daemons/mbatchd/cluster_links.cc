@@ -47,6 +47,11 @@ std::pair<std::string, std::uint16_t> Mbatchd::cluster_address(const std::string
 }
 
 void Mbatchd::check_clusters() {
+  const auto delay = std::chrono::duration<double>(config_->params.mc_reclaim_delay * 60);
+  if (std::chrono::steady_clock::now() - last_reclaim_ >= delay) {
+    last_reclaim_ = std::chrono::steady_clock::now();
+    reclaim_shared();
+  }
   offer_to_consumers();
   cluster_timer_.expires_after(report_interval());
   cluster_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -77,7 +82,7 @@ void Mbatchd::offer_to_consumers() {
       if (g.cluster != consumer) continue;
       auto* h = offer->add_hosts();
       h->set_host(g.host);
-      h->set_slots(g.slots);
+      h->set_slots(offered_slots(g));
       h->set_whole_host(g.whole_host);
       h->set_shared(g.shared);
       h->set_mem_mb(g.mem_mb);
@@ -104,8 +109,14 @@ void Mbatchd::offer_to_consumers() {
         reached
             ? log_->info("cluster {} reached: exports are offered to it", consumer)
             : log_->warn("cluster {} not reached ({}); its exports stay with this cluster", consumer, result.message());
+      const bool changed = reached != link.reached;
       link.reached = reached;
       link.last_error = reached ? std::string() : result.message();
+      if (reached && result.reply) consumer_demand_[consumer] = result.reply->lease_offer().pending_slots();
+      if (changed) {
+        update_lent_slots();  // a shared lease's share is held for a consumer reached
+        request_pass();
+      }
     });
   }
 }
@@ -158,7 +169,12 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
   if (link.last_offer == std::chrono::steady_clock::time_point{})
     log_->info("cluster {} offers {} host(s) and {} shared resource(s)", peer.cluster, offer.hosts_size(),
                offer.resources_size());
+  // What is offered changed (hosts, slots, status): jobs waiting for it may start now.
+  bool changed = link.offer.hosts_size() != offer.hosts_size() || link.offer.resources_size() != offer.resources_size();
+  for (int i = 0; !changed && i < offer.hosts_size(); ++i)
+    changed = offer.hosts(i).SerializeAsString() != link.offer.hosts(i).SerializeAsString();
   link.offer = offer;
+  if (changed) request_pass();
   const auto now = std::chrono::steady_clock::now();
   // The provider offers at its own SBD_SLEEP_TIME, which may be longer than ours.
   if (link.last_offer != std::chrono::steady_clock::time_point{})
@@ -170,6 +186,7 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
     for (const auto& h : offer.hosts()) resend_signals(h.host() + "@" + peer.cluster);
   auto reply = net::ok_reply();
   reply.mutable_lease_offer()->set_consumer(config_->cluster_name);
+  reply.mutable_lease_offer()->set_pending_slots(demand_for_provider(peer.cluster));
   respond(reply);
 }
 

@@ -232,16 +232,21 @@ void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& r
 
 void Mbatchd::update_lent_slots() {
   lent_slots_.clear();
-  if (leased_jobs_.empty()) return;
   std::set<std::pair<std::string, std::string>> leased;  // (host, consumer)
-  std::set<std::string, std::less<>> consumers;
+  std::set<std::string, std::less<>> consumers, reached;
   for (const auto& [key, lj] : leased_jobs_) {
     leased.insert({lj.host, lj.consumer});
     consumers.insert(lj.consumer);
   }
-  // A consumer that runs jobs here holds its lease even while the offers do not reach it.
+  for (const auto& [name, link] : cluster_links_)
+    if (link.reached) reached.insert(name);
+  if (consumers.empty() && reached.empty()) return;
+  consumers.insert(reached.begin(), reached.end());
+  // A consumer that runs jobs here holds its lease even while the offers do not reach
+  // it; a shared lease's share is the consumer's whenever it is reached.
   for (const auto& g : export_plan(consumers).hosts)
-    if (leased.count({g.host, g.cluster})) lent_slots_[g.host] += g.slots;
+    if (leased.count({g.host, g.cluster}) || (g.shared && reached.count(g.cluster)))
+      lent_slots_[g.host] += offered_slots(g);
 }
 
 void Mbatchd::add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch) {

@@ -175,6 +175,13 @@ class Mbatchd {
   std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
   static bool is_lease_job_id(std::int64_t id);
   void update_lent_slots();
+  // --- shared leases (shared_leases.cc)
+  int consumer_used_slots(const std::string& host, const std::string& consumer) const;
+  // The slots a grant offers its consumer: all of them, or its share of a shared lease.
+  int offered_slots(const sched::mc::HostGrant& g) const;
+  int own_demand_for(const std::string& host) const;           // provider: pending slots that could run there
+  int demand_for_provider(const std::string& provider) const;  // consumer: pending slots it could borrow for
+  void reclaim_shared();                                       // every MC_RECLAIM_DELAY
   void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
   // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
   // exports to it: the most recently started first, as many as must go.
@@ -291,6 +298,11 @@ class Mbatchd {
   };
   std::map<sched::JobKey, LeasedJob> leased_jobs_;
   std::map<std::string, int> lent_slots_;
+  // Shared leases: each consumer's share of a host, by (host, consumer); each consumer's
+  // demand as it last answered an offer; when the shares were last recomputed.
+  std::map<std::pair<std::string, std::string>, int> shared_slots_;
+  std::map<std::string, int> consumer_demand_;
+  std::chrono::steady_clock::time_point last_reclaim_ = std::chrono::steady_clock::now();
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;

@@ -1,0 +1,105 @@
+// Shared leases (HostExport TYPE=shared): the exported slots of a host float between the
+// provider and its one consumer. At first the consumer has one slot and the provider the
+// rest. Every MC_RECLAIM_DELAY minutes each side keeps the slots its jobs use, and the
+// idle slots of both (available - used on each side) all go to the side whose pending
+// jobs ask for more; with equal demand nothing moves. The consumer's demand is what it
+// answers each offer with (LeaseOfferReply.pending_slots).
+//
+// The split lives in this mbatchd's memory only: after a restart the consumer starts
+// again from one slot, or from what its running jobs use if that is more.
+#include <algorithm>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/host_resolution.h"
+
+namespace lsf::mbd {
+
+int Mbatchd::consumer_used_slots(const std::string& host, const std::string& consumer) const {
+  int used = 0;
+  for (const auto& [key, lj] : leased_jobs_)
+    if (lj.host == host && lj.consumer == consumer) used += lj.slots;
+  return used;
+}
+
+int Mbatchd::offered_slots(const sched::mc::HostGrant& g) const {
+  if (!g.shared) return g.slots;
+  auto it = shared_slots_.find({g.host, g.cluster});
+  const int share = it == shared_slots_.end() ? 1 : it->second;
+  return std::clamp(std::max(share, consumer_used_slots(g.host, g.cluster)), 0, g.slots);
+}
+
+int Mbatchd::own_demand_for(const std::string& host) const {
+  std::map<std::string, bool> queue_takes;  // by queue: whether its HOSTS hold `host`
+  for (const auto& q : config_->queues) {
+    bool takes = q.hosts.empty();
+    if (!takes) {
+      const auto names = config::resolve_host_list(*config_, q.hosts);
+      takes = std::find(names.begin(), names.end(), host) != names.end();
+    }
+    queue_takes[q.name] = takes;
+  }
+  int demand = 0;
+  for (const auto& [key, job] : state_.pending()) {
+    if (job->state != wire::JOB_PEND || !queue_takes[job->queue]) continue;
+    const auto& asked = job->spec().asked_hosts();
+    if (!asked.empty() && std::find(asked.begin(), asked.end(), host) == asked.end()) continue;
+    demand += std::max(1, job->spec().min_processors());
+  }
+  return demand;
+}
+
+int Mbatchd::demand_for_provider(const std::string& provider) const {
+  const auto& policy = *config_index_.policy;
+  std::vector<bool> takes(policy.queues.size());
+  for (size_t i = 0; i < policy.queues.size(); ++i) {
+    const auto& q = policy.queues[i];
+    bool t = q.all_remote || q.remote_clusters.count(provider);
+    for (const auto& h : q.remote_hosts) t = t || borrowed_from(h) == provider;
+    takes[i] = t;
+  }
+  int demand = 0;
+  for (const auto& [key, job] : state_.pending()) {
+    if (job->state != wire::JOB_PEND) continue;
+    const int qi = policy.queue_index(job->queue);
+    if (qi < 0 || !takes[static_cast<size_t>(qi)]) continue;
+    const auto& asked = job->spec().asked_hosts();
+    if (!asked.empty() &&
+        std::none_of(asked.begin(), asked.end(), [&](const std::string& h) { return borrowed_from(h) == provider; }))
+      continue;
+    demand += std::max(1, job->spec().min_processors());
+  }
+  return demand;
+}
+
+void Mbatchd::reclaim_shared() {
+  const auto plan = export_plan();
+  bool moved = false;
+  for (const auto& g : plan.hosts) {
+    if (!g.shared) continue;
+    const int share = offered_slots(g);
+    const int used_by_consumer = consumer_used_slots(g.host, g.cluster);
+    int used_here = 0;
+    if (auto st = state_.hosts().find(g.host); st != state_.hosts().end())
+      used_here = st->second.counts.run + st->second.counts.ssusp + st->second.counts.ususp;
+    const int idle = std::max(0, share - used_by_consumer) + std::max(0, g.slots - share - used_here);
+    auto demand = consumer_demand_.find(g.cluster);
+    const int theirs = demand == consumer_demand_.end() ? 0 : demand->second;
+    const int ours = own_demand_for(g.host);
+    int next = share;
+    if (theirs > ours) next = used_by_consumer + idle;
+    if (ours > theirs) next = used_by_consumer;
+    next = std::clamp(next, 0, g.slots);
+    if (next == share) continue;
+    shared_slots_[{g.host, g.cluster}] = next;
+    moved = true;
+    log_->info("shared lease of {}: cluster {} has {} of its {} slots (demand: {} there, {} here)", g.host, g.cluster,
+               next, g.slots, theirs, ours);
+  }
+  if (moved) {
+    update_lent_slots();
+    offer_to_consumers();
+    request_pass();
+  }
+}
+
+}  // namespace lsf::mbd
