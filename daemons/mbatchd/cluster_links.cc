@@ -66,7 +66,7 @@ void Mbatchd::offer_to_consumers() {
   if (consumers.empty()) return;
   // Planned as if every consumer were reached; each gets only its own part.
   const auto plan = export_plan(std::set<std::string, std::less<>>(consumers.begin(), consumers.end()));
-  const sched::ClusterView view = build_view(false);
+  const sched::ClusterView view = build_view(false, false);
   auto resource = [&](const std::string& host, std::string_view name) {
     for (const auto& h : view.hosts)
       if (h.name == host)

@@ -23,7 +23,7 @@ sched::mc::ExportPlan Mbatchd::export_plan() const {
 sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less<>>& reached) const {
   sched::mc::ExportInput in;
   in.reachable = reached;
-  const sched::ClusterView view = build_view(false);
+  const sched::ClusterView view = build_view(false, false);
   std::map<std::string, std::map<std::string, int, std::less<>>> consumer_slots;  // by host
   for (const auto& [key, lj] : leased_jobs_) consumer_slots[lj.host][lj.consumer] += lj.slots;
   for (const auto& h : view.hosts) {

@@ -436,8 +436,10 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
 void Mbatchd::on_shared_resources(const wire::RequestEnvelope&, const net::Responder& respond) {
   auto reply = net::ok_reply();
   auto* out = reply.mutable_shared_resources();
-  const auto& totals = config_index_.policy->shared_resources;
-  for (const auto& [name, reserved] : sched::shared_resource_usage(build_view(false), now())) {
+  // As the pass counts them: with instances borrowed from providers and lent to consumers.
+  const auto view = build_view(false);
+  const auto& totals = view.policy->shared_resources;
+  for (const auto& [name, reserved] : sched::shared_resource_usage(view, now())) {
     auto* r = out->add_resources();
     r->set_name(name);
     r->set_total(totals.at(name));

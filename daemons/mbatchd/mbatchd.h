@@ -182,6 +182,10 @@ class Mbatchd {
   int own_demand_for(const std::string& host) const;           // provider: pending slots that could run there
   int demand_for_provider(const std::string& provider) const;  // consumer: pending slots it could borrow for
   void reclaim_shared();                                       // every MC_RECLAIM_DELAY
+  // The configuration's policy with shared resources as leases change them: instances
+  // providers offer this cluster added, instances this cluster exports to reached
+  // consumers taken away. The configuration's own when neither applies.
+  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const;
   void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
   // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
   // exports to it: the most recently started first, as many as must go.
@@ -244,7 +248,9 @@ class Mbatchd {
   void run_pass();
   // Without pending jobs for queries that count only what runs (blimits, bhosts -s):
   // at 100,000 pending they are most of the view's cost.
-  sched::ClusterView build_view(bool with_pending = true) const;
+  // `leases`: with shared resources as leases change them (policy_with_leased_resources);
+  // the export plan itself works from the configuration's.
+  sched::ClusterView build_view(bool with_pending = true, bool leases = true) const;
   // A host's static resources and, once it reports, its load: what select[] reads.
   std::map<std::string, config::ResourceValue, std::less<>> host_resources(const std::string& host) const;
   void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
@@ -303,6 +309,9 @@ class Mbatchd {
   std::map<std::pair<std::string, std::string>, int> shared_slots_;
   std::map<std::string, int> consumer_demand_;
   std::chrono::steady_clock::time_point last_reclaim_ = std::chrono::steady_clock::now();
+  // policy_with_leased_resources(), kept while the configuration and the amounts stay.
+  mutable std::shared_ptr<const sched::SchedPolicy> leased_policy_;
+  mutable std::pair<std::uint64_t, std::map<std::string, double>> leased_policy_key_;
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;

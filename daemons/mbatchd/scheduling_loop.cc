@@ -182,9 +182,9 @@ std::map<std::string, config::ResourceValue, std::less<>> Mbatchd::host_resource
   return res;
 }
 
-sched::ClusterView Mbatchd::build_view(bool with_pending) const {
+sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases) const {
   sched::ClusterView view;
-  view.policy = config_index_.policy;
+  view.policy = leases ? policy_with_leased_resources() : config_index_.policy;
   view.week = config::local_week_instant();
   for (const auto& q : config_->queues) view.queues.push_back({state_.queues().at(q.name).active});
   for (const auto& h : config_->hosts) {

@@ -8,6 +8,7 @@
 // The split lives in this mbatchd's memory only: after a restart the consumer starts
 // again from one slot, or from what its running jobs use if that is more.
 #include <algorithm>
+#include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/host_resolution.h"
@@ -100,6 +101,31 @@ void Mbatchd::reclaim_shared() {
     offer_to_consumers();
     request_pass();
   }
+}
+
+std::shared_ptr<const sched::SchedPolicy> Mbatchd::policy_with_leased_resources() const {
+  const auto& base = config_index_.policy;
+  std::map<std::string, double> change;  // by resource: + borrowed, - lent
+  std::set<std::string, std::less<>> reached;
+  for (const auto& [name, link] : cluster_links_) {
+    if (offer_is_current(link))
+      for (const auto& r : link.offer.resources()) change[r.name()] += r.instances();
+    if (link.reached) reached.insert(name);
+  }
+  // Exclusive: what a reached consumer is offered is not this cluster's to use.
+  if (!reached.empty() && !config_->shared_resource_exports.empty())
+    for (const auto& r : export_plan(reached).resources)
+      if (r.reachable && base->shared_resources.count(r.resource)) change[r.resource] -= r.instances;
+  std::erase_if(change, [](const auto& c) { return c.second == 0; });
+  if (change.empty()) return base;
+  if (leased_policy_ && leased_policy_key_.first == config_generation_ && leased_policy_key_.second == change)
+    return leased_policy_;
+  auto policy = std::make_shared<sched::SchedPolicy>(*base);
+  for (const auto& [name, amount] : change)
+    policy->shared_resources[name] = std::max(0.0, policy->shared_resources[name] + amount);
+  leased_policy_ = policy;
+  leased_policy_key_ = {config_generation_, change};
+  return leased_policy_;
 }
 
 }  // namespace lsf::mbd

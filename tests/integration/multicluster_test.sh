@@ -28,6 +28,15 @@ check "bhosts -e: offered" bash -c "[ \"\$(exports)\" = 'hostA consumer slots 4 
 check "the consumer counts what is offered" bash -c \
   "consumer bclusters -json | tr -d ' \n' | grep -q '\"REMOTE_CLUSTER\":\"provider\",\"RESOURCE_FLOW\":\"IMPORT\",\"STATUS\":\"conn\",\"HOSTS\":\"4\",\"SLOTS\":\"13\"'"
 
+# The two licA instances exported are the consumer's: two of three jobs that each ask
+# for one run, the third waits.
+for i in 1 2 3; do lic[$i]=$(cjob -R 'rusage[licA=1]' -o /dev/null sleep 60); done
+check "two consumer jobs run on the two licA instances lent" wait_for 20 bash -c \
+  "[ \"\$(consumer bjobs -noheader -o stat ${lic[*]} | sort | tr '\n' ' ')\" = 'PEND RUN RUN ' ]"
+check "the consumer's bhosts -s counts 2 licA, 2 reserved" bash -c \
+  "consumer bhosts -s | awk '\$1 == \"licA\" {print \$2, \$3}' | grep -qx '2.0 2.0'"
+consumer bkill "${lic[@]}" >/dev/null
+
 # (hostD is a shared lease: the consumer starts with one of its four slots.)
 
 # --- An exclusive lease. The consumer's `borrowed` queue takes hostA@provider: its job
