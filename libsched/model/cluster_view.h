@@ -5,6 +5,7 @@
 // configuration); the view holds what changes: hosts' status and load, jobs.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -58,6 +59,10 @@ enum class DependencyState { kNone, kSatisfied, kWaiting, kNever };
 struct AskedHosts {
   std::map<std::string, int, std::less<>> preference;
   bool contains(std::string_view host) const { return preference.find(host) != preference.end(); }
+  // With a level on any host, -m's levels rank the hosts; without, the queue's do.
+  bool any_preference() const {
+    return std::any_of(preference.begin(), preference.end(), [](const auto& p) { return p.second != 0; });
+  }
 };
 
 struct JobView {

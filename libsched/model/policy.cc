@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "libconfig/host_resolution.h"
 
@@ -87,6 +88,64 @@ HostPolicy host_policy(const config::BatchHost& b) {
   p.dispatch_window = b.dispatch_window;
   p.thresholds = b.thresholds;
   return p;
+}
+
+// Which borrowed hosts a queue's HOSTS take: `allremote`, `all@cluster`, `host@cluster`,
+// directly or through a host group (groups may hold `allremote`).
+void take_borrowed_hosts(const config::ClusterConfig& cfg, const std::vector<config::HostListItem>& items,
+                         QueuePolicy& qp, std::set<std::string>& visiting) {
+  using Kind = config::HostListItem::Kind;
+  for (const auto& item : items) {
+    if (item.exclude) continue;
+    if (item.kind == Kind::kAllRemote) qp.all_remote = true;
+    if (item.cluster.empty()) {
+      const config::HostGroup* g = item.kind == Kind::kName ? cfg.find_host_group(item.name) : nullptr;
+      if (g && visiting.insert(g->name).second) take_borrowed_hosts(cfg, g->members, qp, visiting);
+      continue;
+    }
+    if (item.kind == Kind::kAll)
+      qp.remote_clusters.insert(item.cluster);
+    else if (item.kind == Kind::kName)
+      qp.remote_hosts.insert(item.name + "@" + item.cluster);
+  }
+}
+
+// HOSTS levels: each word with +N gives the hosts it names level N (the highest when
+// named twice); `others+N` gives it to the hosts no other word names.
+void host_preferences(const config::ClusterConfig& cfg, const std::vector<config::HostListItem>& items,
+                      QueuePolicy& qp) {
+  using Kind = config::HostListItem::Kind;
+  auto raise = [](std::map<std::string, int, std::less<>>& levels, const std::string& key, int level) {
+    auto [it, fresh] = levels.try_emplace(key, level);
+    if (!fresh) it->second = std::max(it->second, level);
+  };
+  auto plain = [](config::HostListItem item) {
+    item.has_preference = false;
+    item.preference = 0;
+    return item;
+  };
+  for (const auto& item : items) {
+    if (!item.has_preference || item.exclude || item.kind == Kind::kNone) continue;
+    qp.has_preferences = true;
+    const int level = item.preference;
+    if (item.kind == Kind::kAllRemote) {
+      qp.remote_preference = std::max(qp.remote_preference, level);
+    } else if (!item.cluster.empty()) {
+      if (item.kind == Kind::kAll)
+        raise(qp.cluster_preference, item.cluster, level);
+      else
+        raise(qp.host_preference, item.name + "@" + item.cluster, level);
+    } else if (item.kind == Kind::kOthers) {
+      std::vector<config::HostListItem> named;
+      for (const auto& other : items)
+        if (other.kind != Kind::kOthers && !other.exclude && other.cluster.empty()) named.push_back(plain(other));
+      const auto taken = config::resolve_host_list(cfg, named);
+      for (const auto& h : cfg.hosts)
+        if (!taken.count(h.name)) raise(qp.host_preference, h.name, level);
+    } else {
+      for (const auto& h : config::resolve_host_list(cfg, {plain(item)})) raise(qp.host_preference, h, level);
+    }
+  }
 }
 
 }  // namespace
@@ -176,15 +235,9 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       for (const auto& h : config::resolve_host_list(cfg, q.hosts)) qp.hosts.insert(h);
       if (qp.hosts.empty()) qp.hosts.insert("-");  // names no host of this cluster
     }
-    for (const auto& item : q.hosts) {
-      if (item.exclude) continue;
-      if (item.kind == config::HostListItem::Kind::kAllRemote) qp.all_remote = true;
-      if (item.cluster.empty()) continue;
-      if (item.kind == config::HostListItem::Kind::kAll)
-        qp.remote_clusters.insert(item.cluster);
-      else if (item.kind == config::HostListItem::Kind::kName)
-        qp.remote_hosts.insert(item.name + "@" + item.cluster);
-    }
+    std::set<std::string> visiting;
+    take_borrowed_hosts(cfg, q.hosts, qp, visiting);
+    host_preferences(cfg, q.hosts, qp);
     qp.qjob_limit = q.qjob_limit;
     qp.ujob_limit = q.ujob_limit;
     qp.hjob_limit = q.hjob_limit;

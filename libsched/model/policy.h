@@ -36,6 +36,19 @@ struct QueuePolicy {
   bool takes_borrowed(const std::string& host, const std::string& cluster) const {
     return all_remote || remote_clusters.count(cluster) || remote_hosts.count(host);
   }
+  // HOSTS preference levels (`hostA+2 hostB`, `all+1 allremote`): hosts of a higher
+  // level are tried first, order[] decides within a level; a job's own -m levels win.
+  // This cluster's hosts by name, borrowed ones by `host@cluster`, by cluster
+  // (`all@cluster+N`) or all of them (`allremote+N`); unnamed hosts are level 0.
+  bool has_preferences = false;
+  std::map<std::string, int, std::less<>> host_preference, cluster_preference;
+  int remote_preference = 0;
+  int preference_of(const std::string& host, const std::string& cluster) const {
+    if (auto it = host_preference.find(host); it != host_preference.end()) return it->second;
+    if (cluster.empty()) return 0;
+    if (auto it = cluster_preference.find(cluster); it != cluster_preference.end()) return it->second;
+    return remote_preference;
+  }
   std::optional<int> qjob_limit, ujob_limit, hjob_limit;
   std::optional<double> pjob_limit;
   config::Thresholds thresholds;

@@ -2,8 +2,8 @@
 // is best for it. A job waits for its begin time, dependencies and its queue's windows;
 // a host must be usable (status, the queue's HOSTS, -m, select[], load under the host's
 // and the queue's scheduling thresholds, dispatch window open), have a free slot, and
-// not have just received a job (JOB_ACCEPT_INTERVAL). Eligible hosts are ranked by -m
-// preference, then order[] (default r15s:pg).
+// not have just received a job (JOB_ACCEPT_INTERVAL). Eligible hosts are ranked by
+// preference level (the job's -m, else its queue's HOSTS), then order[] (default r15s:pg).
 //
 // It also decides for started jobs: run windows closing suspend their queue's jobs and
 // opening resumes them; a load index past a stop threshold suspends the host's
@@ -269,15 +269,22 @@ class DefaultModule final : public Module {
     return memo[h];
   }
 
-  // Every host, best first for this job's -m preferences and order[]; one sort per
-  // distinct (order[], -m) in a pass.
+  // Every host, best first for this job's preference levels (its -m's, else its
+  // queue's HOSTS) and order[]; one sort per distinct (order[], levels) in a pass.
   const std::vector<int>& ranked(const PassContext& ctx, const JobView& job) {
     const void* order_key = job.res_req && !job.res_req->order.empty() ? job.res_req.get() : nullptr;
-    auto [it, fresh] = ranked_.try_emplace({order_key, job.asked_hosts.get()});
+    const QueuePolicy& queue = ctx.queue_of(job);
+    const void* levels = nullptr;
+    if (job.asked_hosts && job.asked_hosts->any_preference())
+      levels = job.asked_hosts.get();
+    else if (queue.has_preferences)
+      levels = &queue;
+    auto [it, fresh] = ranked_.try_emplace(RankKey{order_key, job.asked_hosts.get(), levels});
     if (fresh) {
       it->second.resize(ctx.view.hosts.size());
       for (size_t h = 0; h < ctx.view.hosts.size(); ++h) it->second[h] = static_cast<int>(h);
-      rank(ctx, job, it->second);
+      rank(ctx, job, levels == job.asked_hosts.get() ? job.asked_hosts.get() : nullptr,
+           levels == &queue ? &queue : nullptr, it->second);
     }
     return it->second;
   }
@@ -339,7 +346,9 @@ class DefaultModule final : public Module {
         t, [&](std::string_view i) { return ctx.numeric(h, i); }, true, skip_pg);
   }
 
-  static void rank(const PassContext& ctx, const JobView& job, std::vector<int>& hosts) {
+  // `asked` or `queue`: whose preference levels come first (neither: none).
+  static void rank(const PassContext& ctx, const JobView& job, const AskedHosts* asked, const QueuePolicy* queue,
+                   std::vector<int>& hosts) {
     const auto& keys = job.res_req && !job.res_req->order.empty() ? job.res_req->order : kDefaultOrder;
     // Sort keys read once per host: -m preference, then each order[] index (NaN:
     // undefined, sorts last), in one flat array.
@@ -354,7 +363,7 @@ class DefaultModule final : public Module {
     // Hosts that all look the same (a simulated cluster, an idle one) keep their order:
     // the stable sort would leave it as it is, after n log n comparisons. Without -m
     // preferences or reserved amounts that shows in the columns themselves.
-    if (!job.asked_hosts && !hosts.empty() &&
+    if (!asked && !queue && !hosts.empty() &&
         std::all_of(hosts.begin(), hosts.end(), [&](int h) { return ctx.hosts[h].reserved.empty(); })) {
       bool uniform = true;
       for (const auto* column : columns) {
@@ -366,9 +375,11 @@ class DefaultModule final : public Module {
     std::vector<int> preference(ctx.view.hosts.size(), 0);
     std::vector<double> values(ctx.view.hosts.size() * k);
     for (int h : hosts) {
-      if (job.asked_hosts) {
-        auto it = job.asked_hosts->preference.find(ctx.view.hosts[h].name);
-        if (it != job.asked_hosts->preference.end()) preference[h] = it->second;
+      if (asked) {
+        auto it = asked->preference.find(ctx.view.hosts[h].name);
+        if (it != asked->preference.end()) preference[h] = it->second;
+      } else if (queue) {
+        preference[h] = queue->preference_of(ctx.view.hosts[h].name, ctx.view.hosts[h].cluster);
       }
       bool reserved = !ctx.hosts[h].reserved.empty();
       for (size_t i = 0; i < k; ++i) values[h * k + i] = reserved ? ctx.numeric(h, keys[i].name) : (*columns[i])[h];
@@ -527,7 +538,13 @@ class DefaultModule final : public Module {
   std::map<const config::SelectExpr*, std::vector<signed char>> select_;
   std::map<int, std::vector<const char*>> queue_rows_;
   std::map<EligibleKey, Eligible> eligible_;
-  std::map<std::pair<const void*, const void*>, std::vector<int>> ranked_;
+  struct RankKey {
+    const void* order;
+    const void* asked;   // -m: which hosts the job may use
+    const void* levels;  // whose preference levels rank them: the -m's, the queue's or none
+    auto operator<=>(const RankKey&) const = default;
+  };
+  std::map<RankKey, std::vector<int>> ranked_;
 };
 
 }  // namespace
