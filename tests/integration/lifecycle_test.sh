@@ -14,7 +14,7 @@ check "bqueues table" bash -c 'diff <(bqueues) - <<T
 QUEUE_NAME      PRIO STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN  SUSP
 short            40  Open:Active       -    4    -    -     0     0     0     0
 normal           30  Open:Active       -    -    -    -     0     0     0     0
-night            20  $(bqueues | awk "/^night/{print \$3}")       -    -    -    -     0     0     0     0
+$(printf "%s%-18s" "night            20  " "$(bqueues | awk "/^night/{print \$3}")")-    -    -    -     0     0     0     0
 T'
 check "bqueues -l" bash -c "bqueues -l short | grep -qx 'QUEUE: short' && bqueues -l short | grep -q 'Open:Active'"
 check "bhosts -w" bash -c "bhosts -w | sed -n 2p | grep -q '^hostA  *ok '"
