@@ -105,6 +105,9 @@ struct ResourceMapEntry {
 
 struct RemoteCluster {
   std::string name;
+  // RECV_FROM: whether this cluster runs the other's jobs that span clusters (its
+  // parallel jobs on this cluster's hosts and others' at once).
+  bool recv_from = true;
   SourceLocation where;
 };
 
@@ -441,6 +444,11 @@ struct ClusterConfig {
   const ResourceDef* find_resource(std::string_view name) const;
   bool is_host_type(std::string_view name) const;
   bool is_known_cluster(std::string_view name) const;
+  // MultiCluster peers: another cluster of lsf.shared, and of RemoteClusters when that
+  // section is there (LSF ignores the clusters it leaves out).
+  bool is_peer_cluster(std::string_view name) const;
+  // RECV_FROM of the peer's RemoteClusters row; Y without one.
+  bool takes_spanning_jobs_from(std::string_view name) const;
 };
 
 }  // namespace lsf::config

@@ -120,8 +120,14 @@ void parse_lsf_cluster(const SectionFile& file, FileContext& ctx, ClusterConfig&
     } else if (iequals(s.name, "ResourceMap")) {
       parse_resource_map(s, ctx, out);
     } else if (iequals(s.name, "RemoteClusters")) {
-      for (const auto& row : s.rows)
-        if (auto n = s.cell(row, "CLUSTERNAME")) out.remote_clusters.push_back({*n, row.where});
+      for (const auto& row : s.rows) {
+        auto n = s.cell(row, "CLUSTERNAME");
+        if (!n) continue;
+        RemoteCluster r{*n, true, row.where};
+        if (auto v = s.cell(row, "RECV_FROM"); v && *v != "-")
+          if (auto b = ctx.yes_no(*v, row.where, "RemoteClusters " + *n, "RECV_FROM")) r.recv_from = *b;
+        out.remote_clusters.push_back(std::move(r));
+      }
     }
   }
 }

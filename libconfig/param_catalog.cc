@@ -125,7 +125,7 @@ constexpr std::array kParams{
     ParamSpec{"lsf.cluster", "RemoteClusters", "CLUSTERNAME", S, "peer cluster"},
     ParamSpec{"lsf.cluster", "RemoteClusters", "EQUIV", A, ""},
     ParamSpec{"lsf.cluster", "RemoteClusters", "CACHE_INTERVAL", A, ""},
-    ParamSpec{"lsf.cluster", "RemoteClusters", "RECV_FROM", A, ""},
+    ParamSpec{"lsf.cluster", "RemoteClusters", "RECV_FROM", S, "Y/N: run the peer's jobs that span clusters (Y)"},
     ParamSpec{"lsf.cluster", "RemoteClusters", "AUTH", A, ""},
     ParamSpec{"lsf.cluster", "Parameters", "EXINTERVAL", A, ""},
     ParamSpec{"lsf.cluster", "Parameters", "HOST_INACTIVITY_LIMIT", A, ""},

@@ -117,6 +117,11 @@ class Checker {
         check_host_list(named, e.where, context, "LOCATION");
       }
     }
+    for (const auto& r : cfg_.remote_clusters)
+      if (std::none_of(cfg_.clusters.begin(), cfg_.clusters.end(),
+                       [&](const ClusterDef& c) { return c.name == r.name; }))
+        diags_.warning(r.where,
+                       "RemoteClusters: cluster \"" + r.name + "\" is not in lsf.shared's Cluster section; ignored");
     if (cfg_.cluster_admins.empty())
       diags_.warning({"lsf.cluster." + cfg_.cluster_name, 0}, "no ClusterAdmins: only root may administer the cluster");
   }

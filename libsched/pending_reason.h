@@ -19,6 +19,8 @@ inline constexpr const char* kHeld = "The job was suspended by the user while pe
 inline constexpr const char* kResReq = "Job's resource requirements not satisfied";
 inline constexpr const char* kExclusive = "Job's requirement for exclusive execution not satisfied";
 inline constexpr const char* kSpan = "Not enough hosts to meet the job's spanning requirement";
+inline constexpr const char* kOneCluster =
+    "Not enough hosts in one cluster: a provider does not run jobs that span clusters (RECV_FROM)";
 inline constexpr const char* kPreExecFailed = "The job's pre-exec command exited with non-zero status";
 inline constexpr const char* kRequeued = "Requeued job is waiting for rescheduling";
 inline constexpr const char* kNotExclusiveQueue = "The queue does not accept exclusive jobs";

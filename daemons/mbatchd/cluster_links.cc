@@ -27,6 +27,7 @@ std::set<std::string> consumers_of(const config::ClusterConfig& config) {
   for (const auto& e : config.shared_resource_exports)
     for (const auto& d : e.distribution) out.insert(d.name);
   out.erase(config.cluster_name);
+  for (auto it = out.begin(); it != out.end();) it = config.is_peer_cluster(*it) ? std::next(it) : out.erase(it);
   return out;
 }
 
@@ -62,7 +63,7 @@ void Mbatchd::check_clusters() {
 void Mbatchd::offer_to_consumers() {
   auto consumers = consumers_of(*config_);
   // A consumer whose exports were all withdrawn still hears which of its jobs must go.
-  for (const auto& [key, lj] : leased_jobs_) consumers.insert(lj.consumer);
+  for (const auto& h : holdings()) consumers.insert(h.consumer);
   if (consumers.empty()) return;
   // Planned as if every consumer were reached; each gets only its own part.
   const auto plan = export_plan(std::set<std::string, std::less<>>(consumers.begin(), consumers.end()));
@@ -78,6 +79,7 @@ void Mbatchd::offer_to_consumers() {
     wire::RequestEnvelope request;
     auto* offer = request.mutable_lease_offer();
     offer->set_provider(config_->cluster_name);
+    offer->set_refuses_spanning(!config_->takes_spanning_jobs_from(consumer));
     for (const auto& g : plan.hosts) {
       if (g.cluster != consumer) continue;
       auto* h = offer->add_hosts();
@@ -112,8 +114,19 @@ void Mbatchd::offer_to_consumers() {
       const bool changed = reached != link.reached;
       link.reached = reached;
       link.last_error = reached ? std::string() : result.message();
-      if (reached && result.reply) consumer_demand_[consumer] = result.reply->lease_offer().pending_slots();
-      if (changed) {
+      bool held_changed = false;
+      if (reached && result.reply) {
+        const auto& answer = result.reply->lease_offer();
+        consumer_demand_[consumer] = answer.pending_slots();
+        std::vector<wire::HeldSlots> held(answer.held().begin(), answer.held().end());
+        auto& before = held_slots_[consumer];
+        held_changed = held.size() != before.size() ||
+                       !std::equal(held.begin(), held.end(), before.begin(), [](const auto& a, const auto& b) {
+                         return a.SerializeAsString() == b.SerializeAsString();
+                       });
+        before = std::move(held);
+      }
+      if (changed || held_changed) {
         update_lent_slots();  // a shared lease's share is held for a consumer reached
         request_pass();
       }
@@ -161,8 +174,7 @@ void Mbatchd::call_cluster(const std::string& cluster, wire::RequestEnvelope req
 void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer,
                              const net::Responder& respond) {
   const auto& offer = request.lease_offer();
-  if (offer.provider() != peer.cluster || !config_->is_known_cluster(peer.cluster) ||
-      peer.cluster == config_->cluster_name)
+  if (offer.provider() != peer.cluster || !config_->is_peer_cluster(peer.cluster))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
                                     "cluster " + peer.cluster + " may not offer resources as " + offer.provider()));
   auto& link = cluster_links_[peer.cluster];
@@ -187,6 +199,7 @@ void Mbatchd::on_lease_offer(const wire::RequestEnvelope& request, const net::Pe
   auto reply = net::ok_reply();
   reply.mutable_lease_offer()->set_consumer(config_->cluster_name);
   reply.mutable_lease_offer()->set_pending_slots(demand_for_provider(peer.cluster));
+  for (auto& held : held_on(peer.cluster)) *reply.mutable_lease_offer()->add_held() = std::move(held);
   respond(reply);
 }
 

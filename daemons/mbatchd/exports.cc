@@ -25,7 +25,7 @@ sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less
   in.reachable = reached;
   const sched::ClusterView view = build_view(false, false);
   std::map<std::string, std::map<std::string, int, std::less<>>> consumer_slots;  // by host
-  for (const auto& [key, lj] : leased_jobs_) consumer_slots[lj.host][lj.consumer] += lj.slots;
+  for (const auto& h : holdings()) consumer_slots[h.host][h.consumer] += h.slots;
   for (const auto& h : view.hosts) {
     if (!h.cluster.empty()) continue;  // borrowed: not this cluster's to export
     sched::mc::ProviderHost p;

@@ -62,6 +62,7 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
       hv.name = h.host() + "@" + provider;
       hv.cluster = provider;
       hv.leased_slots = h.slots();
+      hv.spans_clusters = !link.offer.refuses_spanning();
       hv.ncpus = std::max(1, h.slots());
       hv.status = borrowed_host_status(hv.name);
       // The pass works out closed_Full and the rest from what this cluster runs there.
@@ -145,12 +146,23 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
   std::vector<wire::JobLaunch> started;
   switch (inner.request_case()) {
     case R::kStartJobs:
+      // The consumer names this cluster's hosts host@provider, its own bare, and other
+      // providers' host@cluster: as the job runs, this cluster's bare, the rest @cluster.
       for (auto& launch : *inner.mutable_start_jobs()->mutable_launches()) {
+        bool spans = false;
         for (auto& h : *launch.mutable_exec_hosts()) {
           const auto at = h.rfind('@');
-          if (at != std::string::npos) h.resize(at);
-          if (!exported.count(h)) return refuse("host " + h + " is not exported to cluster " + consumer);
+          if (at == std::string::npos) {
+            h += "@" + consumer;
+          } else if (h.compare(at + 1, std::string::npos, config_->cluster_name) == 0) {
+            h.resize(at);
+            if (!exported.count(h)) return refuse("host " + h + " is not exported to cluster " + consumer);
+            continue;
+          }
+          spans = true;
         }
+        if (spans && !config_->takes_spanning_jobs_from(consumer))
+          return refuse("RECV_FROM=N: cluster " + consumer + " may not run jobs that span clusters here");
         launch.set_job_id(map(launch.job_id()));
         launch.set_queue(launch.queue() + "@" + consumer);
         started.push_back(launch);
@@ -234,9 +246,9 @@ void Mbatchd::update_lent_slots() {
   lent_slots_.clear();
   std::set<std::pair<std::string, std::string>> leased;  // (host, consumer)
   std::set<std::string, std::less<>> consumers, reached;
-  for (const auto& [key, lj] : leased_jobs_) {
-    leased.insert({lj.host, lj.consumer});
-    consumers.insert(lj.consumer);
+  for (const auto& h : holdings()) {
+    leased.insert({h.host, h.consumer});
+    consumers.insert(h.consumer);
   }
   for (const auto& [name, link] : cluster_links_)
     if (link.reached) reached.insert(name);
@@ -253,9 +265,42 @@ void Mbatchd::add_leased_job(const std::string& consumer, const std::string& hos
   LeasedJob& lj = leased_jobs_[{launch.job_id(), launch.index()}];
   lj.consumer = consumer;
   lj.host = host;
-  lj.slots =
-      std::max<int>(1, static_cast<int>(std::count(launch.exec_hosts().begin(), launch.exec_hosts().end(), host)));
   lj.launch = std::move(launch);
+}
+
+std::vector<Mbatchd::Holding> Mbatchd::holdings() const {
+  std::vector<Holding> out;
+  for (const auto& [key, lj] : leased_jobs_) {
+    std::map<std::string, int> per_host;
+    for (const auto& h : lj.launch.exec_hosts())
+      if (h.find('@') == std::string::npos) ++per_host[h];
+    if (per_host.empty()) per_host[lj.host] = 1;
+    for (const auto& [host, n] : per_host) out.push_back({lj.consumer, host, n, lj.launch.start_time(), key});
+  }
+  for (const auto& [consumer, held] : held_slots_)
+    for (const auto& h : held)
+      if (const auto id = lease_job_id(consumer, h.job().job_id()); id > 0)
+        out.push_back({consumer, h.host(), h.slots(), h.start_time(), {id, h.job().index()}});
+  return out;
+}
+
+std::vector<wire::HeldSlots> Mbatchd::held_on(const std::string& provider) const {
+  std::vector<wire::HeldSlots> out;
+  for (const auto& [key, job] : state_.started()) {
+    if (job->exec_hosts.empty() || borrowed_from(job->exec_hosts.front()) == provider) continue;
+    std::map<std::string, int> per_host;
+    for (const auto& h : job->exec_hosts)
+      if (borrowed_from(h) == provider) ++per_host[h.substr(0, h.size() - provider.size() - 1)];
+    for (const auto& [host, n] : per_host) {
+      auto& held = out.emplace_back();
+      held.mutable_job()->set_job_id(key.id);
+      held.mutable_job()->set_index(key.index);
+      held.set_host(host);
+      held.set_slots(n);
+      held.set_start_time(job->start_time);
+    }
+  }
+  return out;
 }
 
 std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
@@ -263,9 +308,10 @@ std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
   std::map<std::string, int> exported;
   for (const auto& g : plan.hosts)
     if (g.cluster == consumer) exported[g.host] += g.slots;
-  std::map<std::string, std::vector<const std::pair<const sched::JobKey, LeasedJob>*>> on_host;
-  for (const auto& entry : leased_jobs_)
-    if (entry.second.consumer == consumer) on_host[entry.second.host].push_back(&entry);
+  const auto held = holdings();
+  std::map<std::string, std::vector<const Holding*>> on_host;
+  for (const auto& h : held)
+    if (h.consumer == consumer) on_host[h.host].push_back(&h);
   std::vector<sched::JobKey> out;
   for (auto& [host, jobs] : on_host) {
     // A host the provider cannot reach is not exported, but its jobs cannot be killed
@@ -273,21 +319,23 @@ std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
     const std::string status = host_status(host);
     if (status == "unavail" || status == "unreach") continue;
     int used = 0;
-    for (const auto* j : jobs) used += j->second.slots;
+    for (const auto* j : jobs) used += j->slots;
     auto it = exported.find(host);
     int left = used - (it == exported.end() ? 0 : it->second);
     if (left <= 0) continue;
     // Newest first: they lose the least work.
-    std::sort(jobs.begin(), jobs.end(), [](const auto* a, const auto* b) {
-      return std::make_pair(a->second.launch.start_time(), a->first) >
-             std::make_pair(b->second.launch.start_time(), b->first);
+    std::sort(jobs.begin(), jobs.end(), [](const Holding* a, const Holding* b) {
+      return std::make_pair(a->start_time, a->job) > std::make_pair(b->start_time, b->job);
     });
     for (const auto* j : jobs) {
       if (left <= 0) break;
-      out.push_back(j->first);
-      left -= j->second.slots;
+      out.push_back(j->job);
+      left -= j->slots;
     }
   }
+  // A job over the plan on two hosts is named once.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -295,7 +343,9 @@ void Mbatchd::recall_withdrawn(const std::string& provider, const wire::LeaseOff
   for (const auto& ref : offer.withdrawn()) {
     Job* job = state_.find_job({ref.job_id(), ref.index()});
     if (!job || job->pending() || job->finished() || job->exec_hosts.empty()) continue;
-    if (borrowed_from(job->exec_hosts.front()) != provider || requeue_after_kill_.count(job->key)) continue;
+    const bool there = std::any_of(job->exec_hosts.begin(), job->exec_hosts.end(),
+                                   [&](const std::string& h) { return borrowed_from(h) == provider; });
+    if (!there || requeue_after_kill_.count(job->key)) continue;
     // Killed, then requeued ahead of the waiting jobs when its end is reported.
     requeue_after_kill_[job->key] = {false, true};
     signal_on_host(*job, SIGKILL, "TERM_MC_RECALL");

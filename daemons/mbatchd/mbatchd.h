@@ -187,6 +187,19 @@ class Mbatchd {
   // consumers taken away. The configuration's own when neither applies.
   std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const;
   void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
+  // Provider: what consumers' running jobs hold of this cluster's hosts, job by job and
+  // host by host: the jobs it started for them and the slots they declare besides.
+  struct Holding {
+    std::string consumer;
+    std::string host;
+    int slots = 0;
+    std::int64_t start_time = 0;
+    sched::JobKey job;  // the lease id
+  };
+  std::vector<Holding> holdings() const;
+  // Consumer: the slots its running jobs hold on `provider`'s hosts that the provider
+  // did not start there (their first host is another).
+  std::vector<wire::HeldSlots> held_on(const std::string& provider) const;
   // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
   // exports to it: the most recently started first, as many as must go.
   std::vector<sched::JobKey> withdrawn_jobs(const std::string& consumer, const sched::mc::ExportPlan& plan) const;
@@ -297,12 +310,13 @@ class Mbatchd {
   // slots of each host that are therefore leased away.
   struct LeasedJob {
     std::string consumer;
-    std::string host;
-    int slots = 1;           // on `host`
+    std::string host;        // the first; exec_hosts without '@' are this cluster's
     wire::JobLaunch launch;  // as sent to the sbatchd: lease id, queue@consumer
     bool stopped = false;    // as the sbatchd last reported
   };
   std::map<sched::JobKey, LeasedJob> leased_jobs_;
+  // HeldSlots each consumer last declared, replaced by each answer to an offer.
+  std::map<std::string, std::vector<wire::HeldSlots>> held_slots_;
   std::map<std::string, int> lent_slots_;
   // Shared leases: each consumer's share of a host, by (host, consumer); each consumer's
   // demand as it last answered an offer; when the shares were last recomputed.

@@ -17,8 +17,8 @@ namespace lsf::mbd {
 
 int Mbatchd::consumer_used_slots(const std::string& host, const std::string& consumer) const {
   int used = 0;
-  for (const auto& [key, lj] : leased_jobs_)
-    if (lj.host == host && lj.consumer == consumer) used += lj.slots;
+  for (const auto& h : holdings())
+    if (h.host == host && h.consumer == consumer) used += h.slots;
   return used;
 }
 

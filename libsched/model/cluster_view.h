@@ -46,7 +46,11 @@ struct HostView {
   // this cluster that other clusters lease from has those slots taken off its own.
   std::string cluster;   // borrowed from; empty: this cluster's own
   int leased_slots = 0;  // borrowed: the slots this cluster may use there
-  int lent_slots = 0;    // own: the slots leased to other clusters
+  // Borrowed: whether its provider runs this cluster's jobs that also use hosts of
+  // other clusters (RECV_FROM in the provider's RemoteClusters). When it does not, a
+  // parallel job is placed on its hosts alone or on none of them.
+  bool spans_clusters = true;
+  int lent_slots = 0;  // own: the slots leased to other clusters
 };
 
 struct QueueView {

@@ -1,8 +1,9 @@
 // schmod_parallel: where a job's slots go. -n min[,max] takes as many slots as the
 // hosts give, up to max, and starts with at least min; span[hosts=1] puts them all on
 // one host; span[ptile=n] at most n per host ('!': one per processor); same[res] keeps
-// every host's value of res equal. Hosts are taken in the rank order the hosts hook
-// gave (best first).
+// every host's value of res equal, and a provider that refuses jobs spanning clusters
+// (RECV_FROM=N) gets all of a job or none of it. Hosts are taken in the rank order the
+// hosts hook gave (best first).
 #include <algorithm>
 #include <map>
 
@@ -38,14 +39,19 @@ class ParallelModule final : public Module {
       return false;
     });
     count_skipped(cursor, out);
-    if (!same) return place(job, span, rooms, out);
+    // A provider that does not run jobs spanning clusters has its hosts in a group of
+    // their own, as if they had a same[] value of their own.
+    bool apart = false;
+    for (const auto& [h, r] : rooms) apart = apart || !ctx.view.hosts[h].spans_clusters;
+    if (!same && !apart) return place(job, span, rooms, out);
 
-    // same[]: try each group of hosts with equal values, the group of the best host first.
+    // Try each group of hosts with equal values, the group of the best host first.
     std::vector<std::string> order;
     std::map<std::string, std::vector<std::pair<int, int>>> groups;
     for (const auto& [h, r] : rooms) {
       std::string key;
-      for (const auto& res : job.res_req->same) {
+      if (!ctx.view.hosts[h].spans_clusters) key = ctx.view.hosts[h].cluster + '\x1e';
+      for (const auto& res : same ? job.res_req->same : std::vector<std::string>{}) {
         auto v = ctx.lookup(h)(res);
         if (auto* s = std::get_if<std::string>(&v)) key += *s;
         if (auto* d = std::get_if<double>(&v)) key += std::to_string(*d);
@@ -61,6 +67,11 @@ class ParallelModule final : public Module {
         out.hosts = std::move(attempt.hosts);
         return Allocation::kPlaced;
       }
+    }
+    if (!same) {
+      Placement together;
+      if (place(job, span, rooms, together) == Allocation::kPlaced) out.reason = reason::kOneCluster;
+      return Allocation::kNoRoom;
     }
     for (const auto& [h, r] : rooms) out.refuse(reason::kHostNotSame, h);
     return Allocation::kNoRoom;

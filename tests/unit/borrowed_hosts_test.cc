@@ -143,3 +143,26 @@ TEST(BorrowedHosts, AHostGroupWithAllremoteTakesBorrowedHosts) {
   EXPECT_EQ(hosts, (std::vector<std::string>{"hostA@remote1", "hostB@remote1", "hostB@remote1"}));
   EXPECT_TRUE(hosts_of(r, 2).empty());  // the group holds no host of this cluster
 }
+
+// A provider with RECV_FROM=N for this cluster: a parallel job goes wholly on its hosts
+// or wholly elsewhere, and waits, saying why, when only both together would hold it.
+TEST(BorrowedHosts, AProviderRefusingSpanningJobsGetsAllOfAJobOrNone) {
+  auto spanning = cluster();
+  spanning->view.pending.push_back(pending(1, queue(*spanning, "localfirst"), 4));
+  EXPECT_EQ(hosts_of(schedule(spanning->view, 0), 1).size(), 4u);  // host1 twice, then remote1
+
+  auto c = cluster();
+  for (auto& h : c->view.hosts)
+    if (!h.cluster.empty()) h.spans_clusters = false;
+  c->view.pending.push_back(pending(1, queue(*c, "localfirst"), 4));
+  c->view.pending.push_back(pending(2, queue(*c, "localfirst"), 3));
+  auto r = schedule(c->view, 0);
+  EXPECT_TRUE(hosts_of(r, 1).empty());
+  auto hosts = hosts_of(r, 2);
+  std::sort(hosts.begin(), hosts.end());
+  EXPECT_EQ(hosts, (std::vector<std::string>{"hostA@remote1", "hostB@remote1", "hostB@remote1"}));
+  std::string why;
+  for (const auto& p : r.reasons)
+    if (p.job.id == 1 && p.text) why = *p.text;
+  EXPECT_EQ(why, reason::kOneCluster);
+}
