@@ -220,7 +220,7 @@ void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& re
     l->set_resource_flow("EXPORT");
     auto it = cluster_links_.find(consumer);
     bool leased = false;
-    for (const auto& [key, lj] : leased_jobs_) leased = leased || lj.consumer == consumer;
+    for (const auto& h : holdings()) leased = leased || h.consumer == consumer;
     l->set_status(leased ? "ok" : it != cluster_links_.end() && it->second.reached ? "conn" : "disc");
     std::set<std::string> hosts;
     int slots = 0;
@@ -245,10 +245,10 @@ void Mbatchd::on_clusters(const wire::RequestEnvelope&, const net::Responder& re
     l->set_resource_flow("IMPORT");
     auto it = cluster_links_.find(provider);
     const bool current = it != cluster_links_.end() && offer_is_current(it->second);
-    // A lease exists once a job of ours runs on what the provider offers.
+    // A lease exists once a job of ours runs on what the provider offers, on any of its hosts.
     bool leased = false;
     for (const auto& [key, job] : state_.started())
-      leased = leased || (!job->exec_hosts.empty() && borrowed_from(job->exec_hosts.front()) == provider);
+      for (const auto& h : job->exec_hosts) leased = leased || borrowed_from(h) == provider;
     l->set_status(leased ? "ok" : current ? "conn" : "disc");
     if (!current) continue;
     int slots = 0;
