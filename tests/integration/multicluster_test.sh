@@ -4,7 +4,8 @@
 # says where each mbatchd listens (bclusters on both sides), and the provider keeping
 # its resources while the consumer is away; an exclusive lease: consumer jobs on
 # hostA@provider and hostB@provider (started, killed and reported through the provider),
-# the provider kept off the leased host until the lease ends.
+# the provider kept off the leased host until the lease ends; requeue and pre-exec retry
+# limits on a borrowed host; hclose by either side's administrator.
 #   multicluster_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/multicluster_lib.sh"
@@ -21,7 +22,11 @@ check "bhosts -e -s: licA, two instances" [ "$(bhosts -e -s | awk 'NR>1 {print $
 check "provider's bclusters: EXPORT, disc" [ "$(FLOW=EXPORT lease)" = "consumer disc" ]
 check "consumer's bclusters: IMPORT from the cluster its queue names, disc" [ "$(FLOW=IMPORT lease consumer)" = "provider disc" ]
 
-# Where each mbatchd listens, in both lsf.shared, then reconfig.
+# Where each mbatchd listens, in both lsf.shared, then reconfig; the consumer's retry and
+# requeue limits, for jobs on borrowed hosts as on its own.
+CQ=$(ls "$CONSUMER"/conf/lsbatch/*/configdir/lsb.queues)
+sed -i '/^QUEUE_NAME  = borrowed/a REQUEUE_EXIT_VALUES = 42' "$CQ"
+sed -i '/^Begin Parameters/a LOCAL_MAX_PREEXEC_RETRY = 2' "$(ls "$CONSUMER"/conf/lsbatch/*/configdir/lsb.params)"
 check "both reconfigured, the consumer has the provider's offer" mc_connect
 check "the provider reaches the consumer" wait_for 10 bash -c "bclusters | grep -Eq '^consumer +EXPORT +conn$'"
 check "bhosts -e: offered" bash -c "[ \"\$(exports)\" = 'hostA consumer slots 4 - - conn;hostB consumer host 4 2000M - conn;hostC consumer host 4 2000M - conn;hostD consumer shared 4 - 1000M conn;' ]"
@@ -54,6 +59,16 @@ check "the consumer's bkill reaches its job through the provider" wait_for 20 ba
 check "no demand, no lease: the provider's job gets hostA" wait_for 20 state_is "$pj" RUN
 check "bclusters: no lease left" bash -c "bclusters | grep -Eq '^consumer +EXPORT +conn$'"
 bkill "$pj" >/dev/null
+# REQUEUE_EXIT_VALUES and LOCAL_MAX_PREEXEC_RETRY on hostA@provider, as on a local host.
+rq=$(cjob -q borrowed -o /dev/null "[ -f $TEST_DIR/once ] || { touch $TEST_DIR/once; exit 42; }")
+check "a job exiting 42 on hostA@provider is requeued and runs again: DONE" wait_for 30 bash -c \
+  "[ \"\$(cstate $rq)\" = 'DONE hostA@provider' ]"
+check "... after two runs" bash -c "consumer bhist -l $rq | grep -c Starting | grep -qx 2"
+pe=$(cjob -q borrowed -E "echo x >>$TEST_DIR/tries; false" -o /dev/null true)
+check "a failing pre-exec on hostA@provider: held in PSUSP after 2 failures" wait_for 30 bash -c \
+  "[ \"\$(consumer bjobs -noheader -o stat $pe)\" = PSUSP ]"
+check "... the pre-exec ran twice" [ "$(wc -l <"$TEST_DIR/tries")" = 2 ]
+consumer bkill "$pe" >/dev/null
 # bsub -m host@cluster in a queue with allremote; the job's end and output come back.
 dj=$(cjob -m hostB@provider -o "$TEST_DIR/remote.out" 'echo ran on $LSB_HOSTS')
 check "bsub -m hostB@provider: DONE there" wait_for 20 bash -c "[ \"\$(cstate $dj)\" = 'DONE hostB@provider' ]"
@@ -84,6 +99,13 @@ check "consumer's bhosts counts it on hostB@provider" bash -c \
 consumer bkill "$cj" >/dev/null
 check "badmin hopen hostC@provider" bash -c "consumer badmin hopen hostC@provider >/dev/null"
 check "... ok again" bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'ok 4' ]"
+# Only the provider's administrator closes the host itself, for both clusters.
+check "provider's badmin hclose hostC" bash -c "badmin hclose hostC >/dev/null"
+check "... closed for the consumer too" wait_for 10 bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'closed_Adm 4' ]"
+check "... a consumer's hopen does not open it" bash -c \
+  "consumer badmin hopen hostC@provider >/dev/null 2>&1; sleep 2; [ \"\$(H=hostC@provider bh consumer)\" = 'closed_Adm 4' ]"
+badmin hopen hostC >/dev/null
+check "provider's hopen: ok for the consumer again" wait_for 10 bash -c "[ \"\$(H=hostC@provider bh consumer)\" = 'ok 4' ]"
 check "hclose of a host nobody lends is refused" bash -c \
   "consumer badmin hclose hostZ@provider 2>&1 | grep -qx 'hostZ@provider: Bad host name, host group name or cluster name'"
 
