@@ -14,7 +14,8 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   // The caller's table serves only if it was made for this policy and these hosts.
   const auto& given = view.host_table;
   bool fits = given && given->policy == view.policy && given->names->size() == view.hosts.size();
-  for (size_t h = 0; fits && h < view.hosts.size(); ++h) fits = (*given->names)[h] == view.hosts[h].name;
+  for (size_t h = 0; fits && !view.host_table_checked && h < view.hosts.size(); ++h)
+    fits = (*given->names)[h] == view.hosts[h].name;
   table_ = fits ? given : make_host_table(view);
   for (size_t h = 0; h < view.hosts.size(); ++h) {
     const HostPolicy& hp = *table_->policies[h];

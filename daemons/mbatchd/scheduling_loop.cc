@@ -216,6 +216,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases) const {
     host_table_generation_ = config_generation_;
   }
   view.host_table = host_table_;
+  view.host_table_checked = true;  // own hosts are config_->hosts; borrowed ones compared above
   const auto& policy = *config_index_.policy;
   // Per queue, once per view: its index in the policy and its default run limit.
   struct QueueFacts {

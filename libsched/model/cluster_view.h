@@ -170,7 +170,11 @@ struct JobGroupView {
 struct ClusterView {
   std::shared_ptr<const SchedPolicy> policy;
   std::shared_ptr<const HostTable> host_table;  // optional; ignored unless made for these hosts
-  config::WeekInstant week;                     // `now` in local time, for windows
+  // The caller made host_table for exactly these hosts, in this order (the simulator,
+  // whose hosts never change; mbatchd, which remakes it when they do): the pass then
+  // does not compare every host's name before each pass.
+  bool host_table_checked = false;
+  config::WeekInstant week;  // `now` in local time, for windows
   std::vector<HostView> hosts;
   std::vector<QueueView> queues;  // parallel to policy->queues
   std::vector<JobView> pending;

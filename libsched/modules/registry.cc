@@ -7,49 +7,65 @@
 // count as idle. schmod_guarantee runs last, so what it counts after a placement
 // includes what every other module took (rusage[] memory). schmod_jobgroup (job group
 // limits, which LSF keeps outside lsb.modules) runs after schmod_slotpool.
-#include <functional>
-#include <map>
+#include <array>
+#include <string_view>
 
 #include "libsched/modules/modules.h"
 
 namespace lsf::sched {
+namespace {
 
+struct Known {
+  std::string_view name;
+  std::unique_ptr<Module> (*make)();
+};
+constexpr std::array<Known, 12> kKnown = {{
+    {"schmod_default", make_schmod_default},
+    {"schmod_fcfs", make_schmod_fcfs},
+    {"schmod_aps", make_schmod_aps},
+    {"schmod_slotpool", make_schmod_slotpool},
+    {"schmod_jobgroup", make_schmod_jobgroup},
+    {"schmod_throttle", make_schmod_throttle},
+    {"schmod_guarantee", make_schmod_guarantee},
+    {"schmod_limit", make_schmod_limit},
+    {"schmod_parallel", make_schmod_parallel},
+    {"schmod_reserve", make_schmod_reserve},
+    {"schmod_preemption", make_schmod_preemption},
+    {"schmod_fairshare", make_schmod_fairshare},
+}};
+// kKnown's first five always lead, its next two always close the pipeline.
+constexpr size_t kLeading = 5, kClosing = 2;
+
+int known(std::string_view name) {
+  for (size_t i = 0; i < kKnown.size(); ++i)
+    if (kKnown[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+// Runs before every pass (the simulator's hundreds of thousands of them): no strings
+// are built, and each module is made at most once.
 std::vector<std::unique_ptr<Module>> make_pipeline(const std::vector<std::string>& names,
                                                    std::vector<std::string>* unknown) {
-  static const std::map<std::string, std::unique_ptr<Module> (*)(), std::less<>> kKnown = {
-      {"schmod_default", make_schmod_default},
-      {"schmod_fcfs", make_schmod_fcfs},
-      {"schmod_limit", make_schmod_limit},
-      {"schmod_parallel", make_schmod_parallel},
-      {"schmod_reserve", make_schmod_reserve},
-      {"schmod_preemption", make_schmod_preemption},
-      {"schmod_fairshare", make_schmod_fairshare},
-      {"schmod_slotpool", make_schmod_slotpool},
-      {"schmod_guarantee", make_schmod_guarantee},
-      {"schmod_throttle", make_schmod_throttle},
-      {"schmod_aps", make_schmod_aps},
-      {"schmod_jobgroup", make_schmod_jobgroup},
-  };
   std::vector<std::unique_ptr<Module>> out;
-  std::vector<std::string> order;
-  for (const char* always : {"schmod_default", "schmod_fcfs", "schmod_aps", "schmod_slotpool", "schmod_jobgroup"})
-    order.push_back(always);
-  for (const auto& n : names)
-    if (n != "schmod_default" && n != "schmod_fcfs" && n != "schmod_aps" && n != "schmod_slotpool" &&
-        n != "schmod_jobgroup" && n != "schmod_guarantee" && n != "schmod_throttle")
-      order.push_back(n);
-  order.push_back("schmod_throttle");
-  order.push_back("schmod_guarantee");
-  for (const auto& n : order) {
-    auto it = kKnown.find(n);
-    if (it == kKnown.end()) {
+  out.reserve(kKnown.size());
+  unsigned made = 0;
+  auto add = [&](size_t i) {
+    if (made & (1u << i)) return;
+    made |= 1u << i;
+    out.push_back(kKnown[i].make());
+  };
+  for (size_t i = 0; i < kLeading; ++i) add(i);
+  for (const auto& n : names) {
+    const int i = known(n);
+    if (i < 0) {
       if (unknown) unknown->push_back(n);
-      continue;
+    } else if (static_cast<size_t>(i) >= kLeading + kClosing) {
+      add(static_cast<size_t>(i));
     }
-    bool dup = false;
-    for (const auto& m : out) dup |= m->name() == n;
-    if (!dup) out.push_back(it->second());
   }
+  for (size_t i = kLeading; i < kLeading + kClosing; ++i) add(i);
   return out;
 }
 

@@ -35,6 +35,7 @@ class Simulation {
       throw std::invalid_argument("simulate: the cluster view must start without jobs");
     // The hosts never change here: every pass may share one table of them.
     view_.host_table = make_host_table(view_);
+    view_.host_table_checked = true;
     view_.fixed_columns = std::make_shared<ResourceColumns>();
     for (const auto& q : view_.policy->queues) fairshare_ |= q.fairshare != nullptr;
     view_.share_history = history_;
