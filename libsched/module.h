@@ -71,8 +71,10 @@ class Module {
   virtual std::optional<std::string> admit(PassContext&, const JobView&) { return std::nullopt; }
   virtual void hosts(PassContext&, const JobView&, Candidates&) {}
   virtual int room(const PassContext&, const JobView&, int /*host*/, const char** /*why*/) { return kUnlimited; }
-  virtual std::optional<std::string> cannot_start(PassContext&, const JobView&, const Candidates&) {
-    return std::nullopt;
+  // Null: a placement may be tried. Else why not, interned (PassContext::intern): every
+  // waiting job may be refused here on every pass, and few texts are told apart.
+  virtual std::shared_ptr<const std::string> cannot_start(PassContext&, const JobView&, const Candidates&) {
+    return nullptr;
   }
   virtual Allocation allocate(PassContext&, const JobView&, const Candidates&, Placement&) {
     return Allocation::kNotMine;

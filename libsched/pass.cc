@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory_resource>
 #include <unordered_map>
 
 #include "libsched/module.h"
@@ -146,9 +147,12 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   ctx.result.stats.jobs_pending = static_cast<int>(jobs.size());
 
   // Node-based: Candidates addresses stay valid as the map grows (they key outcomes).
-  std::unordered_map<MatchKey, Match, MatchKeyHash> matches;
-  std::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes;
-  std::unordered_map<const Candidates*, LastReason> last_reason;
+  // Their nodes live as long as the pass, so they come from one arena freed at its end
+  // (under conservative backfill nearly every waiting job adds an outcome each pass).
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_map<MatchKey, Match, MatchKeyHash> matches(&arena);
+  std::pmr::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes(&arena);
+  std::pmr::unordered_map<const Candidates*, LastReason> last_reason(&arena);
 
   // Jobs a module refused for now but lets try again after everyone's first turn
   // (USE_PRIORITY_IN_POOL: slots a pool's queues left unused).
@@ -243,9 +247,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
 
     Allocation a = Allocation::kNotMine;
+    std::shared_ptr<const std::string> cannot;
     for (auto& m : modules) {
-      if (auto no = m->cannot_start(ctx, job, cands)) {
-        placement.reason = std::move(*no);
+      if ((cannot = m->cannot_start(ctx, job, cands))) {
         a = Allocation::kNoRoom;
         break;
       }
@@ -286,7 +290,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
 
     std::shared_ptr<const std::string> text;
     std::shared_ptr<const HostReasons> hosts;
-    if (!placement.reason.empty()) {
+    if (cannot) {
+      text = std::move(cannot);
+    } else if (!placement.reason.empty()) {
       text = ctx.intern(placement.reason);
     } else {
       // Jobs of one host match usually fail for the same reasons on the same hosts:

@@ -73,18 +73,19 @@ class ReserveModule final : public Module {
       int n = set.slots_in(p);
       if (n == 0) continue;
       std::int64_t left = set.profile.min_free(ctx.now, until);
-      if (left < n) return planned_away(left, n);
+      if (left < n) return *planned_away(left, n);
     }
     return std::nullopt;
   }
 
   // Every placement puts at least -n min slots on the job's own hosts, so fewer free
   // for its run limit there fails verify whatever the placement.
-  std::optional<std::string> cannot_start(PassContext& ctx, const JobView& job, const Candidates& cands) override {
-    if (live_ == 0 && plans_.empty()) return std::nullopt;
+  std::shared_ptr<const std::string> cannot_start(PassContext& ctx, const JobView& job,
+                                                  const Candidates& cands) override {
+    if (live_ == 0 && plans_.empty()) return nullptr;
     std::int64_t left = plan_set(ctx, cands).profile.min_free(ctx.now, end_of(ctx.now, length(job)));
     if (left < job.min_slots) return planned_away(left, job.min_slots);
-    return std::nullopt;
+    return nullptr;
   }
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
@@ -222,12 +223,13 @@ class ReserveModule final : public Module {
   // Composed once per pass for each (left, asked): every waiting job that cannot start
   // around the plans is refused with one, and formatting numbers into a new string
   // each time was a twentieth of a simulation under conservative backfill.
-  std::string planned_away(std::int64_t left, int asked) {
+  std::shared_ptr<const std::string> planned_away(std::int64_t left, int asked) {
     left = std::max<std::int64_t>(0, left);
     auto [it, fresh] = away_.try_emplace({left, asked});
     if (fresh)
-      it->second = std::string(reason::kHostReserved) + " (planned starts leave " + std::to_string(left) +
-                   " of the job's " + std::to_string(asked) + " slots free for its run limit)";
+      it->second = std::make_shared<const std::string>(std::string(reason::kHostReserved) + " (planned starts leave " +
+                                                       std::to_string(left) + " of the job's " + std::to_string(asked) +
+                                                       " slots free for its run limit)");
     return it->second;
   }
 
@@ -338,7 +340,7 @@ class ReserveModule final : public Module {
   std::vector<Booking> bookings_;
   std::vector<int> booking_of_;  // by index in the view's pending jobs, into bookings_; -1: none
   size_t live_ = 0;              // bookings not yet unbooked
-  std::map<std::pair<std::int64_t, int>, std::string> away_;  // planned_away's texts
+  std::map<std::pair<std::int64_t, int>, std::shared_ptr<const std::string>> away_;  // planned_away's texts
 };
 
 }  // namespace
