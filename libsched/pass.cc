@@ -280,7 +280,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     }
     if (a == Allocation::kPlaced) {
       for (auto& m : modules) m->commit(ctx, job, placement);
-      Dispatch d{job.key, {}};
+      Dispatch d{job.key, {}, placement.hosts};
+      d.hosts.reserve(static_cast<size_t>(placement.slots()));
       for (auto [h, n] : placement.hosts)
         for (int i = 0; i < n; ++i) d.hosts.push_back(view.hosts[h].name);
       ctx.result.dispatches.push_back(std::move(d));

@@ -18,6 +18,9 @@ namespace lsf::sched {
 struct Dispatch {
   JobKey job;
   std::vector<std::string> hosts;  // one entry per slot, grouped by host
+  // The same as (index in the view's hosts, slots there), for callers that keep their
+  // hosts' table (the simulator) and would otherwise look every name up again.
+  std::vector<std::pair<int, int>> slots;
 };
 
 // Slots held for a pending parallel job (SLOT_RESERVE); later jobs may use them only

@@ -158,7 +158,16 @@ class Simulation {
       view_.running.push_back(started(*pos, d.hosts, now));
       RunningJobView& run = view_.running.back();
       run.host_slots_table = view_.host_table;
-      run.host_slots = host_slots(*view_.host_table, d.hosts);
+      // The pass's host indexes are the table's (the hosts never change here); a host
+      // named twice in a placement counts once, as host_slots() would count it.
+      for (auto [h, n] : d.slots) {
+        auto same =
+            std::find_if(run.host_slots.begin(), run.host_slots.end(), [h](const auto& e) { return e.first == h; });
+        if (same == run.host_slots.end())
+          run.host_slots.emplace_back(h, n);
+        else
+          same->second += n;
+      }
       // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
       for (auto [h, n] : run.host_slots) view_.hosts[static_cast<size_t>(h)].last_dispatch = now;
       Live& live = live_[d.job];
