@@ -76,6 +76,7 @@ class EventLogWriter {
   std::string open_error_;
   int events_fd_ = -1;
   int acct_fd_ = -1;
+  bool last_sync_ok_ = true;  // the writer thread's own: how its last sync went
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

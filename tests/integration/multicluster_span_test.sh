@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Parallel jobs across clusters (conf-examples/multicluster): a consumer job on its own
 # hosts and a borrowed one, started by either side; the provider keeps off the slots
-# the consumer holds even when the job was started by the consumer; the provider's
-# RemoteClusters RECV_FROM = N keeps the consumer's jobs within one cluster.
+# the consumer holds even when the job was started by the consumer, and takes them back
+# by withdrawal as it does its own leases; the provider's RemoteClusters RECV_FROM = N
+# keeps the consumer's jobs within one cluster.
 #   multicluster_span_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 source "$(dirname "$0")/multicluster_lib.sh"
@@ -22,10 +23,21 @@ check "the provider sees the lease it did not start" wait_for 10 bash -c "bclust
 pj=$(submit -m hostA -o /dev/null sleep 60)
 sleep 3
 check "the provider's own job does not get hostA, leased by the spanning job" state_is "$pj" PEND
+# The provider takes back all but one of hostA's slots: the spanning job holds two, so
+# it is killed and requeued as the jobs the provider started would be; with one slot of
+# hostA it no longer fits, and waits.
+RESOURCES=$(ls "$TEST_DIR"/conf/lsbatch/*/configdir/lsb.resources)
+sed -i '0,/^SLOTS *= *4/s//SLOTS = 1/' "$RESOURCES"
+check "provider reconfig: hostA exports 1 slot" bash -c "badmin reconfig >/dev/null"
+check "the spanning job is killed and requeued" wait_for 20 bash -c "[ \"\$(cstate $sj)\" = 'PEND -' ]"
+check "no lease left: the provider's job gets hostA" wait_for 20 state_is "$pj" RUN
 consumer bkill "$sj" >/dev/null
-check "the spanning job ends, the lease with it: the provider's job gets hostA" wait_for 20 state_is "$pj" RUN
 bkill "$pj" >/dev/null
 check "hostA is free again" wait_for 20 bash -c "[ \"\$(bjobs -noheader -o stat $pj)\" = EXIT ]"
+sed -i '0,/^SLOTS *= *1/s//SLOTS = 4/' "$RESOURCES"
+check "provider reconfig: hostA exports 4 slots again" bash -c "badmin reconfig >/dev/null"
+check "the consumer is offered them" wait_for 10 bash -c \
+  "consumer bhosts hostA@provider | awk 'NR == 2 {print \$4}' | grep -qx 4"
 
 # hostA@provider first: the provider starts the job on hostA, which names the consumer's
 # host as hostX@consumer.

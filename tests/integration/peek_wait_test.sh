@@ -16,7 +16,11 @@ check "bpeek without a job: the latest started one" wait_for 10 bash -c "bpeek |
 held=$(submit -H sleep 1)
 check "bpeek of a pending job" bash -c "bpeek $held 2>&1 | grep -qx 'Job <$held> : Not yet started.'"
 check "bpeek of an unknown job" bash -c "bpeek 9999 2>&1 | grep -qx 'Job <9999>: No matching job found'"
-short=$(submit 'for i in 1 2 3; do echo tick $i; sleep 0.5; done')
+# Followed from before its first line: bpeek refuses a job not started yet, and a job
+# that ended before bpeek came has nothing left to follow: either can happen on a
+# loaded machine when bpeek -f comes right after bsub.
+short=$(submit 'sleep 3; for i in 1 2 3; do echo tick $i; sleep 0.5; done')
+check "the job to follow runs" wait_for 10 state_is "$short" RUN
 check "bpeek -f follows until the job ends" bash -c "timeout 20 bpeek -f $short | tail -1 | grep -qx 'tick 3'"
 bkill "$spooled" "$to_file" "$held" >/dev/null
 

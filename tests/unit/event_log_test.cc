@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include "daemons/mbatchd/event_log_format.h"
 #include "daemons/mbatchd/event_log_reader.h"
@@ -77,6 +78,21 @@ TEST(EventLog, RecordsReadBackInOrder) {
   EXPECT_FALSE(o.torn_tail);
   EXPECT_EQ(o.error, "");
   EXPECT_EQ(o.good_bytes, fs::file_size(d.path / "lsb.events"));
+}
+
+// No one waits for some records (mbatchd's start): they reach the file all the same,
+// without a later request to carry them.
+TEST(EventLog, ARecordNoOneWaitsForIsWritten) {
+  TempDir d;
+  mbd::EventLogWriter w(d.path, 0, [](std::function<void()> f) { f(); });
+  ASSERT_EQ(w.open_error(), "");
+  w.append(job_new(7));
+  std::vector<std::int64_t> ids;
+  for (int i = 0; i < 500 && ids.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ids = read_ids(d.path / "lsb.events");
+  }
+  EXPECT_EQ(ids, std::vector<std::int64_t>{7});
 }
 
 TEST(EventLog, TornTailIsDroppedAndReported) {
