@@ -71,8 +71,8 @@ class Module {
   virtual std::optional<std::string> admit(PassContext&, const JobView&) { return std::nullopt; }
   virtual void hosts(PassContext&, const JobView&, Candidates&) {}
   virtual int room(const PassContext&, const JobView&, int /*host*/, const char** /*why*/) { return kUnlimited; }
-  // Null: a placement may be tried. Else why not, interned (PassContext::intern): every
-  // waiting job may be refused here on every pass, and few texts are told apart.
+  // Null: a placement may be tried. Else why not, as a text the module keeps and shares:
+  // every waiting job may be refused here on every pass, with few texts among them.
   virtual std::shared_ptr<const std::string> cannot_start(PassContext&, const JobView&, const Candidates&) {
     return nullptr;
   }
