@@ -131,7 +131,8 @@ job_pid() {  # the job's process (group leader), from its sbatchd's state direct
 pid=$(job_pid "$id")
 check "process really stopped" wait_for 5 bash -c "ps -o stat= -p $pid | grep -q T"
 check "bresume message" bash -c "[ \"\$(bresume $id)\" = 'Job <$id> is being resumed' ]"
-check "RUN after bresume" state_is "$id" RUN
+# bresume makes it SSUSP, as in LSF; the next pass resumes it once the host's load allows.
+check "RUN after bresume" wait_for 10 state_is "$id" RUN
 check "process running again" wait_for 5 bash -c "ps -o stat= -p $pid | grep -qv T"
 check "bkill -s message" bash -c "[ \"\$(bkill -s USR1 $id)\" = 'Job <$id> is being signaled' ]"
 check "bkill message" bash -c "[ \"\$(bkill $id)\" = 'Job <$id> is being terminated' ]"
