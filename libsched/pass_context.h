@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -109,6 +110,12 @@ class PassContext {
   void pend(const JobView& job, std::shared_ptr<const std::string> text,
             std::shared_ptr<const HostReasons> on_hosts = nullptr) {
     result.reasons.push_back({job.key, std::move(text), std::move(on_hosts)});
+    // std::less: a module may pend a JobView of its own, and only it orders unrelated
+    // pointers.
+    const JobView* first = view.pending.data();
+    std::less<const JobView*> before;
+    if (!before(&job, first) && before(&job, first + view.pending.size()))
+      result.reasons.back().view_index = static_cast<int>(&job - first);
   }
   void pend(const JobView& job, const std::string& text) { pend(job, intern(text)); }
   std::shared_ptr<const std::string> intern(const std::string& text);

@@ -119,27 +119,47 @@ std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) c
   return out;
 }
 
-void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reasons, std::int64_t now) {
-  std::sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
-  auto it = pending_.begin();
+void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reasons, std::int64_t now,
+                                       std::span<Job* const> by_index) {
+  auto take = [now](Job& job, sched::PendingReason& r) {
+    job.pending_reason = std::move(r.text);
+    job.pending_hosts = std::move(r.hosts);
+    if (job.blocked && !r.blocked) job.idle_since = now;  // eligible again: queue time starts anew
+    job.bypass_count += r.bypassed;
+    job.blocked = r.blocked;
+  };
+  std::vector<sched::PendingReason> rest;
   for (auto& r : reasons) {
+    Job* job = r.view_index >= 0 && static_cast<size_t>(r.view_index) < by_index.size()
+                   ? by_index[static_cast<size_t>(r.view_index)]
+                   : nullptr;
+    if (job && job->key == r.job) {
+      if (job->pending()) take(*job, r);  // else started or killed since the pass began
+    } else {
+      rest.push_back(std::move(r));
+    }
+  }
+  std::sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.job < b.job; });
+  auto it = pending_.begin();
+  for (auto& r : rest) {
     while (it != pending_.end() && it->first < r.job) ++it;
     if (it == pending_.end()) break;
     if (it->first != r.job) continue;  // started or killed since the pass began
-    Job* job = it->second;
-    job->pending_reason = std::move(r.text);
-    job->pending_hosts = std::move(r.hosts);
-    if (job->blocked && !r.blocked) job->idle_since = now;  // eligible again: queue time starts anew
-    job->bypass_count += r.bypassed;
-    job->blocked = r.blocked;
+    take(*it->second, r);
   }
 }
 
 void ClusterState::set_aps(std::vector<sched::ApsScore>& scores) {
-  for (auto& [key, job] : pending_) job->aps.reset();
+  // Only jobs of APS queues have values: forget the last pass's without walking every
+  // pending job.
+  for (const auto& key : with_aps_)
+    if (Job* job = find_job(key)) job->aps.reset();
+  with_aps_.clear();
   for (auto& s : scores)
-    if (auto it = pending_.find(s.job); it != pending_.end())
+    if (auto it = pending_.find(s.job); it != pending_.end()) {
       it->second->aps = std::make_shared<sched::ApsScore>(std::move(s));
+      with_aps_.push_back(it->first);
+    }
 }
 
 void ClusterState::charge_share(const Job& job) {
@@ -354,6 +374,7 @@ int ClusterState::clean_finished(std::int64_t cutoff) {
   int n = 0;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (it->second.finished() && it->second.end_time < cutoff) {
+      ++jobs_dropped_;
       it = jobs_.erase(it);
       ++n;
     } else {

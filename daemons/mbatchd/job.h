@@ -42,10 +42,25 @@ struct Submission {
 inline constexpr std::int64_t kPreExecRetryDelay = 2;
 
 struct Job {
+  // What a scheduling pass reads of a pending job comes first, in the first two cache
+  // lines: a pass walks every pending job, and each line it touches is a wait.
   sched::JobKey key;
   std::shared_ptr<const Submission> submission;
   std::string queue;
   wire::JobState state = wire::JOB_PEND;
+  bool blocked = false;  // the last pass held it back by policy (a throttle): showq's BLOCKED
+  bool forced = false;   // started by brun -f
+  // Jobs that started after its turn in a pass while it waited (Maui's bypass count, APS
+  // BYPASS). Not persisted: a restart counts from 0.
+  std::int32_t bypass_count = 0;
+  std::int64_t position = 0;  // order within the queue: job id, moved by btop/bbot
+  std::int64_t retry_at = 0;  // after a failed pre-exec: not dispatched before
+  // When it last became eligible: its submission, or when the last pass stopped blocking
+  // it (0: the submission). A blocked job accrues no queue time (APS QUEUETIME, XFACTOR,
+  // TARGETQUEUETIME), as in Maui. Not persisted: a restart counts from submission again.
+  std::int64_t idle_since = 0;
+  std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
+
   std::int64_t start_time = 0;
   std::int64_t end_time = 0;
   std::vector<std::string> exec_hosts;  // one per slot
@@ -57,22 +72,10 @@ struct Job {
   // From the last scheduling pass (shared: many jobs pend for the same); not persisted.
   std::shared_ptr<const std::string> pending_reason;
   std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
-  bool blocked = false;  // the last pass held it back by policy (a throttle): showq's BLOCKED
-  // When it last became eligible: its submission, or when the last pass stopped blocking
-  // it (0: the submission). A blocked job accrues no queue time (APS QUEUETIME, XFACTOR,
-  // TARGETQUEUETIME), as in Maui. Not persisted: a restart counts from submission again.
-  std::int64_t idle_since = 0;
-  std::shared_ptr<const sched::ApsScore> aps;  // the last pass's, in an APS_PRIORITY queue
-  // Jobs that started after its turn in a pass while it waited (Maui's bypass count, APS
-  // BYPASS). Not persisted: a restart counts from 0.
-  std::int32_t bypass_count = 0;
+  std::shared_ptr<const sched::ApsScore> aps;               // the last pass's, in an APS_PRIORITY queue
   std::string exec_cwd, exec_home;
-  bool forced = false;                      // started by brun -f
-  std::int64_t position = 0;                // order within the queue: job id, moved by btop/bbot
-  std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
-  std::int32_t attempt = 0;                 // dispatches so far; the current run's number
-  std::int32_t pre_exec_failures = 0;       // since the last hold, for LOCAL_MAX_PREEXEC_RETRY
-  std::int64_t retry_at = 0;                // after a failed pre-exec: not dispatched before
+  std::int32_t attempt = 0;            // dispatches so far; the current run's number
+  std::int32_t pre_exec_failures = 0;  // since the last hold, for LOCAL_MAX_PREEXEC_RETRY
 
   const wire::JobSpec& spec() const { return submission->spec; }
   const std::string& user() const { return submission->user; }

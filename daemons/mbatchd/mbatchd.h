@@ -263,10 +263,19 @@ class Mbatchd {
   // at 100,000 pending they are most of the view's cost.
   // `leases`: with shared resources as leases change them (policy_with_leased_resources);
   // the export plan itself works from the configuration's.
-  sched::ClusterView build_view(bool with_pending = true, bool leases = true) const;
+  // `jobs`, when given, gets the Job behind each entry of view.pending.
+  sched::ClusterView build_view(bool with_pending = true, bool leases = true, std::vector<Job*>* jobs = nullptr) const;
   // A host's static resources and, once it reports, its load: what select[] reads.
   std::map<std::string, config::ResourceValue, std::less<>> host_resources(const std::string& host) const;
-  void apply_pass(const sched::ClusterView& view, sched::PassResult result, std::chrono::microseconds took);
+  // `jobs`: the Job behind each of view.pending, valid while state_.jobs_dropped() is
+  // still `dropped`.
+  struct PassJobs {
+    std::vector<Job*> jobs;
+    std::uint64_t dropped = 0;
+  };
+  // `running`: how many running jobs the pass's view held (for the log).
+  void apply_pass(size_t running, sched::PassResult result, std::chrono::microseconds took, const PassJobs& jobs,
+                  std::vector<sched::JobView> spare);
   sched::DependencyState dependency_state(const Job& job) const;
   sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;
   std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
@@ -368,6 +377,9 @@ class Mbatchd {
   // The pass's host table for the current configuration (the host list changes only
   // with it); made by the first view after a reconfig.
   mutable std::shared_ptr<const sched::HostTable> host_table_;
+  // The last pass's pending jobs' storage, emptied, for the next view: 100,000 JobViews
+  // are 34 MB, which malloc maps afresh each time and the kernel then zeroes page by page.
+  mutable std::vector<sched::JobView> spare_pending_;
   mutable std::uint64_t host_table_generation_ = 0;
   std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
   std::chrono::microseconds last_view_took_{0};  // building the view on the state thread

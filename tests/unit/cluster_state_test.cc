@@ -101,6 +101,52 @@ TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
   EXPECT_EQ(s.find_job({1, 0})->bypass_count, 5);
 }
 
+// A pass's reasons reach their jobs through the view's job table when it still holds:
+// an entry that no longer names the same job (or none at all) is matched by key, and
+// a job that started meanwhile keeps no pending reason.
+TEST(ClusterState, PassReasonsFindTheirJobsByViewIndexOrByKey) {
+  mbd::ClusterState s;
+  for (std::int64_t id = 1; id <= 3; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))), "");
+  std::vector<mbd::Job*> by_index;
+  for (const auto& [key, job] : s.pending()) by_index.push_back(job);
+  ASSERT_EQ(s.apply(at(101, job_start(2))), "");  // started while the pass ran
+  auto reason = [](std::int64_t id, int index, const char* text) {
+    sched::PendingReason r;
+    r.job = {id, 0};
+    r.view_index = index;
+    r.text = std::make_shared<const std::string>(text);
+    r.bypassed = 1;
+    return r;
+  };
+  std::vector<sched::PendingReason> reasons{reason(3, 2, "three"), reason(2, 1, "two"), reason(1, 2, "one"),
+                                            reason(1, -1, "one again")};
+  s.set_pending_reasons(reasons, 150, by_index);
+  // Job 1's entry pointed at job 3's place: matched by key instead, both of its reasons.
+  EXPECT_EQ(*s.find_job({1, 0})->pending_reason, "one again");
+  EXPECT_EQ(s.find_job({1, 0})->bypass_count, 2);
+  EXPECT_EQ(*s.find_job({3, 0})->pending_reason, "three");
+  EXPECT_EQ(s.find_job({2, 0})->bypass_count, 0);
+  // Without a table (jobs were dropped since the view), every reason is matched by key.
+  std::vector<sched::PendingReason> later{reason(3, 2, "three later")};
+  s.set_pending_reasons(later, 160);
+  EXPECT_EQ(*s.find_job({3, 0})->pending_reason, "three later");
+  EXPECT_EQ(s.find_job({3, 0})->bypass_count, 2);
+}
+
+// APS values are the last pass's only: a job the next pass gives none loses its own.
+TEST(ClusterState, ApsValuesLastOnePass) {
+  mbd::ClusterState s;
+  for (std::int64_t id = 1; id <= 2; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))), "");
+  std::vector<sched::ApsScore> first{{{1, 0}, 5.0, false, {}}, {{2, 0}, 7.0, false, {}}};
+  s.set_aps(first);
+  ASSERT_TRUE(s.find_job({1, 0})->aps && s.find_job({2, 0})->aps);
+  std::vector<sched::ApsScore> second{{{2, 0}, 8.0, false, {}}};
+  s.set_aps(second);
+  EXPECT_FALSE(s.find_job({1, 0})->aps);
+  ASSERT_TRUE(s.find_job({2, 0})->aps);
+  EXPECT_EQ(s.find_job({2, 0})->aps->value, 8.0);
+}
+
 }  // namespace
 
 // Fairshare history: a finished job of a FAIRSHARE queue is charged to its user as it

@@ -228,3 +228,23 @@ TEST(Modules, ReserveHoldsRusageWithDecay) {
   EXPECT_DOUBLE_EQ(ctx.numeric(0, "mem"), 4000.0 - 1500.0);
   EXPECT_DOUBLE_EQ(ctx.numeric(1, "mem"), 4000.0);
 }
+
+// Each pending reason names its job's place in the view, whatever order the pass
+// considered the jobs in (mbatchd finds its own record of the job by it).
+TEST(Modules, PendingReasonsNameTheirJobsPlaceInTheView) {
+  ClusterView v = small_view(1);
+  auto policy = std::make_shared<SchedPolicy>(*v.policy);
+  policy->modules = {"schmod_default", "schmod_fcfs"};
+  v.policy = policy;
+  for (std::int64_t id = 1; id <= 6; ++id) v.pending.push_back(job(id));
+  std::reverse(v.pending.begin(), v.pending.end());  // the pass goes by position, not view order
+  v.pending[1].held = true;                          // refused before host matching
+  PassResult r = schedule(v, 100);
+  ASSERT_EQ(r.dispatches.size(), 3u);
+  ASSERT_EQ(r.reasons.size(), 3u);
+  for (const auto& reason : r.reasons) {
+    ASSERT_GE(reason.view_index, 0);
+    ASSERT_LT(static_cast<size_t>(reason.view_index), v.pending.size());
+    EXPECT_EQ(v.pending[static_cast<size_t>(reason.view_index)].key, reason.job);
+  }
+}
