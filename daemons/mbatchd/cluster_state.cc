@@ -128,11 +128,21 @@ void ClusterState::set_pending_reasons(std::vector<sched::PendingReason>& reason
     job.bypass_count += r.bypassed;
     job.blocked = r.blocked;
   };
+  auto job_at = [&](size_t i) -> Job* {
+    const int v = reasons[i].view_index;
+    return v >= 0 && static_cast<size_t>(v) < by_index.size() ? by_index[static_cast<size_t>(v)] : nullptr;
+  };
   std::vector<sched::PendingReason> rest;
-  for (auto& r : reasons) {
-    Job* job = r.view_index >= 0 && static_cast<size_t>(r.view_index) < by_index.size()
-                   ? by_index[static_cast<size_t>(r.view_index)]
-                   : nullptr;
+  constexpr size_t kAhead = 8;  // the jobs are all over memory: ask for them early
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (i + kAhead < reasons.size())
+      if (Job* later = job_at(i + kAhead)) {
+        __builtin_prefetch(later);
+        __builtin_prefetch(&later->bypass_count);
+        __builtin_prefetch(&later->pending_reason);
+      }
+    auto& r = reasons[i];
+    Job* job = job_at(i);
     if (job && job->key == r.job) {
       if (job->pending()) take(*job, r);  // else started or killed since the pass began
     } else {

@@ -33,6 +33,9 @@ struct Submission {
     std::shared_ptr<const config::ResourceRequirement> requirement;
     std::uint64_t asked_generation = 0;
     std::shared_ptr<const sched::AskedHosts> asked_hosts;
+    // spec.project(), here beside the rest: the spec's string lives elsewhere in memory,
+    // one more wait per pending job per pass. Set with `requirement`.
+    std::string project;
   };
   mutable Derived derived;
 };
@@ -60,6 +63,10 @@ struct Job {
   // TARGETQUEUETIME), as in Maui. Not persisted: a restart counts from submission again.
   std::int64_t idle_since = 0;
   std::vector<std::string> excluded_hosts;  // REQUEUE_EXIT_VALUES EXCLUDE(...): never again here
+  // From the last scheduling pass (shared: many jobs pend for the same); not persisted.
+  // Next to the above: applying a pass writes them for every pending job.
+  std::shared_ptr<const std::string> pending_reason;
+  std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
 
   std::int64_t start_time = 0;
   std::int64_t end_time = 0;
@@ -68,11 +75,8 @@ struct Job {
   double cpu_time = 0;
   std::int64_t max_rss_kb = 0;
   std::int32_t pid = 0;
-  std::string reason;  // exit reason (TERM_*) or suspend reason
-  // From the last scheduling pass (shared: many jobs pend for the same); not persisted.
-  std::shared_ptr<const std::string> pending_reason;
-  std::shared_ptr<const sched::HostReasons> pending_hosts;  // the same, per host (bjobs -l)
-  std::shared_ptr<const sched::ApsScore> aps;               // the last pass's, in an APS_PRIORITY queue
+  std::string reason;                          // exit reason (TERM_*) or suspend reason
+  std::shared_ptr<const sched::ApsScore> aps;  // the last pass's, in an APS_PRIORITY queue
   std::string exec_cwd, exec_home;
   std::int32_t attempt = 0;            // dispatches so far; the current run's number
   std::int32_t pre_exec_failures = 0;  // since the last hold, for LOCAL_MAX_PREEXEC_RETRY

@@ -270,6 +270,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     cached.generation = config_generation_;
     cached.queue = qf.index;
     cached.requirement = it->second;
+    cached.project = job.spec().project();
     return it->second;
   };
   static const ClusterState::JobIndex kNoPending;
@@ -298,6 +299,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
       const Submission* sub = submission_ahead->second->submission.get();
       __builtin_prefetch(sub);
       __builtin_prefetch(&sub->spec);
+      __builtin_prefetch(&sub->user);
       __builtin_prefetch(&sub->derived);
       ++submission_ahead;
     }
@@ -308,9 +310,10 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     jv.key = key;
     jv.queue = qf->index;
     jv.order = job.position;
-    jv.excluded_hosts = job.excluded_hosts;
+    if (!job.excluded_hosts.empty()) jv.excluded_hosts = job.excluded_hosts;
     jv.user = job.user();
-    if (!job.spec().project().empty()) jv.project = job.spec().project();
+    jv.res_req = requirement(job, *qf);
+    if (const auto& project = job.submission->derived.project; !project.empty()) jv.project = project;
     jv.min_slots = std::max(1, job.spec().min_processors());
     jv.max_slots = std::max(jv.min_slots, job.spec().max_processors());
     if (job.spec().asked_hosts_size() > 0) {
@@ -323,7 +326,6 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
       jv.asked_hosts = cached.asked_hosts;
     }
     jv.exclusive = job.spec().exclusive();
-    jv.res_req = requirement(job, *qf);
     jv.run_limit_s = run_limit(job, *qf);
     jv.begin_time = job.spec().begin_time();
     jv.retry_at = job.retry_at;

@@ -58,6 +58,18 @@ fresh_cluster
 echo "== replay"
 "$BIN/rpc_bench" replay --events 1000000
 
+echo "== mbatchd's passes with 100,000 pending behind a full cluster (state thread: view, applying)"
+fresh_cluster
+sed -i 's/^LSF_LOG_MASK=.*/LSF_LOG_MASK=LOG_INFO/' "$DIR/conf/lsf.conf"
+cluster_stop "$DIR" >/dev/null 2>&1
+cluster_start "$DIR" "$BIN" >/dev/null || exit 1
+slots=$("$BIN/bhosts" | awk 'NR > 1 {s += $4} END {print s}')
+for i in $(seq 1 "$slots"); do "$BIN/bsub" -o /dev/null sleep 1000 >/dev/null; done
+"$BIN/rpc_bench" submit --clients 8 --jobs 100000 >/dev/null
+"$BIN/bkill" "$("$BIN/bjobs" -r | awk 'NR == 2 {print $1}')" >/dev/null  # one ends; a job starts each pass
+sleep 5
+grep -h "pass .*pending" "$(find "$DIR" -name 'mbatchd.log*' | head -1)" | tail -3 | sed 's/^.* info //'
+
 echo "== scheduling pass (5,000 hosts, 20 queues, every pending job considered)"
 "$BIN/pass_bench" --pending 100000
 "$BIN/pass_bench" --pending 1000000 --repeat 1
