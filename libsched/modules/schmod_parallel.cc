@@ -48,10 +48,12 @@ class ParallelModule final : public Module {
     // Try each group of hosts with equal values, the group of the best host first.
     std::vector<std::string> order;
     std::map<std::string, std::vector<std::pair<int, int>>> groups;
+    static const std::vector<std::string> kNoSame;
+    const std::vector<std::string>& same_res = same ? job.res_req->same : kNoSame;  // not a copy per host
     for (const auto& [h, r] : rooms) {
       std::string key;
       if (!ctx.view.hosts[h].spans_clusters) key = ctx.view.hosts[h].cluster + '\x1e';
-      for (const auto& res : same ? job.res_req->same : std::vector<std::string>{}) {
+      for (const auto& res : same_res) {
         auto v = ctx.lookup(h)(res);
         if (auto* s = std::get_if<std::string>(&v)) key += *s;
         if (auto* d = std::get_if<double>(&v)) key += std::to_string(*d);
