@@ -29,29 +29,33 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   running_slots_.reserve(view.running.size());
   for (const auto& job : view.running) {
     running_begin_.push_back(running_slots_.size());
-    if (job.host_slots_table == table_) {
+    if (job.host_slots_table == table_)
       running_slots_.insert(running_slots_.end(), job.host_slots.begin(), job.host_slots.end());
-    } else {
-      auto slots = host_slots(*table_, job.hosts);
-      running_slots_.insert(running_slots_.end(), slots.begin(), slots.end());
-    }
+    else
+      append_host_slots(*table_, job.hosts, running_slots_);
   }
   running_begin_.push_back(running_slots_.size());
   modules_settled();
 }
 
-std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts) {
-  std::vector<std::pair<int, int>> out;
+void append_host_slots(const HostTable& table, const std::vector<std::string>& hosts,
+                       std::vector<std::pair<int, int>>& out) {
+  const auto from = static_cast<std::ptrdiff_t>(out.size());
   for (const auto& name : hosts) {
     auto at = table.index.find(name);
     if (at == table.index.end()) continue;
     int h = at->second;
-    auto it = std::find_if(out.begin(), out.end(), [h](const auto& e) { return e.first == h; });
+    auto it = std::find_if(out.begin() + from, out.end(), [h](const auto& e) { return e.first == h; });
     if (it == out.end())
       out.emplace_back(h, 1);
     else
       ++it->second;
   }
+}
+
+std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts) {
+  std::vector<std::pair<int, int>> out;
+  append_host_slots(table, hosts, out);
   return out;
 }
 

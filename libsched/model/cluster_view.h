@@ -154,6 +154,9 @@ struct HostTable {
 // Hosts named once per slot as (index in the table, slots there), in the order they
 // first appear; names the table lacks are left out.
 std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::vector<std::string>& hosts);
+// The same, added to the end of `out` (a pass keeps every running job's in one array).
+void append_host_slots(const HostTable& table, const std::vector<std::string>& hosts,
+                       std::vector<std::pair<int, int>>& out);
 
 // Each numeric resource's value on every host (NaN where a host lacks it), by name.
 using ResourceColumns = std::map<std::string, std::vector<double>, std::less<>>;

@@ -10,6 +10,7 @@
 // lowest-priority job, one host action per SBD_SLEEP_TIME.
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
@@ -432,15 +433,29 @@ class DefaultModule final : public Module {
       can_act = can_act ||
                 (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
     if (!can_act) return;
-    // Jobs by first execution host.
-    std::vector<std::vector<const RunningJobView*>> by_host(ctx.view.hosts.size());
+    // Jobs by first execution host, in one array (host h's from begin[h] to
+    // begin[h + 1]): a vector per host would be thousands of allocations each pass.
+    const size_t nhosts = ctx.view.hosts.size();
+    std::vector<int> first(ctx.view.running.size(), -1);
+    std::vector<size_t> begin(nhosts + 1, 0);
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       auto slots = ctx.slots_of(i);
-      if (!slots.empty()) by_host[slots.front().first].push_back(&ctx.view.running[i]);
+      if (slots.empty()) continue;
+      first[i] = slots.front().first;
+      ++begin[static_cast<size_t>(first[i]) + 1];
+    }
+    for (size_t h = 0; h < nhosts; ++h) begin[h + 1] += begin[h];
+    std::vector<const RunningJobView*> by_host(begin[nhosts]);
+    {
+      std::vector<size_t> at(begin.begin(), begin.end() - 1);
+      for (size_t i = 0; i < ctx.view.running.size(); ++i)
+        if (first[i] >= 0) by_host[at[static_cast<size_t>(first[i])]++] = &ctx.view.running[i];
     }
     std::vector<const RunningJobView*> running, waiting;  // per host, reused
-    for (int h = 0; h < static_cast<int>(by_host.size()); ++h) {
-      const auto& jobs = by_host[h];
+    std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
+    for (int h = 0; h < static_cast<int>(nhosts); ++h) {
+      std::span<const RunningJobView* const> jobs(by_host.data() + begin[static_cast<size_t>(h)],
+                                                  by_host.data() + begin[static_cast<size_t>(h) + 1]);
       if (jobs.empty()) continue;
       const HostView& host = ctx.view.hosts[h];
       if (host.status != "ok" && host.status != "closed_Adm") continue;
@@ -455,7 +470,7 @@ class DefaultModule final : public Module {
       // thresholds, and each queue's, are the same for all its jobs: on most hosts
       // none is passed and no job need be ranked.
       const std::string host_over = over_stop(ctx, h, host_t, idle_long);
-      std::vector<std::pair<int, std::string>> queue_over;
+      queue_over.clear();
       running.clear();
       bool may_stop = !host_over.empty();
       for (auto* j : jobs) {

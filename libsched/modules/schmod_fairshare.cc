@@ -7,6 +7,7 @@
 // The tree is the queue's own FAIRSHARE, its master's (FAIRSHARE_QUEUES: the set's jobs
 // are ordered together, and count together), or its HostPartition's (one tree for every
 // queue whose hosts lie in the partition, each queue ordered in turn).
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -102,6 +103,13 @@ class FairshareModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fairshare"; }
   bool limits_room() const override { return false; }
+  // Every hook works through a queue's tree, and only a queue with FAIRSHARE (its own,
+  // its set's or its partition's) has one: without any, the module would be asked
+  // about every job for nothing.
+  bool active(const PassContext& ctx) const override {
+    return std::any_of(ctx.policy.queues.begin(), ctx.policy.queues.end(),
+                       [](const QueuePolicy& q) { return q.fairshare != nullptr; });
+  }
   bool sees_user(const PassContext& ctx, int queue) const override {
     return ctx.policy.queues[queue].fairshare != nullptr;
   }

@@ -72,6 +72,9 @@ class LimitModule final : public Module {
     active_ = by_user_on_host_ || by_group_on_host_ || queue_limits || !ctx.policy.user_limits.empty() ||
               !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
     if (!active_) return;
+    queue_slots_.assign(ctx.policy.queues.size(), 0);
+    if (by_user_on_host_) user_host_slots_.resize(ctx.view.hosts.size());
+    if (by_queue_on_host_) host_queue_slots_.resize(ctx.view.hosts.size());
     Placement p;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
@@ -87,11 +90,11 @@ class LimitModule final : public Module {
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     const QueuePolicy& q = ctx.queue_of(job);
     int need = job.min_slots;
-    if (q.qjob_limit && queue_slots_[job.queue] + need > *q.qjob_limit)
-      return with(reason::kQueueSlotLimit, queue_slots_[job.queue], *q.qjob_limit);
+    const int in_queue = queue_slots_[static_cast<size_t>(job.queue)];
+    if (q.qjob_limit && in_queue + need > *q.qjob_limit) return with(reason::kQueueSlotLimit, in_queue, *q.qjob_limit);
     UserInfo& u = user(ctx, job.user);
     if (q.ujob_limit) {
-      int used = get(user_queue_slots_, pair_key(u.id, job.queue));
+      int used = u.queue_slots[static_cast<size_t>(job.queue)];
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
     }
     if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs)
@@ -212,7 +215,8 @@ class LimitModule final : public Module {
     int slots = 0;
     UserSlotLimit limit;
     std::vector<std::string> groups;
-    std::int64_t id = 0;  // keys the user's per-host and per-queue counts
+    std::int64_t id = 0;           // keys the user's per-host counts
+    std::vector<int> queue_slots;  // per queue (UJOB_LIMIT)
   };
 
   UserInfo& user(const PassContext& ctx, const std::string& name) {
@@ -222,6 +226,7 @@ class LimitModule final : public Module {
       user_names_.push_back(name);
       it->second.limit = ctx.policy.user_limit(name);
       it->second.groups = ctx.policy.groups_of(name);
+      it->second.queue_slots.assign(ctx.policy.queues.size(), 0);
     }
     return it->second;
   }
@@ -258,7 +263,6 @@ class LimitModule final : public Module {
       }
     m[h].emplace_back(who, n);
   }
-  static std::int64_t pair_key(std::int64_t a, int b) { return (a << 24) | b; }
   static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
     auto it = m.find(k);
     return it == m.end() ? 0 : it->second;
@@ -332,8 +336,8 @@ class LimitModule final : public Module {
     UserInfo& u = this->user(ctx, user);
     const int uid = static_cast<int>(u.id);
     u.slots += slots;
-    user_queue_slots_[pair_key(u.id, queue)] += slots;
-    queue_slots_[queue] += slots;
+    u.queue_slots[static_cast<size_t>(queue)] += slots;
+    queue_slots_[static_cast<size_t>(queue)] += slots;
     for (const auto& g : u.groups) group_slots_[g] += slots;
     for (auto [h, n] : p.hosts) {
       if (by_user_on_host_) add_on_host(user_host_slots_, h, u.id, n);
@@ -415,10 +419,9 @@ class LimitModule final : public Module {
   const UserInfo* room_user_ = nullptr;
   std::map<std::string, int> group_slots_;
   std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
-  std::map<int, int> queue_slots_;
+  std::vector<int> queue_slots_;  // per queue
   PerHost host_queue_slots_, user_host_slots_;
   bool by_user_on_host_ = false, by_group_on_host_ = false, by_queue_on_host_ = false;
-  std::unordered_map<std::int64_t, int> user_queue_slots_;
   std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
 };
 
