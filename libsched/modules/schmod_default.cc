@@ -428,7 +428,13 @@ class DefaultModule final : public Module {
     };
     bool can_act = false;
     for (const auto* hp : ctx.host_policies()) can_act = can_act || stops(hp->thresholds);
-    for (const auto& q : ctx.policy.queues) can_act = can_act || stops(q.thresholds) || q.stop_cond.has_value();
+    // Most queues have no stop threshold of their own: their jobs are not looked at
+    // against the load, host by host.
+    std::vector<char> queue_stops(ctx.policy.queues.size());
+    for (size_t q = 0; q < queue_stops.size(); ++q) {
+      queue_stops[q] = stops(ctx.policy.queues[q].thresholds);
+      can_act = can_act || queue_stops[q] || ctx.policy.queues[q].stop_cond.has_value();
+    }
     for (const auto& j : ctx.view.running)
       can_act = can_act ||
                 (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
@@ -482,6 +488,7 @@ class DefaultModule final : public Module {
           may_stop = true;
           continue;
         }
+        if (!queue_stops[static_cast<size_t>(j->queue)]) continue;
         auto known =
             std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
         if (known == queue_over.end())

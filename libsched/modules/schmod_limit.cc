@@ -73,8 +73,19 @@ class LimitModule final : public Module {
               !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
     if (!active_) return;
     queue_slots_.assign(ctx.policy.queues.size(), 0);
-    if (by_user_on_host_) user_host_slots_.resize(ctx.view.hosts.size());
-    if (by_queue_on_host_) host_queue_slots_.resize(ctx.view.hosts.size());
+    if (by_user_on_host_ || by_queue_on_host_) {
+      // A host's lists hold at most one entry per job there: sized once, not grown
+      // entry by entry on each of thousands of hosts.
+      std::vector<int> jobs_on(ctx.view.hosts.size());
+      for (size_t i = 0; i < ctx.view.running.size(); ++i)
+        for (auto [h, n] : ctx.slots_of(i)) ++jobs_on[static_cast<size_t>(h)];
+      for (PerHost* m :
+           {by_user_on_host_ ? &user_host_slots_ : nullptr, by_queue_on_host_ ? &host_queue_slots_ : nullptr}) {
+        if (!m) continue;
+        m->resize(ctx.view.hosts.size());
+        for (size_t h = 0; h < jobs_on.size(); ++h) (*m)[h].reserve(static_cast<size_t>(jobs_on[h]));
+      }
+    }
     Placement p;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
