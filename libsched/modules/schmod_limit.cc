@@ -13,12 +13,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <tuple>
 #include <unordered_map>
 
 #include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
+#include "libsched/name_index.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::sched {
@@ -231,19 +233,19 @@ class LimitModule final : public Module {
   };
 
   UserInfo& user(const PassContext& ctx, const std::string& name) {
-    auto [it, fresh] = users_.try_emplace(name);
+    auto [id, fresh] = user_ids_.insert(name);
     if (fresh) {
-      it->second.id = static_cast<std::int64_t>(user_names_.size());
-      user_names_.push_back(name);
-      it->second.limit = ctx.policy.user_limit(name);
-      it->second.groups = ctx.policy.groups_of(name);
-      it->second.queue_slots.assign(ctx.policy.queues.size(), 0);
+      UserInfo& u = users_.emplace_back();
+      u.id = id;
+      u.limit = ctx.policy.user_limit(name);
+      u.groups = ctx.policy.groups_of(name);
+      u.queue_slots.assign(ctx.policy.queues.size(), 0);
     }
-    return it->second;
+    return users_[static_cast<size_t>(id)];
   }
   const UserInfo* find_user(const std::string& name) const {
-    auto it = users_.find(name);
-    return it == users_.end() ? nullptr : &it->second;
+    int id = user_ids_.find(name);
+    return id < 0 ? nullptr : &users_[static_cast<size_t>(id)];
   }
   // room() is asked for one job host after host: its user is looked up once. Counting
   // may add the user, so count() forgets the answer.
@@ -295,14 +297,12 @@ class LimitModule final : public Module {
   // Projects get ids only where a limit counts them one by one.
   int project_id(const LimitPolicy& l, const std::string& project) {
     if (!l.projects.per_member) return -1;
-    auto [it, fresh] = projects_.try_emplace(project, static_cast<int>(project_names_.size()));
-    if (fresh) project_names_.push_back(project);
-    return it->second;
+    return project_ids_.insert(project).first;
   }
   int find_project(const LimitPolicy& l, const std::string& project) const {
     if (!l.projects.per_member) return -1;
-    auto it = projects_.find(project);
-    return it == projects_.end() ? -2 : it->second;
+    int id = project_ids_.find(project);
+    return id < 0 ? -2 : id;
   }
 
   static double per_slot_demand(const PassContext& ctx, const JobView& job, std::string_view res) {
@@ -414,18 +414,17 @@ class LimitModule final : public Module {
 
   // The names in a key, "" for a consumer counted as a whole.
   std::array<std::string, 4> names(const PassContext& ctx, const LimitKey& key) const {
-    auto of = [](const std::vector<std::string>& table, int id) {
-      return id >= 0 && static_cast<size_t>(id) < table.size() ? table[static_cast<size_t>(id)] : std::string();
+    auto of = [](const NameIndex& table, int id) {
+      return id >= 0 && static_cast<size_t>(id) < table.size() ? table.name(id) : std::string();
     };
     std::string queue = key.queue >= 0 ? ctx.policy.queues[static_cast<size_t>(key.queue)].name : "";
     std::string host = key.host >= 0 ? ctx.view.hosts[static_cast<size_t>(key.host)].name : "";
-    return {of(user_names_, key.user), queue, of(project_names_, key.project), host};
+    return {of(user_ids_, key.user), queue, of(project_ids_, key.project), host};
   }
 
-  std::unordered_map<std::string, UserInfo> users_;
-  std::vector<std::string> user_names_;  // by UserInfo::id
-  std::unordered_map<std::string, int> projects_;
-  std::vector<std::string> project_names_;
+  NameIndex user_ids_;
+  std::deque<UserInfo> users_;  // by id; a deque, so references stay valid as users are added
+  NameIndex project_ids_;
   const JobView* room_job_ = nullptr;
   const UserInfo* room_user_ = nullptr;
   std::map<std::string, int> group_slots_;
