@@ -442,21 +442,15 @@ class DefaultModule final : public Module {
     // Jobs by first execution host, in one array (host h's from begin[h] to
     // begin[h + 1]): a vector per host would be thousands of allocations each pass.
     const size_t nhosts = ctx.view.hosts.size();
-    std::vector<int> first(ctx.view.running.size(), -1);
     std::vector<size_t> begin(nhosts + 1, 0);
-    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
-      auto slots = ctx.slots_of(i);
-      if (slots.empty()) continue;
-      first[i] = slots.front().first;
-      ++begin[static_cast<size_t>(first[i]) + 1];
-    }
+    for (size_t i = 0; i < ctx.view.running.size(); ++i)
+      if (auto slots = ctx.slots_of(i); !slots.empty()) ++begin[static_cast<size_t>(slots.front().first) + 1];
     for (size_t h = 0; h < nhosts; ++h) begin[h + 1] += begin[h];
     std::vector<const RunningJobView*> by_host(begin[nhosts]);
-    {
-      std::vector<size_t> at(begin.begin(), begin.end() - 1);
-      for (size_t i = 0; i < ctx.view.running.size(); ++i)
-        if (first[i] >= 0) by_host[at[static_cast<size_t>(first[i])]++] = &ctx.view.running[i];
-    }
+    std::vector<size_t> at(begin.begin(), begin.end() - 1);
+    for (size_t i = 0; i < ctx.view.running.size(); ++i)
+      if (auto slots = ctx.slots_of(i); !slots.empty())
+        by_host[at[static_cast<size_t>(slots.front().first)]++] = &ctx.view.running[i];
     std::vector<const RunningJobView*> running, waiting;  // per host, reused
     std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
     for (int h = 0; h < static_cast<int>(nhosts); ++h) {
