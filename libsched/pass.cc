@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <map>
 #include <memory_resource>
+#include <numeric>
 #include <unordered_map>
 
 #include "libsched/module.h"
@@ -228,8 +229,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     Match& match = mit->second;
     Candidates& cands = match.cands;
     if (fresh) {
-      cands.hosts.reserve(view.hosts.size());
-      for (size_t h = 0; h < view.hosts.size(); ++h) cands.hosts.push_back(static_cast<int>(h));
+      cands.hosts.resize(view.hosts.size());
+      std::iota(cands.hosts.begin(), cands.hosts.end(), 0);
       ctx.result.stats.host_matches += static_cast<int>(view.hosts.size());
       for (auto& m : modules) m->hosts(ctx, job, cands);
       ++ctx.result.stats.classes;

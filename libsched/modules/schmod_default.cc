@@ -329,12 +329,18 @@ class DefaultModule final : public Module {
   };
   bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
     if (t.empty()) return false;
-    auto [it, fresh] = compiled_.try_emplace(&t);
-    if (fresh)
-      for (const auto& [index, th] : t)
-        if (th.sched) it->second.push_back({&index, &ctx.column(index), *th.sched, config::larger_is_better(index)});
+    // A queue's row asks about the same thresholds host after host: the last set's
+    // limits are kept at hand rather than found in the map each time.
+    if (&t != last_thresholds_) {
+      auto [it, fresh] = compiled_.try_emplace(&t);
+      if (fresh)
+        for (const auto& [index, th] : t)
+          if (th.sched) it->second.push_back({&index, &ctx.column(index), *th.sched, config::larger_is_better(index)});
+      last_thresholds_ = &t;
+      last_limits_ = &it->second;
+    }
     const bool reserved = !ctx.hosts[h].reserved.empty();
-    for (const SchedLimit& l : it->second) {
+    for (const SchedLimit& l : *last_limits_) {
       double v = reserved ? ctx.numeric(h, *l.index) : (*l.column)[h];
       if (!std::isnan(v) && (l.larger_better ? v < l.limit : v > l.limit)) return true;
     }
@@ -547,6 +553,8 @@ class DefaultModule final : public Module {
   std::vector<signed char> busy_;
   std::map<int, std::vector<signed char>> queue_busy_;
   std::map<const config::Thresholds*, std::vector<SchedLimit>> compiled_;
+  const config::Thresholds* last_thresholds_ = nullptr;
+  const std::vector<SchedLimit>* last_limits_ = nullptr;
   std::vector<char> closed_;         // per queue: a run or dispatch window is closed
   std::vector<char> shut_;           // per host: its dispatch window is closed
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr

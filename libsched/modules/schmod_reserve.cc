@@ -90,6 +90,8 @@ class ReserveModule final : public Module {
 
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     if (live_ > 0) unbook(ctx, job);
+    // Only shared resources are asked per job: without them, no requirement to look up.
+    if (ctx.policy.shared_resources.empty()) return std::nullopt;
     for (const auto& [res, amount] : ctx.demand(job.res_req.get()).per_job) {
       double left = ctx.shared_left(res);
       if (!std::isnan(left) && left + 1e-9 < amount)
