@@ -90,7 +90,9 @@ config::ResourceLookup PassContext::lookup(int host) const {
     const auto& res = view.hosts[host].resources;
     auto it = res.find(name);
     if (it == res.end()) return std::monostate{};
-    if (std::holds_alternative<double>(it->second)) return numeric(host, name);
+    // Nothing reserved on the host: the load is as reported, with no column to find.
+    if (const double* v = std::get_if<double>(&it->second))
+      return hosts[host].reserved.empty() ? *v : numeric(host, name);
     return it->second;
   };
 }
