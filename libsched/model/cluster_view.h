@@ -69,10 +69,10 @@ struct AskedHosts {
   }
 };
 
-// Fields in the order a pass reads them: every pending job's admission and host match
-// read the first three cache lines (192 bytes) and nothing after them, so a pass over
-// 100,000 jobs, which cannot keep them in cache, fetches only those. Fields read only
-// by some modules (fairshare, APS, service classes) follow.
+// Fields in the order a pass reads them: admission and the host-match lookup, which
+// every pending job goes through, read only the first 192 bytes, so a pass over 100,000
+// jobs, which cannot keep them in cache, fetches only those ahead. What fewer jobs need
+// (a placement attempt's service class and planned start; fairshare, APS) follows.
 struct JobView {
   JobKey key;
   int queue = 0;           // index into SchedPolicy::queues
