@@ -391,6 +391,8 @@ RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::
   r.queue = job.queue;
   r.user = job.user;
   r.project = job.project;
+  r.user_id = job.user_id;
+  r.project_id = job.project_id;
   r.hosts = std::move(hosts);
   r.start_time = now;
   r.run_limit_s = job.run_limit_s;

@@ -36,6 +36,9 @@ struct Submission {
     // spec.project(), here beside the rest: the spec's string lives elsewhere in memory,
     // one more wait per pending job per pass. Set with `requirement`.
     std::string project;
+    // The user's and the view's project name as ids in mbatchd's name tables, which
+    // only grow: a pass reads these rather than hashing the names. -1: not yet given.
+    int user_id = -1, project_id = -1;
   };
   mutable Derived derived;
 };

@@ -381,6 +381,10 @@ class Mbatchd {
   // are 34 MB, which malloc maps afresh each time and the kernel then zeroes page by page.
   mutable std::vector<sched::JobView> spare_pending_;
   mutable std::uint64_t host_table_generation_ = 0;
+  // Users and projects to the ids views give jobs (JobView::user_id): ids are for the
+  // life of the daemon. The views share a copy, made again when a name was added.
+  mutable sched::NameIndex user_ids_, project_ids_;
+  mutable std::shared_ptr<const sched::NameIndex> user_ids_copy_, project_ids_copy_;
   std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
   std::chrono::microseconds last_view_took_{0};  // building the view on the state thread
   std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;

@@ -273,6 +273,17 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     cached.project = job.spec().project();
     return it->second;
   };
+  // The job's user and project (as the view names them) as ids, found once per
+  // submission.
+  auto give_ids = [this](const Job& job, auto& v) {
+    auto& d = job.submission->derived;
+    if (d.user_id < 0) {
+      d.user_id = user_ids_.insert(v.user).first;
+      d.project_id = project_ids_.insert(v.project).first;
+    }
+    v.user_id = d.user_id;
+    v.project_id = d.project_id;
+  };
   static const ClusterState::JobIndex kNoPending;
   const auto& pending = with_pending ? state_.pending() : kNoPending;
   std::unordered_map<std::string, int> group_index;  // empty unless some job group has a limit
@@ -314,6 +325,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     jv.user = job.user();
     jv.res_req = requirement(job, *qf);
     if (const auto& project = job.submission->derived.project; !project.empty()) jv.project = project;
+    give_ids(job, jv);
     jv.min_slots = std::max(1, job.spec().min_processors());
     jv.max_slots = std::max(jv.min_slots, job.spec().max_processors());
     if (job.spec().asked_hosts_size() > 0) {
@@ -362,6 +374,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     rv.queue = qf->index;
     rv.user = job.user();
     if (!job.spec().project().empty()) rv.project = job.spec().project();
+    give_ids(job, rv);
     rv.hosts = job.exec_hosts;
     rv.state = job.state == wire::JOB_RUN     ? sched::RunState::kRun
                : job.state == wire::JOB_SSUSP ? sched::RunState::kSsusp
@@ -378,6 +391,12 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     view.running.push_back(std::move(rv));
   }
   view.share_history = state_.share_history();
+  if (!user_ids_copy_ || user_ids_copy_->size() != user_ids_.size())
+    user_ids_copy_ = std::make_shared<const sched::NameIndex>(user_ids_);
+  if (!project_ids_copy_ || project_ids_copy_->size() != project_ids_.size())
+    project_ids_copy_ = std::make_shared<const sched::NameIndex>(project_ids_);
+  view.user_ids = user_ids_copy_;
+  view.project_ids = project_ids_copy_;
   return view;
 }
 

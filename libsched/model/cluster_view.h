@@ -18,6 +18,7 @@
 #include "libconfig/select_expr.h"
 #include "libconfig/time_window.h"
 #include "libsched/model/policy.h"
+#include "libsched/name_index.h"
 #include "libsched/share_history.h"
 
 namespace lsf::sched {
@@ -72,12 +73,16 @@ struct AskedHosts {
 // Fields in the order a pass reads them: admission and the host-match lookup, which
 // every pending job goes through, read only the first 192 bytes, so a pass over 100,000
 // jobs, which cannot keep them in cache, fetches only those ahead. What fewer jobs need
-// (a placement attempt's service class and planned start; fairshare, APS) follows.
+// (FCFS's position, read in a walk of its own; a placement attempt's service class and
+// planned start; fairshare, APS) follows.
 struct JobView {
   JobKey key;
-  int queue = 0;           // index into SchedPolicy::queues
-  int min_slots = 1;       // -n min[,max]
-  std::int64_t order = 0;  // position within the queue: FCFS, btop/bbot move it
+  int queue = 0;      // index into SchedPolicy::queues
+  int min_slots = 1;  // -n min[,max]
+  // `user` and `project` as ids in the view's user_ids and project_ids, given by a
+  // caller that keeps those tables between passes; -1: the pass looks the name up.
+  int user_id = -1;
+  int project_id = -1;
   std::string user;
   std::string project = "default";
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
@@ -91,6 +96,7 @@ struct JobView {
   int array_limit = 0;               // %n of `name[1-100]%n`; 0: none (key.id is the array)
   bool held = false;                 // PSUSP
   bool exclusive = false;            // -x
+  std::int64_t order = 0;            // position within the queue: FCFS, btop/bbot move it
   std::int64_t planned_start = 0;    // RESERVATION_MODEL = PLAN: its last booked start
   std::int64_t reserving_since = 0;  // slot reservation started then; 0: none
   int reserved_slots = 0;            // slots its reservation held after the last pass
@@ -119,6 +125,7 @@ struct HostTable;
 struct RunningJobView {
   JobKey key;
   int queue = 0;
+  int user_id = -1, project_id = -1;  // as JobView's
   std::string user;
   std::string project = "default";
   std::vector<std::string> hosts;  // one entry per slot
@@ -194,6 +201,11 @@ struct ClusterView {
   std::vector<JobGroupView> job_groups;
   // What finished jobs used, for fairshare queues; null: nothing yet.
   std::shared_ptr<const ShareHistory> share_history;
+  // Users' and projects' names to the ids jobs carry (JobView::user_id), kept by a
+  // caller between passes: a pass looks up 100,000 pending and 40,000 running jobs'
+  // names otherwise. Ids only grow; a name not yet in the table has none (-1). Null:
+  // jobs carry no ids.
+  std::shared_ptr<const NameIndex> user_ids, project_ids;
   // Numeric resources as passes read them, kept from pass to pass by a caller whose
   // hosts' resources never change (the simulator); null: each pass reads `hosts`.
   std::shared_ptr<ResourceColumns> fixed_columns;

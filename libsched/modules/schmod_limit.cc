@@ -74,6 +74,12 @@ class LimitModule final : public Module {
     active_ = by_user_on_host_ || by_group_on_host_ || queue_limits || !ctx.policy.user_limits.empty() ||
               !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
     if (!active_) return;
+    // Ids the caller keeps: the jobs' ids are the tables' from here on, and names the
+    // tables lack get the next ones.
+    if (ctx.view.user_ids) user_ids_ = *ctx.view.user_ids;
+    if (ctx.view.project_ids) project_ids_ = *ctx.view.project_ids;
+    given_users_ = ctx.view.user_ids != nullptr;
+    given_projects_ = ctx.view.project_ids != nullptr;
     queue_slots_.assign(ctx.policy.queues.size(), 0);
     if (by_user_on_host_ || by_queue_on_host_) {
       // A host's lists hold at most one entry per job there: sized once, not grown
@@ -93,7 +99,7 @@ class LimitModule final : public Module {
       const RunningJobView& job = ctx.view.running[i];
       auto slots = ctx.slots_of(i);
       p.hosts.assign(slots.begin(), slots.end());
-      count(ctx, job.user, job.queue, job.project, p, ctx.usage(job.res_req.get(), job.start_time),
+      count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, ctx.usage(job.res_req.get(), job.start_time),
             static_cast<int>(job.hosts.size()));
     }
   }
@@ -105,7 +111,8 @@ class LimitModule final : public Module {
     int need = job.min_slots;
     const int in_queue = queue_slots_[static_cast<size_t>(job.queue)];
     if (q.qjob_limit && in_queue + need > *q.qjob_limit) return with(reason::kQueueSlotLimit, in_queue, *q.qjob_limit);
-    UserInfo& u = user(ctx, job.user);
+    const Who who{job.user, job.project, given(job)};
+    UserInfo& u = user(ctx, who);
     if (q.ujob_limit) {
       int used = u.queue_slots[static_cast<size_t>(job.queue)];
       if (used + need > *q.ujob_limit) return with(reason::kQueueUserLimit, used, *q.ujob_limit);
@@ -128,7 +135,7 @@ class LimitModule final : public Module {
         add_resources(ctx, job, need, want);
         with_resources = true;
       }
-      LimitKey key = key_of(l, i, u.id, job.queue, project_id(l, job.project), -1);
+      LimitKey key = key_of(l, i, u.id, job.queue, project_id(l, who), -1);
       if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
     }
     return std::nullopt;
@@ -172,7 +179,8 @@ class LimitModule final : public Module {
       if (!(l.hosts.given || l.slots_per_processor) || !l.hosts.matches(host.name)) continue;
       if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
       int uid = u ? static_cast<int>(u->id) : -2;  // -2: a user nothing counts yet
-      LimitKey key = key_of(l, i, uid, job.queue, find_project(l, job.project), per_host ? h : -1);
+      LimitKey key =
+          key_of(l, i, uid, job.queue, find_project(l, Who{job.user, job.project, given(job)}), per_host ? h : -1);
       auto it = uid == -2 && l.users.per_member ? usage_.end() : usage_.find(key);
       Counted none;
       const Counted& used = it == usage_.end() ? none : it->second;
@@ -201,7 +209,8 @@ class LimitModule final : public Module {
       for (auto [h, n] : p.hosts)
         if (l.hosts.matches(ctx.view.hosts[h].name)) slots += n;
       if (slots == 0) continue;
-      LimitKey key = key_of(l, i, static_cast<int>(user(ctx, job.user).id), job.queue, project_id(l, job.project), -1);
+      const Who who{job.user, job.project, given(job)};
+      LimitKey key = key_of(l, i, static_cast<int>(user(ctx, who).id), job.queue, project_id(l, who), -1);
       Counted want = demand(ctx, job, slots);
       if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
     }
@@ -209,12 +218,12 @@ class LimitModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, job.user, job.queue, job.project, p, ctx.demand(job.res_req.get()), p.slots());
+    count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, ctx.demand(job.res_req.get()), p.slots());
   }
 
   // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
   void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, job.user, job.queue, job.project, p, sched::Usage{}, p.slots(), false);
+    count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, sched::Usage{}, p.slots(), false);
   }
 
  private:
@@ -223,8 +232,20 @@ class LimitModule final : public Module {
   // (40,000 running jobs would otherwise be 40,000 hash nodes made every pass).
   using PerHost = std::vector<std::vector<std::pair<std::int64_t, int>>>;
 
+  // A job's user and project, with the ids the caller gave (-1: none).
+  struct Who {
+    const std::string& user;
+    const std::string& project;
+    std::pair<int, int> ids;
+  };
+  template <typename Job>
+  std::pair<int, int> given(const Job& job) const {
+    return {given_users_ ? job.user_id : -1, given_projects_ ? job.project_id : -1};
+  }
+
   // Each user's counts and limits, looked up once per call by name.
   struct UserInfo {
+    bool known = false;  // counted or asked about in this pass
     int slots = 0;
     UserSlotLimit limit;
     std::vector<std::string> groups;
@@ -232,27 +253,31 @@ class LimitModule final : public Module {
     std::vector<int> queue_slots;  // per queue (UJOB_LIMIT)
   };
 
-  UserInfo& user(const PassContext& ctx, const std::string& name) {
-    auto [id, fresh] = user_ids_.insert(name);
-    if (fresh) {
-      UserInfo& u = users_.emplace_back();
+  UserInfo& user(const PassContext& ctx, const Who& who) {
+    const int id = who.ids.first >= 0 ? who.ids.first : user_ids_.insert(who.user).first;
+    if (static_cast<size_t>(id) >= users_.size()) users_.resize(static_cast<size_t>(id) + 1);
+    UserInfo& u = users_[static_cast<size_t>(id)];
+    if (!u.known) {
+      u.known = true;
       u.id = id;
-      u.limit = ctx.policy.user_limit(name);
-      u.groups = ctx.policy.groups_of(name);
+      u.limit = ctx.policy.user_limit(who.user);
+      u.groups = ctx.policy.groups_of(who.user);
       u.queue_slots.assign(ctx.policy.queues.size(), 0);
     }
-    return users_[static_cast<size_t>(id)];
+    return u;
   }
-  const UserInfo* find_user(const std::string& name) const {
-    int id = user_ids_.find(name);
-    return id < 0 ? nullptr : &users_[static_cast<size_t>(id)];
+  const UserInfo* find_user(const JobView& job) const {
+    int id = given_users_ && job.user_id >= 0 ? job.user_id : user_ids_.find(job.user);
+    if (id < 0 || static_cast<size_t>(id) >= users_.size()) return nullptr;
+    const UserInfo& u = users_[static_cast<size_t>(id)];
+    return u.known ? &u : nullptr;
   }
   // room() is asked for one job host after host: its user is looked up once. Counting
   // may add the user, so count() forgets the answer.
   const UserInfo* room_user(const JobView& job) {
     if (&job != room_job_) {
       room_job_ = &job;
-      room_user_ = find_user(job.user);
+      room_user_ = find_user(job);
     }
     return room_user_;
   }
@@ -295,13 +320,13 @@ class LimitModule final : public Module {
             l.projects.per_member ? project : -1, host};
   }
   // Projects get ids only where a limit counts them one by one.
-  int project_id(const LimitPolicy& l, const std::string& project) {
+  int project_id(const LimitPolicy& l, const Who& who) {
     if (!l.projects.per_member) return -1;
-    return project_ids_.insert(project).first;
+    return who.ids.second >= 0 ? who.ids.second : project_ids_.insert(who.project).first;
   }
-  int find_project(const LimitPolicy& l, const std::string& project) const {
+  int find_project(const LimitPolicy& l, const Who& who) const {
     if (!l.projects.per_member) return -1;
-    int id = project_ids_.find(project);
+    int id = who.ids.second >= 0 ? who.ids.second : project_ids_.find(who.project);
     return id < 0 ? -2 : id;
   }
 
@@ -341,10 +366,12 @@ class LimitModule final : public Module {
     return std::nullopt;
   }
 
-  void count(const PassContext& ctx, const std::string& user, int queue, const std::string& project, const Placement& p,
-             const sched::Usage& use, int slots, bool runs = true) {
+  void count(const PassContext& ctx, const Who& who, int queue, const Placement& p, const sched::Usage& use, int slots,
+             bool runs = true) {
     room_job_ = nullptr;
-    UserInfo& u = this->user(ctx, user);
+    const std::string& user = who.user;
+    const std::string& project = who.project;
+    UserInfo& u = this->user(ctx, who);
     const int uid = static_cast<int>(u.id);
     u.slots += slots;
     u.queue_slots[static_cast<size_t>(queue)] += slots;
@@ -359,7 +386,7 @@ class LimitModule final : public Module {
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!applies(ctx, l, user, queue, project)) continue;
-      const int pid = project_id(l, project);
+      const int pid = project_id(l, who);
       bool host_dim = l.hosts.given || l.slots_per_processor;
       if (!host_dim) {
         add(usage_[key_of(l, i, uid, queue, pid, -1)], slots, use, runs);
@@ -425,6 +452,7 @@ class LimitModule final : public Module {
   NameIndex user_ids_;
   std::deque<UserInfo> users_;  // by id; a deque, so references stay valid as users are added
   NameIndex project_ids_;
+  bool given_users_ = false, given_projects_ = false;  // the view's jobs carry ids
   const JobView* room_job_ = nullptr;
   const UserInfo* room_user_ = nullptr;
   std::map<std::string, int> group_slots_;

@@ -3,9 +3,10 @@
 // resource requirements and -n, and N pending jobs with the cluster (nearly) full,
 // as a busy cluster is. Prints the duration of a full pass, and of the pass after one
 // job ends (what mbatchd runs on each change). Figures only; never fails on a time.
-//   pass_bench [--pending N] [--hosts N] [--repeat N] [--fairshare] [--no-digest]
+//   pass_bench [--pending N] [--hosts N] [--repeat N] [--fairshare] [--no-digest] [--no-ids]
 // --fairshare gives every queue FAIRSHARE = USER_SHARES[[default, 1]] (500 users, each
-// an account of its own).
+// an account of its own). Jobs carry user and project ids, as mbatchd gives them;
+// --no-ids leaves them out, so the pass looks every name up.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -74,7 +75,7 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts, bool fairshare) {
   return p;
 }
 
-ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng) {
+ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt19937& rng) {
   ClusterView v;
   v.policy = make_policy(hosts, fairshare);
   v.queues.resize(v.policy->queues.size());
@@ -104,6 +105,12 @@ ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng)
   for (const char* r : reqs)
     parsed.push_back(*r ? std::make_shared<const config::ResourceRequirement>(*config::ResourceRequirement::parse(r))
                         : nullptr);
+  NameIndex users, projects;
+  auto with_ids = [&](auto& job) {
+    if (!ids) return;
+    job.user_id = users.insert(job.user).first;
+    job.project_id = projects.insert(job.project).first;
+  };
   // Fill the cluster, leaving one slot free on every tenth host.
   std::int64_t id = 1;
   for (int h = 0; h < hosts; ++h) {
@@ -116,6 +123,7 @@ ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng)
       r.hosts = {v.hosts[h].name};
       r.start_time = 1000 - static_cast<int>(rng() % 1000);
       r.run_limit_s = 3600;
+      with_ids(r);
       v.running.push_back(std::move(r));
     }
   }
@@ -131,7 +139,12 @@ ClusterView make_view(int hosts, int pending, bool fairshare, std::mt19937& rng)
     int n = rng() % 10 == 0 ? 8 : (rng() % 4 == 0 ? 2 : 1);
     j.min_slots = j.max_slots = n;
     j.run_limit_s = rng() % 3 == 0 ? 0 : 600 + static_cast<int>(rng() % 7200);
+    with_ids(j);
     v.pending.push_back(std::move(j));
+  }
+  if (ids) {
+    v.user_ids = std::make_shared<const NameIndex>(std::move(users));
+    v.project_ids = std::make_shared<const NameIndex>(std::move(projects));
   }
   return v;
 }
@@ -181,10 +194,14 @@ double cpu_millis() {
 
 int main(int argc, char** argv) {
   int pending = 100000, hosts = 5000, repeat = 3;
-  bool fairshare = false, with_digest = true;
+  bool fairshare = false, with_digest = true, ids = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fairshare")) {
       fairshare = true;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--no-ids")) {
+      ids = false;
       continue;
     }
     if (!std::strcmp(argv[i], "--no-digest")) {  // for profiling: the digest costs more than the passes
@@ -201,7 +218,7 @@ int main(int argc, char** argv) {
   }
   std::mt19937 rng(42);
   auto build_start = std::chrono::steady_clock::now();
-  ClusterView view = make_view(hosts, pending, fairshare, rng);
+  ClusterView view = make_view(hosts, pending, fairshare, ids, rng);
   std::printf("view: %d hosts, %zu running, %d pending (built in %.0f ms)\n", hosts, view.running.size(), pending,
               millis(std::chrono::steady_clock::now() - build_start));
 

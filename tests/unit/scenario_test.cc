@@ -6,7 +6,8 @@
 // suspended ones stop, jobs named in `finish` end, reservations carry over.
 //
 // Every step also runs the pass a second time and on a copy of the view: the
-// decisions must be identical (the pass is deterministic).
+// decisions must be identical (the pass is deterministic). And once more with user and
+// project ids, as mbatchd gives them: the ids must change nothing.
 //
 // Format (all keys optional except steps):
 //   config: {lsb.queues: "...", lsb.hosts: "...", lsb.users: "...", lsb.resources: "...",
@@ -96,6 +97,30 @@ std::string describe(const PassResult& r) {
   for (const auto& d : r.resumes) out << "resume " << key_text(d.job) << "\n";
   for (const auto& d : r.reasons) out << "pending " << key_text(d.job) << " " << *d.text << "\n";
   return out.str();
+}
+
+// The view with user and project ids, as a caller that keeps them would give them: ids
+// in an order of their own (not the order the pass meets the names), and every third
+// job without ids, as a job whose name is not in the tables yet has none.
+ClusterView with_ids(ClusterView view) {
+  std::set<std::string, std::greater<>> user_names, project_names;
+  for (const auto& j : view.pending) user_names.insert(j.user), project_names.insert(j.project);
+  for (const auto& j : view.running) user_names.insert(j.user), project_names.insert(j.project);
+  auto users = std::make_shared<NameIndex>(), projects = std::make_shared<NameIndex>();
+  users->insert("nobody-runs-this");
+  for (const auto& n : user_names) users->insert(n);
+  for (const auto& n : project_names) projects->insert(n);
+  int n = 0;
+  auto give = [&](auto& job) {
+    if (n++ % 3 == 2) return;
+    job.user_id = users->find(job.user);
+    job.project_id = projects->find(job.project);
+  };
+  for (auto& j : view.pending) give(j);
+  for (auto& j : view.running) give(j);
+  view.user_ids = users;
+  view.project_ids = projects;
+  return view;
 }
 
 class Scenario {
@@ -254,6 +279,7 @@ class Scenario {
     ClusterView copy = view_;
     EXPECT_EQ(describe(r), describe(schedule(view_, now))) << "second pass differs";
     EXPECT_EQ(describe(r), describe(schedule(copy, now))) << "pass on a copy differs";
+    EXPECT_EQ(describe(r), describe(schedule(with_ids(view_), now))) << "pass with user and project ids differs";
     check(step["expect"], r);
     advance(r, now);
   }
