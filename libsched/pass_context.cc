@@ -66,16 +66,42 @@ int PassContext::host_index(std::string_view name) const {
 
 const std::vector<double>& PassContext::column(std::string_view name) const {
   ResourceColumns& columns = view.fixed_columns ? *view.fixed_columns : columns_;
+  if (columns.empty()) fill_columns(columns);
   auto it = columns.find(name);
   if (it != columns.end()) return it->second;
-  std::vector<double> values(view.hosts.size(), std::numeric_limits<double>::quiet_NaN());
-  for (size_t h = 0; h < view.hosts.size(); ++h) {
-    const auto& res = view.hosts[h].resources;
-    auto r = res.find(name);
-    if (r != res.end())
-      if (const double* v = std::get_if<double>(&r->second)) values[h] = *v;
+  // No host has it as a number.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return columns.emplace(std::string(name), std::vector<double>(view.hosts.size(), nan)).first->second;
+}
+
+// Every numeric resource's column in one walk over each host's resources. A pass reads
+// several (order[]'s, the thresholds', load control's `it`), and finding each name in
+// each of 5,000 hosts' maps was a string search per host and name. Hosts mostly have the
+// same names, in the same (sorted) order: the column of a host's k-th resource is most
+// often the previous host's k-th one's.
+void PassContext::fill_columns(ResourceColumns& columns) const {
+  const size_t n = view.hosts.size();
+  struct Seen {
+    const std::string* name = nullptr;
+    std::vector<double>* column = nullptr;
+  };
+  std::vector<Seen> at;  // by position in a host's resources
+  for (size_t h = 0; h < n; ++h) {
+    size_t k = 0;
+    for (const auto& [name, value] : view.hosts[h].resources) {
+      const size_t pos = k++;
+      const double* v = std::get_if<double>(&value);
+      if (!v) continue;
+      if (pos >= at.size()) at.resize(pos + 1);
+      Seen& seen = at[pos];
+      if (!seen.name || *seen.name != name) {
+        auto [it, fresh] = columns.try_emplace(name);
+        if (fresh) it->second.assign(n, std::numeric_limits<double>::quiet_NaN());
+        seen = {&it->first, &it->second};
+      }
+      (*seen.column)[h] = *v;
+    }
   }
-  return columns.emplace(std::string(name), std::move(values)).first->second;
 }
 
 double PassContext::numeric(int host, std::string_view name) const {

@@ -134,6 +134,7 @@ class PassContext {
   // classes x hosts lookups in a pass read a vector, not a map of names. The view's
   // fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
+  void fill_columns(ResourceColumns& columns) const;
   std::vector<Module*> room_modules_;  // the modules with a room hook (modules_settled)
 };
 

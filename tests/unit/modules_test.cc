@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "libsched/modules/modules.h"
@@ -247,4 +248,28 @@ TEST(Modules, PendingReasonsNameTheirJobsPlaceInTheView) {
     ASSERT_LT(static_cast<size_t>(reason.view_index), v.pending.size());
     EXPECT_EQ(v.pending[static_cast<size_t>(reason.view_index)].key, reason.job);
   }
+}
+
+// What select[], order[] and the thresholds read of each host: its own number for the
+// name, whatever other resources it has and in whatever place; NaN where it has none
+// or a string; less what started jobs reserve there.
+TEST(Modules, ResourceColumnsHoldEachHostsOwnNumbers) {
+  ClusterView v = small_view(4);
+  v.hosts[0].resources = {{"a", 1.0}, {"b", 2.0}, {"c", 3.0}};
+  v.hosts[1].resources = {{"b", 5.0}, {"c", 6.0}};               // b and c one place earlier
+  v.hosts[2].resources = {{"a", std::string("x")}, {"c", 9.0}};  // a as a string
+  std::vector<std::unique_ptr<Module>> none;
+  PassContext ctx(v, 0, none);
+  auto column = [&](const char* name) {
+    std::string out;
+    for (double x : ctx.column(name)) out += (std::isnan(x) ? std::string("-") : format_amount(x)) + " ";
+    return out;
+  };
+  EXPECT_EQ(column("a"), "1 - - ");
+  EXPECT_EQ(column("b"), "2 5 - ");
+  EXPECT_EQ(column("c"), "3 6 9 ");
+  EXPECT_EQ(column("d"), "- - - ");
+  ctx.hosts[1].reserved["c"] = 2.0;
+  EXPECT_EQ(ctx.numeric(1, "c"), 4.0);
+  EXPECT_TRUE(std::isnan(ctx.numeric(0, "d")));
 }
