@@ -245,7 +245,6 @@ class LimitModule final : public Module {
 
   // Each user's counts and limits, looked up once per call by name.
   struct UserInfo {
-    bool known = false;  // counted or asked about in this pass
     int slots = 0;
     UserSlotLimit limit;
     std::vector<std::string> groups;
@@ -255,22 +254,20 @@ class LimitModule final : public Module {
 
   UserInfo& user(const PassContext& ctx, const Who& who) {
     const int id = who.ids.first >= 0 ? who.ids.first : user_ids_.insert(who.user).first;
-    if (static_cast<size_t>(id) >= users_.size()) users_.resize(static_cast<size_t>(id) + 1);
-    UserInfo& u = users_[static_cast<size_t>(id)];
-    if (!u.known) {
-      u.known = true;
+    if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
+    UserInfo*& known = by_id_[static_cast<size_t>(id)];
+    if (!known) {
+      UserInfo& u = *(known = &users_.emplace_back());
       u.id = id;
       u.limit = ctx.policy.user_limit(who.user);
       u.groups = ctx.policy.groups_of(who.user);
       u.queue_slots.assign(ctx.policy.queues.size(), 0);
     }
-    return u;
+    return *known;
   }
   const UserInfo* find_user(const JobView& job) const {
     int id = given_users_ && job.user_id >= 0 ? job.user_id : user_ids_.find(job.user);
-    if (id < 0 || static_cast<size_t>(id) >= users_.size()) return nullptr;
-    const UserInfo& u = users_[static_cast<size_t>(id)];
-    return u.known ? &u : nullptr;
+    return id < 0 || static_cast<size_t>(id) >= by_id_.size() ? nullptr : by_id_[static_cast<size_t>(id)];
   }
   // room() is asked for one job host after host: its user is looked up once. Counting
   // may add the user, so count() forgets the answer.
@@ -450,7 +447,10 @@ class LimitModule final : public Module {
   }
 
   NameIndex user_ids_;
-  std::deque<UserInfo> users_;  // by id; a deque, so references stay valid as users are added
+  // Users counted or asked about, in the order first met (a deque: references stay
+  // valid as users are added), and by id (null: not yet).
+  std::deque<UserInfo> users_;
+  std::vector<UserInfo*> by_id_;
   NameIndex project_ids_;
   bool given_users_ = false, given_projects_ = false;  // the view's jobs carry ids
   const JobView* room_job_ = nullptr;
