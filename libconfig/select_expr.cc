@@ -13,6 +13,10 @@ struct SelectExpr::Node {
   Kind kind = Kind::kNumber;
   double number = 0;
   std::string text;  // name, string literal, or operator
+  // A binary operator as a code, worked out once when parsed: a pass evaluates an
+  // expression on every host.
+  enum class Op { kOther, kOr, kAnd, kEq, kNe, kLt, kGt, kLe, kGe, kAdd, kSub, kMul, kDiv };
+  Op op = Op::kOther;
   std::shared_ptr<const Node> left, right;
 };
 
@@ -33,15 +37,19 @@ NodePtr make_op(Node::Kind kind, std::string op, NodePtr l, NodePtr r) {
   auto n = std::make_shared<Node>();
   n->kind = kind;
   n->text = std::move(op);
+  static const std::pair<std::string_view, Node::Op> kOps[] = {
+      {"||", Node::Op::kOr}, {"&&", Node::Op::kAnd}, {"==", Node::Op::kEq}, {"!=", Node::Op::kNe},
+      {"<", Node::Op::kLt},  {">", Node::Op::kGt},   {"<=", Node::Op::kLe}, {">=", Node::Op::kGe},
+      {"+", Node::Op::kAdd}, {"-", Node::Op::kSub},  {"*", Node::Op::kMul}, {"/", Node::Op::kDiv}};
+  for (const auto& [text, code] : kOps)
+    if (n->text == text) n->op = code;
   n->left = std::move(l);
   n->right = std::move(r);
   return n;
 }
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
-}
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
 
 class Parser {
  public:
@@ -51,8 +59,7 @@ class Parser {
     auto n = parse_or();
     if (!n) return n;
     skip();
-    if (pos_ < s_.size())
-      return fail("unexpected \"" + std::string(s_.substr(pos_)) + "\" in select expression");
+    if (pos_ < s_.size()) return fail("unexpected \"" + std::string(s_.substr(pos_)) + "\" in select expression");
     return n;
   }
 
@@ -169,8 +176,7 @@ class Parser {
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
       size_t start = pos_;
-      while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.'))
-        ++pos_;
+      while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '.')) ++pos_;
       if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
         size_t save = pos_++;
         if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
@@ -246,8 +252,7 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
       op = index && load_index_info(*index).increasing ? "<=" : ">=";
     }
     add(make_op(Node::Kind::kBinary, op, make_leaf(Node::Kind::kName, name),
-                number ? make_leaf(Node::Kind::kNumber, value, *number)
-                       : make_leaf(Node::Kind::kName, value)));
+                number ? make_leaf(Node::Kind::kNumber, value, *number) : make_leaf(Node::Kind::kName, value)));
   }
   return all;
 }
@@ -286,28 +291,39 @@ struct Evaluator {
   }
 
   ResourceValue binary(const Node& n) const {
-    const std::string& op = n.text;
-    if (op == "&&") return truth(*n.left) && truth(*n.right) ? 1.0 : 0.0;
-    if (op == "||") return truth(*n.left) || truth(*n.right) ? 1.0 : 0.0;
+    using Op = Node::Op;
+    if (n.op == Op::kAnd) return truth(*n.left) && truth(*n.right) ? 1.0 : 0.0;
+    if (n.op == Op::kOr) return truth(*n.left) || truth(*n.right) ? 1.0 : 0.0;
     auto l = value(*n.left);
     auto r = value(*n.right);
-    if (op == "==" || op == "!=") {
+    if (n.op == Op::kEq || n.op == Op::kNe) {
       bool eq = false;
-      if (!string_equal(*n.left, l, *n.right, r, &eq)) return std::monostate{};
-      return (op == "==") == eq ? 1.0 : 0.0;
+      if (!string_equal(*n.left, std::move(l), *n.right, std::move(r), &eq)) return std::monostate{};
+      return (n.op == Op::kEq) == eq ? 1.0 : 0.0;
     }
     auto* a = std::get_if<double>(&l);
     auto* b = std::get_if<double>(&r);
     if (!a || !b) return std::monostate{};
-    if (op == "<") return *a < *b ? 1.0 : 0.0;
-    if (op == ">") return *a > *b ? 1.0 : 0.0;
-    if (op == "<=") return *a <= *b ? 1.0 : 0.0;
-    if (op == ">=") return *a >= *b ? 1.0 : 0.0;
-    if (op == "+") return *a + *b;
-    if (op == "-") return *a - *b;
-    if (op == "*") return *a * *b;
-    if (op == "/") return *b == 0 ? ResourceValue{std::monostate{}} : ResourceValue{*a / *b};
-    return std::monostate{};
+    switch (n.op) {
+      case Op::kLt:
+        return *a < *b ? 1.0 : 0.0;
+      case Op::kGt:
+        return *a > *b ? 1.0 : 0.0;
+      case Op::kLe:
+        return *a <= *b ? 1.0 : 0.0;
+      case Op::kGe:
+        return *a >= *b ? 1.0 : 0.0;
+      case Op::kAdd:
+        return *a + *b;
+      case Op::kSub:
+        return *a - *b;
+      case Op::kMul:
+        return *a * *b;
+      case Op::kDiv:
+        return *b == 0 ? ResourceValue{std::monostate{}} : ResourceValue{*a / *b};
+      default:
+        return std::monostate{};
+    }
   }
 
   // Equality with LSF's reading of bare words; returns false when undecidable.
@@ -325,11 +341,11 @@ struct Evaluator {
     };
     if (std::holds_alternative<std::string>(l)) literal(rn, r);
     if (std::holds_alternative<std::string>(r)) literal(ln, l);
-    if (auto *ls = std::get_if<std::string>(&l), *rs = std::get_if<std::string>(&r); ls && rs) {
+    if (auto* ls = std::get_if<std::string>(&l), *rs = std::get_if<std::string>(&r); ls && rs) {
       *eq = *ls == *rs;
       return true;
     }
-    if (auto *ld = std::get_if<double>(&l), *rd = std::get_if<double>(&r); ld && rd) {
+    if (auto* ld = std::get_if<double>(&l), *rd = std::get_if<double>(&r); ld && rd) {
       *eq = *ld == *rd;
       return true;
     }
@@ -369,8 +385,7 @@ std::string format(const Node& n) {
       std::string l = format(*n.left), r = format(*n.right);
       if (needs_parens(*n.left, n.text)) l = "(" + l + ")";
       if (needs_parens(*n.right, n.text) ||
-          (n.right->kind == Node::Kind::kBinary && n.right->text == n.text &&
-           (n.text == "-" || n.text == "/")))
+          (n.right->kind == Node::Kind::kBinary && n.right->text == n.text && (n.text == "-" || n.text == "/")))
         r = "(" + r + ")";
       bool spaced = n.text == "&&" || n.text == "||";
       return spaced ? l + " " + n.text + " " + r : l + n.text + r;
