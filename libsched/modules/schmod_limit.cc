@@ -99,7 +99,7 @@ class LimitModule final : public Module {
       const RunningJobView& job = ctx.view.running[i];
       auto slots = ctx.slots_of(i);
       p.hosts.assign(slots.begin(), slots.end());
-      count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, ctx.usage(job.res_req.get(), job.start_time),
+      count(ctx, who_of(job), job.queue, p, ctx.usage(job.res_req.get(), job.start_time),
             static_cast<int>(job.hosts.size()));
     }
   }
@@ -111,7 +111,7 @@ class LimitModule final : public Module {
     int need = job.min_slots;
     const int in_queue = queue_slots_[static_cast<size_t>(job.queue)];
     if (q.qjob_limit && in_queue + need > *q.qjob_limit) return with(reason::kQueueSlotLimit, in_queue, *q.qjob_limit);
-    const Who who{job.user, job.project, given(job)};
+    const Who who = who_of(job);
     UserInfo& u = user(ctx, who);
     if (q.ujob_limit) {
       int used = u.queue_slots[static_cast<size_t>(job.queue)];
@@ -179,8 +179,7 @@ class LimitModule final : public Module {
       if (!(l.hosts.given || l.slots_per_processor) || !l.hosts.matches(host.name)) continue;
       if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
       int uid = u ? static_cast<int>(u->id) : -2;  // -2: a user nothing counts yet
-      LimitKey key =
-          key_of(l, i, uid, job.queue, find_project(l, Who{job.user, job.project, given(job)}), per_host ? h : -1);
+      LimitKey key = key_of(l, i, uid, job.queue, find_project(l, who_of(job)), per_host ? h : -1);
       auto it = uid == -2 && l.users.per_member ? usage_.end() : usage_.find(key);
       Counted none;
       const Counted& used = it == usage_.end() ? none : it->second;
@@ -209,7 +208,7 @@ class LimitModule final : public Module {
       for (auto [h, n] : p.hosts)
         if (l.hosts.matches(ctx.view.hosts[h].name)) slots += n;
       if (slots == 0) continue;
-      const Who who{job.user, job.project, given(job)};
+      const Who who = who_of(job);
       LimitKey key = key_of(l, i, static_cast<int>(user(ctx, who).id), job.queue, project_id(l, who), -1);
       Counted want = demand(ctx, job, slots);
       if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
@@ -218,12 +217,12 @@ class LimitModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, ctx.demand(job.res_req.get()), p.slots());
+    count(ctx, who_of(job), job.queue, p, ctx.demand(job.res_req.get()), p.slots());
   }
 
   // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
   void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, Who{job.user, job.project, given(job)}, job.queue, p, sched::Usage{}, p.slots(), false);
+    count(ctx, who_of(job), job.queue, p, sched::Usage{}, p.slots(), false);
   }
 
  private:
@@ -239,8 +238,8 @@ class LimitModule final : public Module {
     std::pair<int, int> ids;
   };
   template <typename Job>
-  std::pair<int, int> given(const Job& job) const {
-    return {given_users_ ? job.user_id : -1, given_projects_ ? job.project_id : -1};
+  Who who_of(const Job& job) const {
+    return {job.user, job.project, {given_users_ ? job.user_id : -1, given_projects_ ? job.project_id : -1}};
   }
 
   // Each user's counts and limits, looked up once per call by name.
@@ -265,8 +264,8 @@ class LimitModule final : public Module {
     }
     return *known;
   }
-  const UserInfo* find_user(const JobView& job) const {
-    int id = given_users_ && job.user_id >= 0 ? job.user_id : user_ids_.find(job.user);
+  const UserInfo* find_user(const Who& who) const {
+    int id = who.ids.first >= 0 ? who.ids.first : user_ids_.find(who.user);
     return id < 0 || static_cast<size_t>(id) >= by_id_.size() ? nullptr : by_id_[static_cast<size_t>(id)];
   }
   // room() is asked for one job host after host: its user is looked up once. Counting
@@ -274,7 +273,7 @@ class LimitModule final : public Module {
   const UserInfo* room_user(const JobView& job) {
     if (&job != room_job_) {
       room_job_ = &job;
-      room_user_ = find_user(job);
+      room_user_ = find_user(who_of(job));
     }
     return room_user_;
   }
