@@ -15,8 +15,10 @@ export -f hosts_of
 
 # hostX and hostY (4 slots each) and two of hostA@provider's four: the first host is the
 # consumer's own, so the consumer starts the job; the provider learns of the two slots
-# from the consumer's answer to its next offer.
-sj=$(cjob -n 10 -m "hostX hostY hostA@provider" -o /dev/null sleep 60)
+# from the consumer's answer to its next offer. The preference levels fix the hosts'
+# order: at one level they are ranked by r15s, which each virtual host reads from this
+# machine at its own moment (a CI run once had hostY first).
+sj=$(cjob -n 10 -m "hostX+2 hostY+1 hostA@provider" -o /dev/null sleep 60)
 check "a 10-slot job spans hostX, hostY and hostA@provider" wait_for 20 bash -c \
   "[ \"\$(hosts_of $sj)\" = '4*hostX 4*hostY 2*hostA@provider ' ]"
 check "the provider sees the lease it did not start" wait_for 10 bash -c "bclusters | grep -Eq '^consumer +EXPORT +ok$'"
