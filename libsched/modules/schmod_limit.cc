@@ -81,6 +81,16 @@ class LimitModule final : public Module {
     given_users_ = ctx.view.user_ids != nullptr;
     given_projects_ = ctx.view.project_ids != nullptr;
     queue_slots_.assign(ctx.policy.queues.size(), 0);
+    by_one_id_.assign(ctx.policy.limits.size(), {});
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      int per = int{l.users.per_member} + int{l.queues.per_member} + int{l.projects.per_member};
+      by_one_id_[i].dim = per > 1                 ? ById::kHashed
+                          : l.users.per_member    ? ById::kUser
+                          : l.queues.per_member   ? ById::kQueue
+                          : l.projects.per_member ? ById::kProject
+                                                  : ById::kWhole;
+    }
     if (by_user_on_host_ || by_queue_on_host_) {
       // A host's lists hold at most one entry per job there: sized once, not grown
       // entry by entry on each of thousands of hosts.
@@ -136,7 +146,7 @@ class LimitModule final : public Module {
         with_resources = true;
       }
       LimitKey key = key_of(l, i, u.id, job.queue, project_id(l, who), -1);
-      if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
+      if (auto no = exceeds(ctx, l, counted(i, key), want, key)) return no;
     }
     return std::nullopt;
   }
@@ -211,7 +221,7 @@ class LimitModule final : public Module {
       const Who who = who_of(job);
       LimitKey key = key_of(l, i, static_cast<int>(user(ctx, who).id), job.queue, project_id(l, who), -1);
       Counted want = demand(ctx, job, slots);
-      if (auto no = exceeds(ctx, l, usage_[key], want, key)) return no;
+      if (auto no = exceeds(ctx, l, counted(i, key), want, key)) return no;
     }
     return std::nullopt;
   }
@@ -385,7 +395,7 @@ class LimitModule final : public Module {
       const int pid = project_id(l, who);
       bool host_dim = l.hosts.given || l.slots_per_processor;
       if (!host_dim) {
-        add(usage_[key_of(l, i, uid, queue, pid, -1)], slots, use, runs);
+        add(counted(i, key_of(l, i, uid, queue, pid, -1)), slots, use, runs);
         continue;
       }
       bool per_host = l.hosts.per_member || l.slots_per_processor;
@@ -460,6 +470,30 @@ class LimitModule final : public Module {
   PerHost host_queue_slots_, user_host_slots_;
   bool by_user_on_host_ = false, by_group_on_host_ = false, by_queue_on_host_ = false;
   std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
+
+  // A limit's counts without a host dimension, found by one id rather than hashed: every
+  // pending job is checked against each limit that applies to it, and a limit counts
+  // its consumers one by one in at most one kind (PER_USER, PER_QUEUE or PER_PROJECT)
+  // or as a whole, almost always. Entries point into usage_, whose nodes stay put.
+  struct ById {
+    enum Dim { kWhole, kUser, kQueue, kProject, kHashed } dim = kHashed;
+    std::vector<Counted*> counts;
+  };
+  std::vector<ById> by_one_id_;  // per limit
+
+  Counted& counted(size_t limit, const LimitKey& key) {
+    ById& d = by_one_id_[limit];
+    int id = d.dim == ById::kWhole     ? 0
+             : d.dim == ById::kUser    ? key.user
+             : d.dim == ById::kQueue   ? key.queue
+             : d.dim == ById::kProject ? key.project
+                                       : -1;
+    if (id < 0 || key.host >= 0) return usage_[key];
+    if (static_cast<size_t>(id) >= d.counts.size()) d.counts.resize(static_cast<size_t>(id) + 1, nullptr);
+    Counted*& c = d.counts[static_cast<size_t>(id)];
+    if (!c) c = &usage_[key];
+    return *c;
+  }
 };
 
 }  // namespace
