@@ -319,38 +319,54 @@ class DefaultModule final : public Module {
     return busy_on(ctx, busy_, h, t);
   }
 
-  // loadSched thresholds as read for every host: each index's column and direction
-  // found once per threshold set and pass, not per host.
-  struct SchedLimit {
+  // Thresholds as read for every host: each index's column and direction found once
+  // per threshold set and pass, not per host (loadSched for every host a queue may use,
+  // loadStop for every host running jobs).
+  struct IndexLimit {
     const std::string* index;
     const std::vector<double>* column;
     double limit;
     bool larger_better;
   };
-  bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
-    if (t.empty()) return false;
-    // A queue's row asks about the same thresholds host after host: the last set's
-    // limits are kept at hand rather than found in the map each time.
+  struct CompiledThresholds {
+    std::vector<IndexLimit> sched, stop;
+  };
+  const CompiledThresholds& compiled(const PassContext& ctx, const config::Thresholds& t) {
+    // Host after host asks about the same thresholds: the last set is kept at hand
+    // rather than found in the map each time.
     if (&t != last_thresholds_) {
       auto [it, fresh] = compiled_.try_emplace(&t);
       if (fresh)
-        for (const auto& [index, th] : t)
-          if (th.sched) it->second.push_back({&index, &ctx.column(index), *th.sched, config::larger_is_better(index)});
+        for (const auto& [index, th] : t) {
+          IndexLimit l{&index, &ctx.column(index), 0, config::larger_is_better(index)};
+          if (th.sched) it->second.sched.push_back({l.index, l.column, *th.sched, l.larger_better});
+          if (th.stop) it->second.stop.push_back({l.index, l.column, *th.stop, l.larger_better});
+        }
       last_thresholds_ = &t;
-      last_limits_ = &it->second;
+      last_compiled_ = &it->second;
     }
-    const bool reserved = !ctx.hosts[h].reserved.empty();
-    for (const SchedLimit& l : *last_limits_) {
-      double v = reserved ? ctx.numeric(h, *l.index) : (*l.column)[h];
-      if (!std::isnan(v) && (l.larger_better ? v < l.limit : v > l.limit)) return true;
-    }
-    return false;
+    return *last_compiled_;
   }
-
+  // A host's value of an index: as reported, less what is reserved there.
+  static double value(const PassContext& ctx, int h, const std::string& index, const std::vector<double>& column) {
+    return ctx.hosts[h].reserved.empty() ? column[h] : ctx.numeric(h, index);
+  }
+  static const IndexLimit* first_over(const PassContext& ctx, int h, const std::vector<IndexLimit>& limits,
+                                      bool skip_pg) {
+    for (const IndexLimit& l : limits) {
+      if (skip_pg && *l.index == "pg") continue;
+      double v = value(ctx, h, *l.index, *l.column);
+      if (!std::isnan(v) && (l.larger_better ? v < l.limit : v > l.limit)) return &l;
+    }
+    return nullptr;
+  }
+  bool over_sched(const PassContext& ctx, int h, const config::Thresholds& t) {
+    return !t.empty() && first_over(ctx, h, compiled(ctx, t).sched, false);
+  }
   // The first stop threshold a host's load passes, or empty.
-  static std::string over_stop(const PassContext& ctx, int h, const config::Thresholds& t, bool skip_pg) {
-    return first_past(
-        t, [&](std::string_view i) { return ctx.numeric(h, i); }, true, skip_pg);
+  std::string over_stop(const PassContext& ctx, int h, const config::Thresholds& t, bool skip_pg) {
+    const IndexLimit* l = t.empty() ? nullptr : first_over(ctx, h, compiled(ctx, t).stop, skip_pg);
+    return l ? *l->index : std::string();
   }
 
   // `asked` or `queue`: whose preference levels come first (neither: none).
@@ -457,6 +473,8 @@ class DefaultModule final : public Module {
     for (size_t i = 0; i < ctx.view.running.size(); ++i)
       if (auto slots = ctx.slots_of(i); !slots.empty())
         by_host[at[static_cast<size_t>(slots.front().first)]++] = &ctx.view.running[i];
+    const std::string kIt = "it";
+    const std::vector<double>& idle_time = ctx.column(kIt);
     std::vector<const RunningJobView*> running, waiting;  // per host, reused
     std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
     for (int h = 0; h < static_cast<int>(nhosts); ++h) {
@@ -467,7 +485,7 @@ class DefaultModule final : public Module {
       if (host.status != "ok" && host.status != "closed_Adm") continue;
       if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
       const auto& host_t = ctx.host_policy(h).thresholds;
-      double it = ctx.numeric(h, "it");
+      double it = value(ctx, h, kIt, idle_time);
       bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
       auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
 
@@ -552,9 +570,9 @@ class DefaultModule final : public Module {
   std::map<std::int64_t, int> array_running_;
   std::vector<signed char> busy_;
   std::map<int, std::vector<signed char>> queue_busy_;
-  std::map<const config::Thresholds*, std::vector<SchedLimit>> compiled_;
+  std::map<const config::Thresholds*, CompiledThresholds> compiled_;
   const config::Thresholds* last_thresholds_ = nullptr;
-  const std::vector<SchedLimit>* last_limits_ = nullptr;
+  const CompiledThresholds* last_compiled_ = nullptr;
   std::vector<char> closed_;         // per queue: a run or dispatch window is closed
   std::vector<char> shut_;           // per host: its dispatch window is closed
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr
