@@ -10,6 +10,7 @@
 // lowest-priority job, one host action per SBD_SLEEP_TIME.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <span>
 
 #include "libsched/modules/modules.h"
@@ -196,28 +197,46 @@ class DefaultModule final : public Module {
   }
 
   // Per host, the first reason it refuses every job of the queue (status, HOSTS,
-  // dispatch window, load thresholds), or nullptr; once per queue and pass.
+  // dispatch window, load thresholds), or nullptr; once per queue and pass. What does
+  // not depend on the queue is worked out once for all of them (host_row).
   const std::vector<const char*>& queue_row(PassContext& ctx, int queue) {
     auto [it, fresh] = queue_rows_.try_emplace(queue);
     if (!fresh) return it->second;
     const QueuePolicy& q = ctx.policy.queues[queue];
     const std::vector<char>& in_queue = queue_hosts(ctx, queue);
-    std::vector<signed char>* queue_busy = queue_busy_row(ctx, queue);
+    const std::vector<signed char>* queue_busy = queue_busy_row(ctx, queue);
+    const std::vector<const char*>& host_no = host_row(ctx);
     auto& row = it->second;
     row.resize(ctx.view.hosts.size());
-    if (!row.empty()) status_refusal(ctx, 0);  // works out every host's
     for (size_t i = 0; i < row.size(); ++i) {
-      int h = static_cast<int>(i);
       const char* no = status_[i];
-      const HostView& host = ctx.view.hosts[i];
-      if (!no && (host.cluster.empty() ? !q.hosts.empty() && !in_queue[h] : !q.takes_borrowed(host.name, host.cluster)))
+      if (!no && (borrowed_[i] ? !q.takes_borrowed(ctx.view.hosts[i].name, ctx.view.hosts[i].cluster)
+                               : !q.hosts.empty() && !in_queue[i]))
         no = reason::kHostNotInQueue;
-      if (!no && window_shut(ctx, h)) no = reason::kHostWindow;
-      if (!no && (host_busy(ctx, h) || (queue_busy && busy_on(ctx, *queue_busy, h, q.thresholds))))
-        no = reason::kHostLoad;
+      if (!no) no = host_no[i];
+      if (!no && queue_busy && (*queue_busy)[i]) no = reason::kHostLoad;
       row[i] = no;
     }
     return row;
+  }
+  // Per host, whether its dispatch window or its own loadSched thresholds keep every
+  // queue's jobs off it; with each host's status and whether it is borrowed from
+  // another cluster, once per pass.
+  const std::vector<const char*>& host_row(const PassContext& ctx) {
+    const size_t n = ctx.view.hosts.size();
+    if (host_row_.size() == n) return host_row_;
+    if (n > 0) status_refusal(ctx, 0);  // works out every host's
+    host_row_.resize(n);
+    borrowed_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const int h = static_cast<int>(i);
+      const HostPolicy& hp = ctx.host_policy(h);
+      host_row_[i] = !hp.dispatch_window.is_open(ctx.view.week) ? reason::kHostWindow
+                     : over_sched(ctx, h, hp.thresholds)        ? reason::kHostLoad
+                                                                : nullptr;
+      borrowed_[i] = !ctx.view.hosts[i].cluster.empty();
+    }
+    return host_row_;
   }
   // Whether a queue row's reason comes before the job's -m and exclusions.
   bool early(const PassContext& ctx, int h, const char* no) {
@@ -255,15 +274,6 @@ class DefaultModule final : public Module {
     return status_[h];
   }
 
-  bool window_shut(const PassContext& ctx, int h) {
-    if (shut_.empty()) {
-      shut_.reserve(ctx.view.hosts.size());
-      for (int i = 0; i < static_cast<int>(ctx.view.hosts.size()); ++i)
-        shut_.push_back(!ctx.host_policy(i).dispatch_window.is_open(ctx.view.week));
-    }
-    return shut_[h];
-  }
-
   static bool select_matches(const PassContext& ctx, const config::SelectExpr& select, std::vector<signed char>& memo,
                              int h) {
     if (memo[h] < 0) memo[h] = select.matches(ctx.lookup(h));
@@ -290,33 +300,23 @@ class DefaultModule final : public Module {
     return it->second;
   }
 
-  // A queue's loadSched thresholds per host, each worked out once per pass when first
-  // asked; null when the queue has none.
-  std::vector<signed char>* queue_busy_row(const PassContext& ctx, int queue) {
-    if (ctx.policy.queues[queue].thresholds.empty()) return nullptr;
-    auto& row = queue_busy_[queue];
-    if (row.empty()) row.assign(ctx.view.hosts.size(), -1);
+  // A queue's loadSched thresholds per host, once per pass; null when the queue has
+  // none. Queues often repeat one another's thresholds: one row per distinct set.
+  const std::vector<signed char>* queue_busy_row(const PassContext& ctx, int queue) {
+    const config::Thresholds& t = ctx.policy.queues[queue].thresholds;
+    if (t.empty()) return nullptr;
+    for (const auto& [other, row] : queue_busy_)
+      if (*other == t) return &row;
+    auto& row = queue_busy_.emplace_back(&t, std::vector<signed char>(ctx.view.hosts.size())).second;
+    for (size_t h = 0; h < row.size(); ++h) row[h] = over_sched(ctx, static_cast<int>(h), t);
     return &row;
   }
-  bool busy_on(const PassContext& ctx, std::vector<signed char>& row, int h, const config::Thresholds& t) {
-    if (row[h] < 0) row[h] = over_sched(ctx, h, t);
-    return row[h];
-  }
-
   bool window_closed(const PassContext& ctx, int queue) {
     if (closed_.empty()) {
       for (const auto& q : ctx.policy.queues)
         closed_.push_back(!q.run_window.is_open(ctx.view.week) || !q.dispatch_window.is_open(ctx.view.week));
     }
     return closed_[queue];
-  }
-
-  // A host's own loadSched thresholds, worked out once per pass.
-  bool host_busy(const PassContext& ctx, int h) {
-    const config::Thresholds& t = ctx.host_policy(h).thresholds;
-    if (t.empty()) return false;  // most hosts: no row, no call
-    if (busy_.empty()) busy_.assign(ctx.view.hosts.size(), -1);
-    return busy_on(ctx, busy_, h, t);
   }
 
   // Thresholds as read for every host: each index's column and direction found once
@@ -568,13 +568,13 @@ class DefaultModule final : public Module {
   }
 
   std::map<std::int64_t, int> array_running_;
-  std::vector<signed char> busy_;
-  std::map<int, std::vector<signed char>> queue_busy_;
+  std::deque<std::pair<const config::Thresholds*, std::vector<signed char>>> queue_busy_;
+  std::vector<const char*> host_row_;  // per host: its window or its own thresholds refuse
+  std::vector<char> borrowed_;         // per host: leased from another cluster
   std::map<const config::Thresholds*, CompiledThresholds> compiled_;
   const config::Thresholds* last_thresholds_ = nullptr;
   const CompiledThresholds* last_compiled_ = nullptr;
   std::vector<char> closed_;         // per queue: a run or dispatch window is closed
-  std::vector<char> shut_;           // per host: its dispatch window is closed
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr
   std::map<int, std::vector<char>> in_queue_;
   std::map<const config::SelectExpr*, std::vector<signed char>> select_;
