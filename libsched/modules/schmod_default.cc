@@ -430,9 +430,10 @@ class DefaultModule final : public Module {
   }
 
   static void run_windows(PassContext& ctx) {
+    std::vector<char> queue_open;  // per queue, once rather than per running job
+    for (const auto& q : ctx.policy.queues) queue_open.push_back(q.run_window.is_open(ctx.view.week));
     for (const auto& job : ctx.view.running) {
-      const QueuePolicy& q = ctx.policy.queues[job.queue];
-      bool open = q.run_window.is_open(ctx.view.week);
+      const bool open = queue_open[static_cast<size_t>(job.queue)];
       if (!open && job.state == RunState::kRun && !job.forced)
         ctx.result.suspends.push_back({job.key, SuspendCause::kWindow, reason::kSuspWindow});
       else if (open && job.state == RunState::kSsusp && job.cause == SuspendCause::kWindow)
