@@ -41,10 +41,13 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
 void append_host_slots(const HostTable& table, const std::vector<std::string>& hosts,
                        std::vector<std::pair<int, int>>& out) {
   const auto from = static_cast<std::ptrdiff_t>(out.size());
+  const std::string* last = nullptr;  // a host is named once per slot, one after another
+  int last_host = -1;
   for (const auto& name : hosts) {
-    auto at = table.index.find(name);
-    if (at == table.index.end()) continue;
-    int h = at->second;
+    const int h = last && *last == name ? last_host : table.find(name);
+    last = &name;
+    last_host = h;
+    if (h < 0) continue;
     auto it = std::find_if(out.begin() + from, out.end(), [h](const auto& e) { return e.first == h; });
     if (it == out.end())
       out.emplace_back(h, 1);
@@ -59,10 +62,7 @@ std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::v
   return out;
 }
 
-int PassContext::host_index(std::string_view name) const {
-  auto it = table_->index.find(std::string(name));
-  return it == table_->index.end() ? -1 : it->second;
-}
+int PassContext::host_index(std::string_view name) const { return table_->find(name); }
 
 const std::vector<double>& PassContext::column(std::string_view name) const {
   ResourceColumns& columns = view.fixed_columns ? *view.fixed_columns : columns_;
@@ -197,11 +197,10 @@ std::shared_ptr<const HostTable> make_host_table(const ClusterView& view) {
   table->policy = view.policy;
   auto names = std::make_shared<std::vector<std::string>>();
   names->reserve(view.hosts.size());
-  table->index.reserve(view.hosts.size());
   table->policies.reserve(view.hosts.size());
   for (size_t h = 0; h < view.hosts.size(); ++h) {
     names->push_back(view.hosts[h].name);
-    table->index.emplace(view.hosts[h].name, static_cast<int>(h));
+    if (table->index.insert(view.hosts[h].name).second) table->index_host.push_back(static_cast<int>(h));
     table->policies.push_back(&view.policy->host(view.hosts[h].name));
   }
   table->names = std::move(names);
