@@ -104,6 +104,7 @@ class DefaultModule final : public Module {
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
     const char* no = refusal(ctx, job, h);
+    if (!no && !reserved_in_pass_.empty() && reserved_in_pass_[h]) no = load_now(ctx, job, h);
     if (no) {
       *why = no;
       return 0;
@@ -112,6 +113,13 @@ class DefaultModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
+    // What the job holds per slot (rusage[]) lowers the host's values from here on:
+    // the host's facts worked out earlier in the pass (thresholds, select[]) may no
+    // longer hold, so later jobs check them again there (load_now).
+    if (!ctx.demand(job.res_req.get()).per_slot.empty()) {
+      reserved_in_pass_.resize(ctx.view.hosts.size());
+      for (auto [h, n] : p.hosts) reserved_in_pass_[static_cast<size_t>(h)] = 1;
+    }
     for (auto [h, n] : p.hosts) {
       auto& hs = ctx.hosts[h];
       hs.used += n;
@@ -140,6 +148,17 @@ class DefaultModule final : public Module {
         return reason::kHostJustStarted;
     }
     if (hs.free() <= 0) return reason::kHostFull;
+    return nullptr;
+  }
+
+  // Why a host on which this pass has reserved rusage[] no longer takes the job: its
+  // loadSched thresholds or the job's select[], read with what is reserved now. The
+  // per-pass facts were worked out at their first use, maybe before the reservation.
+  const char* load_now(const PassContext& ctx, const JobView& job, int h) {
+    if (over_sched(ctx, h, ctx.host_policy(h).thresholds) || over_sched(ctx, h, ctx.queue_of(job).thresholds))
+      return reason::kHostLoad;
+    if (job.res_req && !job.res_req->select.empty() && !job.res_req->select.matches(ctx.lookup(h)))
+      return reason::kHostSelect;
     return nullptr;
   }
 
@@ -570,8 +589,9 @@ class DefaultModule final : public Module {
 
   std::map<std::int64_t, int> array_running_;
   std::deque<std::pair<const config::Thresholds*, std::vector<signed char>>> queue_busy_;
-  std::vector<const char*> host_row_;  // per host: its window or its own thresholds refuse
-  std::vector<char> borrowed_;         // per host: leased from another cluster
+  std::vector<const char*> host_row_;   // per host: its window or its own thresholds refuse
+  std::vector<char> borrowed_;          // per host: leased from another cluster
+  std::vector<char> reserved_in_pass_;  // per host: a job started in this pass holds rusage[] there
   std::map<const config::Thresholds*, CompiledThresholds> compiled_;
   const config::Thresholds* last_thresholds_ = nullptr;
   const CompiledThresholds* last_compiled_ = nullptr;
