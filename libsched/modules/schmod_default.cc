@@ -358,8 +358,14 @@ class DefaultModule final : public Module {
       if (fresh)
         for (const auto& [index, th] : t) {
           IndexLimit l{&index, &ctx.column(index), 0, config::larger_is_better(index)};
-          if (th.sched) it->second.sched.push_back({l.index, l.column, *th.sched, l.larger_better});
-          if (th.stop) it->second.stop.push_back({l.index, l.column, *th.stop, l.larger_better});
+          if (th.sched) {
+            l.limit = *th.sched;
+            it->second.sched.push_back(l);
+          }
+          if (th.stop) {
+            l.limit = *th.stop;
+            it->second.stop.push_back(l);
+          }
         }
       last_thresholds_ = &t;
       last_compiled_ = &it->second;
