@@ -142,20 +142,15 @@ class LimitModule final : public Module {
       if (used + need > *it->second.max_jobs)
         return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
     }
-    Counted want{need, 1, {}};
-    bool with_resources = false;  // most limits count slots and jobs only
     for (size_t i : whole_limits_) {
       if (!counts(i, u, job.queue, who)) continue;
       const LimitPolicy& l = ctx.policy.limits[i];
       const LimitKey key = key_of(l, i, static_cast<int>(u.id), job.queue, project_id(l, who), -1);
       const Counted& used = counted(i, key);
-      if (l.resources.empty()) {  // slots and jobs: two comparisons, no text unless over
-        if ((!l.slots || used.slots + need <= *l.slots) && (!l.jobs || used.jobs + 1 <= *l.jobs)) continue;
-      } else if (!with_resources) {
-        add_resources(ctx, job, need, want);
-        with_resources = true;
-      }
-      if (auto no = exceeds(ctx, l, used, want, key)) return no;
+      // Slots and jobs (most limits): two comparisons, and nothing composed unless over.
+      if (l.resources.empty() && (!l.slots || used.slots + need <= *l.slots) && (!l.jobs || used.jobs + 1 <= *l.jobs))
+        continue;
+      if (auto no = exceeds(ctx, l, used, demand(ctx, job, need), key)) return no;
     }
     return std::nullopt;
   }
@@ -272,7 +267,14 @@ class LimitModule final : public Module {
     std::vector<char> in_limit;    // per Limit section: its USERS take the user
   };
 
+  // Every pending job asks for its user: the caller's id of a user met before is the
+  // whole lookup, kept small enough to be inlined; the rest is add_user().
   UserInfo& user(const PassContext& ctx, const Who& who) {
+    const auto id = static_cast<size_t>(who.ids.first);
+    if (who.ids.first >= 0 && id < by_id_.size() && by_id_[id]) return *by_id_[id];
+    return add_user(ctx, who);
+  }
+  [[gnu::noinline]] UserInfo& add_user(const PassContext& ctx, const Who& who) {
     const int id = who.ids.first >= 0 ? who.ids.first : user_ids_.insert(who.user).first;
     if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
     UserInfo*& known = by_id_[static_cast<size_t>(id)];
@@ -338,14 +340,20 @@ class LimitModule final : public Module {
   // read once per queue, user and (with the caller's ids) project, not by name for each
   // of 100,000 jobs and 40,000 running ones.
   bool counts(size_t i, const UserInfo& u, int queue, const Who& who) {
-    Members& m = members_[i];
+    const Members& m = members_[i];
     if (!m.queue[static_cast<size_t>(queue)] || !u.in_limit[i]) return false;
     if (!m.projects->given) return true;
+    const auto id = static_cast<size_t>(who.ids.second);
+    if (who.ids.second >= 0 && id < m.project.size() && m.project[id] >= 0) return m.project[id];
+    return project_counts(i, who);
+  }
+  [[gnu::noinline]] bool project_counts(size_t i, const Who& who) {
+    Members& m = members_[i];
     const int id = who.ids.second;
     if (id < 0) return m.projects->matches(who.project);
     if (static_cast<size_t>(id) >= m.project.size()) m.project.resize(static_cast<size_t>(id) + 1, -1);
     signed char& in = m.project[static_cast<size_t>(id)];
-    if (in < 0) in = m.projects->matches(who.project);
+    in = m.projects->matches(who.project);
     return in;
   }
 
@@ -504,6 +512,13 @@ class LimitModule final : public Module {
   struct ById {
     enum Dim { kWhole, kUser, kQueue, kProject, kHashed } dim = kHashed;
     std::vector<Counted*> counts;
+    int id(const LimitKey& key) const {
+      return dim == kWhole     ? 0
+             : dim == kUser    ? key.user
+             : dim == kQueue   ? key.queue
+             : dim == kProject ? key.project
+                               : -1;
+    }
   };
   std::vector<ById> by_one_id_;  // per limit
 
@@ -516,13 +531,18 @@ class LimitModule final : public Module {
   std::vector<Members> members_;
   std::vector<size_t> whole_limits_;  // sections without hosts: they decide admission
 
+  // The lookup inlined where every pending job asks; a first count and a hashed key
+  // take count_of().
   Counted& counted(size_t limit, const LimitKey& key) {
+    const ById& d = by_one_id_[limit];
+    const int id = d.id(key);
+    if (id >= 0 && key.host < 0 && static_cast<size_t>(id) < d.counts.size())
+      if (Counted* c = d.counts[static_cast<size_t>(id)]) return *c;
+    return count_of(limit, key);
+  }
+  [[gnu::noinline]] Counted& count_of(size_t limit, const LimitKey& key) {
     ById& d = by_one_id_[limit];
-    int id = d.dim == ById::kWhole     ? 0
-             : d.dim == ById::kUser    ? key.user
-             : d.dim == ById::kQueue   ? key.queue
-             : d.dim == ById::kProject ? key.project
-                                       : -1;
+    const int id = d.id(key);
     if (id < 0 || key.host >= 0) return usage_[key];
     if (static_cast<size_t>(id) >= d.counts.size()) d.counts.resize(static_cast<size_t>(id) + 1, nullptr);
     Counted*& c = d.counts[static_cast<size_t>(id)];
