@@ -190,10 +190,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // passes it over. Its reason holds the starts so far until the pass ends.
   std::vector<size_t> passed_over;
   passed_over.reserve(jobs.size());
-  auto pend_considered = [&](const JobView& job, std::shared_ptr<const std::string> text,
-                             std::shared_ptr<const HostReasons> hosts) {
-    ctx.pend(job, std::move(text), std::move(hosts));
-    ctx.result.reasons.back().bypassed = static_cast<int>(ctx.result.dispatches.size());
+  auto pend_considered = [&](const JobView& job, const std::shared_ptr<const std::string>& text,
+                             const std::shared_ptr<const HostReasons>& hosts) {
+    ctx.pend(job, text, hosts).bypassed = static_cast<int>(ctx.result.dispatches.size());
     passed_over.push_back(ctx.result.reasons.size() - 1);
   };
   auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
@@ -216,8 +215,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
         deferred.push_back(&job);
         return false;
       }
-      ctx.pend(job, std::move(*refused));
-      ctx.result.reasons.back().blocked = by->blocks();
+      ctx.pend(job, *refused).blocked = by->blocks();
       return false;
     }
     ++ctx.result.stats.jobs_considered;
@@ -333,7 +331,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     reserve(job, cands);
     if (full) match.when_full = ReqClass{text, hosts};
     outcomes.emplace(rk, ReqClass{text, hosts});
-    pend_considered(job, std::move(text), std::move(hosts));
+    pend_considered(job, text, hosts);
     return false;
   };
 
