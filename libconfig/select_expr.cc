@@ -1,6 +1,7 @@
 #include "libconfig/select_expr.h"
 
 #include <cctype>
+#include <deque>
 #include <vector>
 
 #include "libconfig/load_index.h"
@@ -17,6 +18,10 @@ struct SelectExpr::Node {
   // expression on every host.
   enum class Op { kOther, kOr, kAnd, kEq, kNe, kLt, kGt, kLe, kGe, kAdd, kSub, kMul, kDiv };
   Op op = Op::kOther;
+  // A name that is `type` or `model` (attribute), or `any` or `local` (keyword): what
+  // `type==any` and `model==local` need, worked out when parsed rather than compared
+  // as text on every host.
+  bool attribute = false, keyword = false;
   std::shared_ptr<const Node> left, right;
 };
 
@@ -30,6 +35,10 @@ NodePtr make_leaf(Node::Kind kind, std::string text, double number = 0) {
   n->kind = kind;
   n->text = std::move(text);
   n->number = number;
+  if (kind == Node::Kind::kName) {
+    n->attribute = n->text == "type" || n->text == "model";
+    n->keyword = n->text == "any" || n->text == "local";
+  }
   return n;
 }
 
@@ -258,99 +267,116 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
 }
 
 struct Evaluator {
-  const ResourceLookup& lookup;
+  using Kind = SelectValue::Kind;
+  const SelectHost& host;
   const SelectContext& ctx;
 
-  ResourceValue value(const Node& n) const {
+  SelectValue value(const Node& n) const {
     switch (n.kind) {
       case Node::Kind::kNumber:
-        return n.number;
+        return SelectValue::of(n.number);
       case Node::Kind::kString:
-        return n.text;
+        return SelectValue::of(std::string_view(n.text));
       case Node::Kind::kName:
-        return lookup(n.text);
+        return host.value(n.text);
       case Node::Kind::kDefined:
-        return std::holds_alternative<std::monostate>(lookup(n.text)) ? 0.0 : 1.0;
+        return SelectValue::of(host.value(n.text).kind == Kind::kNone ? 0.0 : 1.0);
       case Node::Kind::kNot:
-        return truth(*n.left) ? 0.0 : 1.0;
+        return SelectValue::of(truth(*n.left) ? 0.0 : 1.0);
       case Node::Kind::kNeg: {
         auto v = value(*n.left);
-        if (auto* d = std::get_if<double>(&v)) return -*d;
-        return std::monostate{};
+        if (v.kind == Kind::kNumber) return SelectValue::of(-v.number);
+        return {};
       }
       case Node::Kind::kBinary:
         return binary(n);
     }
-    return std::monostate{};
+    return {};
   }
 
   bool truth(const Node& n) const {
     auto v = value(n);
-    if (auto* d = std::get_if<double>(&v)) return *d != 0;
-    return std::holds_alternative<std::string>(v);  // a string resource the host has
+    if (v.kind == Kind::kNumber) return v.number != 0;
+    return v.kind == Kind::kText;  // a string resource the host has
   }
 
-  ResourceValue binary(const Node& n) const {
+  static SelectValue boolean(bool b) { return SelectValue::of(b ? 1.0 : 0.0); }
+
+  SelectValue binary(const Node& n) const {
     using Op = Node::Op;
-    if (n.op == Op::kAnd) return truth(*n.left) && truth(*n.right) ? 1.0 : 0.0;
-    if (n.op == Op::kOr) return truth(*n.left) || truth(*n.right) ? 1.0 : 0.0;
+    if (n.op == Op::kAnd) return boolean(truth(*n.left) && truth(*n.right));
+    if (n.op == Op::kOr) return boolean(truth(*n.left) || truth(*n.right));
     auto l = value(*n.left);
     auto r = value(*n.right);
     if (n.op == Op::kEq || n.op == Op::kNe) {
       bool eq = false;
-      if (!string_equal(*n.left, std::move(l), *n.right, std::move(r), &eq)) return std::monostate{};
-      return (n.op == Op::kEq) == eq ? 1.0 : 0.0;
+      if (!string_equal(*n.left, l, *n.right, r, &eq)) return {};
+      return boolean((n.op == Op::kEq) == eq);
     }
-    auto* a = std::get_if<double>(&l);
-    auto* b = std::get_if<double>(&r);
-    if (!a || !b) return std::monostate{};
+    if (l.kind != Kind::kNumber || r.kind != Kind::kNumber) return {};
+    const double a = l.number, b = r.number;
     switch (n.op) {
       case Op::kLt:
-        return *a < *b ? 1.0 : 0.0;
+        return boolean(a < b);
       case Op::kGt:
-        return *a > *b ? 1.0 : 0.0;
+        return boolean(a > b);
       case Op::kLe:
-        return *a <= *b ? 1.0 : 0.0;
+        return boolean(a <= b);
       case Op::kGe:
-        return *a >= *b ? 1.0 : 0.0;
+        return boolean(a >= b);
       case Op::kAdd:
-        return *a + *b;
+        return SelectValue::of(a + b);
       case Op::kSub:
-        return *a - *b;
+        return SelectValue::of(a - b);
       case Op::kMul:
-        return *a * *b;
+        return SelectValue::of(a * b);
       case Op::kDiv:
-        return *b == 0 ? ResourceValue{std::monostate{}} : ResourceValue{*a / *b};
+        return b == 0 ? SelectValue{} : SelectValue::of(a / b);
       default:
-        return std::monostate{};
+        return {};
     }
   }
 
   // Equality with LSF's reading of bare words; returns false when undecidable.
-  bool string_equal(const Node& ln, ResourceValue l, const Node& rn, ResourceValue r, bool* eq) const {
+  bool string_equal(const Node& ln, SelectValue l, const Node& rn, SelectValue r, bool* eq) const {
     // `type==any`, `model==any`, `type==local`, `model==local` are keywords, not values.
-    bool attr = ln.kind == Node::Kind::kName && (ln.text == "type" || ln.text == "model");
-    if (attr && rn.kind == Node::Kind::kName && (rn.text == "any" || rn.text == "local")) {
+    if (ln.attribute && rn.keyword) {
       const auto& local = ln.text == "type" ? ctx.local_type : ctx.local_model;
-      auto* host = std::get_if<std::string>(&l);
-      *eq = rn.text == "any" || !local || (host && *host == *local);
+      *eq = rn.text == "any" || !local || (l.kind == Kind::kText && l.text == *local);
       return true;
     }
-    auto literal = [](const Node& node, ResourceValue& v) {
-      if (std::holds_alternative<std::monostate>(v) && node.kind == Node::Kind::kName) v = node.text;
+    auto literal = [](const Node& node, SelectValue& v) {
+      if (v.kind == Kind::kNone && node.kind == Node::Kind::kName) v = SelectValue::of(std::string_view(node.text));
     };
-    if (std::holds_alternative<std::string>(l)) literal(rn, r);
-    if (std::holds_alternative<std::string>(r)) literal(ln, l);
-    if (auto* ls = std::get_if<std::string>(&l), *rs = std::get_if<std::string>(&r); ls && rs) {
-      *eq = *ls == *rs;
+    if (l.kind == Kind::kText) literal(rn, r);
+    if (r.kind == Kind::kText) literal(ln, l);
+    if (l.kind == Kind::kText && r.kind == Kind::kText) {
+      *eq = l.text == r.text;
       return true;
     }
-    if (auto* ld = std::get_if<double>(&l), *rd = std::get_if<double>(&r); ld && rd) {
-      *eq = *ld == *rd;
+    if (l.kind == Kind::kNumber && r.kind == Kind::kNumber) {
+      *eq = l.number == r.number;
       return true;
     }
     return false;
   }
+};
+
+// A ResourceLookup read as a SelectHost: the values it returns are kept while the
+// expression is evaluated, so views into their strings stay valid.
+class LookupHost final : public SelectHost {
+ public:
+  explicit LookupHost(const ResourceLookup& lookup) : lookup_(lookup) {}
+  SelectValue value(std::string_view name) const override {
+    const ResourceValue& v = kept_.emplace_back(lookup_(name));
+    if (const double* d = std::get_if<double>(&v)) return SelectValue::of(*d);
+    if (const std::string* t = std::get_if<std::string>(&v)) return SelectValue::of(std::string_view(*t));
+    return {};
+  }
+
+ private:
+  const ResourceLookup& lookup_;
+  mutable std::deque<ResourceValue> kept_;
 };
 
 bool needs_parens(const Node& child, const std::string& parent_op) {
@@ -420,7 +446,13 @@ Result<SelectExpr> SelectExpr::parse(std::string_view text) {
 
 bool SelectExpr::matches(const ResourceLookup& lookup, const SelectContext& ctx) const {
   if (!root_) return true;
-  return Evaluator{lookup, ctx}.truth(*root_);
+  const LookupHost host(lookup);
+  return Evaluator{host, ctx}.truth(*root_);
+}
+
+bool SelectExpr::matches(const SelectHost& host, const SelectContext& ctx) const {
+  if (!root_) return true;
+  return Evaluator{host, ctx}.truth(*root_);
 }
 
 std::string SelectExpr::to_string() const { return root_ ? format(*root_) : std::string(); }

@@ -25,6 +25,28 @@ namespace lsf::config {
 using ResourceValue = std::variant<std::monostate, double, std::string>;
 using ResourceLookup = std::function<ResourceValue(std::string_view name)>;
 
+// One value as select[] reads it: a number, a string, or nothing (the host does not
+// define the name). Strings are viewed, not copied: a pass evaluates an expression on
+// thousands of hosts.
+struct SelectValue {
+  enum class Kind { kNone, kNumber, kText };
+  Kind kind = Kind::kNone;
+  double number = 0;
+  std::string_view text;
+  static SelectValue of(double d) { return {Kind::kNumber, d, {}}; }
+  static SelectValue of(std::string_view t) { return {Kind::kText, 0, t}; }
+};
+
+// One host's resources by name, for callers that keep them in their own form (a pass's
+// per-host columns). Views it returns must stay valid while matches() runs.
+class SelectHost {
+ public:
+  virtual SelectValue value(std::string_view name) const = 0;
+
+ protected:
+  ~SelectHost() = default;
+};
+
 struct SelectContext {
   std::optional<std::string> local_type;   // type of the submission host
   std::optional<std::string> local_model;  // model of the submission host
@@ -39,6 +61,7 @@ class SelectExpr {
 
   bool empty() const { return root_ == nullptr; }
   bool matches(const ResourceLookup& lookup, const SelectContext& ctx = {}) const;
+  bool matches(const SelectHost& host, const SelectContext& ctx = {}) const;
   std::string to_string() const;  // canonical, fully parenthesised where needed
 
   // The conjunction of two expressions (queue RES_REQ select && job select).

@@ -123,6 +123,43 @@ config::ResourceLookup PassContext::lookup(int host) const {
   };
 }
 
+// As in fill_columns, the name is most often where the previous host had it: a few
+// steps along the host's (sorted) resources rather than a string search per host.
+const PassContext::ValueColumn& PassContext::values(std::string_view name) const {
+  auto [it, fresh] = values_.try_emplace(std::string(name));
+  if (!fresh) return it->second;
+  ValueColumn& column = it->second;
+  column.reserve(view.hosts.size());
+  size_t last = 0;  // where the previous host had it
+  for (const auto& host : view.hosts) {
+    const auto& res = host.resources;
+    auto found = res.end();
+    if (last < res.size()) {
+      auto guess = std::next(res.begin(), static_cast<std::ptrdiff_t>(last));
+      if (guess->first == name) found = guess;
+    }
+    if (found == res.end()) {
+      found = res.find(name);
+      if (found != res.end()) last = static_cast<size_t>(std::distance(res.begin(), found));
+    }
+    column.push_back(found == res.end() ? nullptr : &found->second);
+  }
+  return column;
+}
+
+config::SelectValue SelectReader::value(std::string_view name) const {
+  const PassContext::ValueColumn* column = nullptr;
+  for (const Seen& s : seen_)
+    if (s.name.data() == name.data() && s.name.size() == name.size()) column = s.values;
+  if (!column) column = seen_.emplace_back(Seen{name, &ctx_.values(name)}).values;
+  const config::ResourceValue* v = (*column)[static_cast<size_t>(host_)];
+  if (!v) return {};
+  if (const double* d = std::get_if<double>(v))
+    return config::SelectValue::of(ctx_.hosts[host_].reserved.empty() ? *d : ctx_.numeric(host_, name));
+  if (const std::string* t = std::get_if<std::string>(v)) return config::SelectValue::of(std::string_view(*t));
+  return {};
+}
+
 double PassContext::shared_left(std::string_view name) const {
   auto total = policy.shared_resources.find(name);
   if (total == policy.shared_resources.end()) return std::numeric_limits<double>::quiet_NaN();

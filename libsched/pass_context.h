@@ -88,6 +88,10 @@ class PassContext {
   }
   // A host's resources with what started jobs reserve taken off (select[] sees these).
   config::ResourceLookup lookup(int host) const;
+  // Each host's value of a resource (null where a host does not define it), found once
+  // per pass and name (SelectReader reads these).
+  using ValueColumn = std::vector<const config::ResourceValue*>;
+  const ValueColumn& values(std::string_view name) const;
   double numeric(int host, std::string_view name) const;  // NaN when the host lacks it
   // A numeric resource's value on every host as the view has it (before reservations).
   const std::vector<double>& column(std::string_view name) const;
@@ -140,8 +144,32 @@ class PassContext {
   // classes x hosts lookups in a pass read a vector, not a map of names. The view's
   // fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
+  mutable std::map<std::string, ValueColumn, std::less<>> values_;
   void fill_columns(ResourceColumns& columns) const;
   std::vector<Module*> room_modules_;  // the modules with a room hook (modules_settled)
+};
+
+// A host's resources as select[] reads them (what PassContext::lookup() gives), from
+// columns made once per pass and name: an expression is evaluated on thousands of
+// hosts, and finding a name in each host's map cost more than the rest of it. A name
+// read before is found by where the expression keeps it, a pointer comparison.
+class SelectReader final : public config::SelectHost {
+ public:
+  explicit SelectReader(const PassContext& ctx) : ctx_(ctx) {}
+  const SelectReader& at(int host) {
+    host_ = host;
+    return *this;
+  }
+  config::SelectValue value(std::string_view name) const override;
+
+ private:
+  const PassContext& ctx_;
+  int host_ = 0;
+  struct Seen {
+    std::string_view name;
+    const PassContext::ValueColumn* values;
+  };
+  mutable std::vector<Seen> seen_;
 };
 
 // "Not enough job slot(s): 3 hosts; Closed by LSF administrator: 1 host": LSF's way of

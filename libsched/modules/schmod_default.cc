@@ -157,7 +157,7 @@ class DefaultModule final : public Module {
   const char* load_now(const PassContext& ctx, const JobView& job, int h) {
     if (over_sched(ctx, h, ctx.host_policy(h).thresholds) || over_sched(ctx, h, ctx.queue_of(job).thresholds))
       return reason::kHostLoad;
-    if (job.res_req && !job.res_req->select.empty() && !job.res_req->select.matches(ctx.lookup(h)))
+    if (job.res_req && !job.res_req->select.empty() && !job.res_req->select.matches(reader(ctx).at(h)))
       return reason::kHostSelect;
     return nullptr;
   }
@@ -293,10 +293,13 @@ class DefaultModule final : public Module {
     return status_[h];
   }
 
-  static bool select_matches(const PassContext& ctx, const config::SelectExpr& select, std::vector<signed char>& memo,
-                             int h) {
-    if (memo[h] < 0) memo[h] = select.matches(ctx.lookup(h));
+  bool select_matches(const PassContext& ctx, const config::SelectExpr& select, std::vector<signed char>& memo, int h) {
+    if (memo[h] < 0) memo[h] = select.matches(reader(ctx).at(h));
     return memo[h];
+  }
+  SelectReader& reader(const PassContext& ctx) {
+    if (!reader_) reader_.emplace(ctx);
+    return *reader_;
   }
 
   // Every host, best first for this job's preference levels (its -m's, else its
@@ -565,7 +568,7 @@ class DefaultModule final : public Module {
           acted = true;
           break;
         }
-        if (q.stop_cond && q.stop_cond->select.matches(ctx.lookup(h))) {
+        if (q.stop_cond && q.stop_cond->select.matches(reader(ctx).at(h))) {
           ctx.result.suspends.push_back({j->key, SuspendCause::kLoad, reason::kSuspStopCond});
           acted = true;
           break;
@@ -586,7 +589,7 @@ class DefaultModule final : public Module {
       for (auto* j : waiting) {
         const QueuePolicy& q = ctx.policy.queues[j->queue];
         if (over_sched(ctx, h, host_t) || over_sched(ctx, h, q.thresholds)) continue;
-        if (q.resume_cond && !q.resume_cond->select.matches(ctx.lookup(h))) continue;
+        if (q.resume_cond && !q.resume_cond->select.matches(reader(ctx).at(h))) continue;
         ctx.result.resumes.push_back({j->key});
         break;
       }
@@ -605,6 +608,7 @@ class DefaultModule final : public Module {
   std::vector<const char*> status_;  // per host: why its status refuses jobs, or nullptr
   std::map<int, std::vector<char>> in_queue_;
   std::map<const config::SelectExpr*, std::vector<signed char>> select_;
+  std::optional<SelectReader> reader_;  // made at first use: most passes read no select[]
   std::map<int, std::vector<const char*>> queue_rows_;
   std::map<EligibleKey, Eligible> eligible_;
   struct RankKey {
