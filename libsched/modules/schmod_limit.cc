@@ -135,13 +135,8 @@ class LimitModule final : public Module {
     }
     if (u.limit.max_jobs && u.slots + need > *u.limit.max_jobs)
       return with(reason::kUserLimit, u.slots, *u.limit.max_jobs);
-    for (const auto& g : u.groups) {
-      auto it = ctx.policy.group_limits.find(g);
-      if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
-      int used = group_slots_[g];
-      if (used + need > *it->second.max_jobs)
-        return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
-    }
+    if (!u.groups.empty())
+      if (auto no = over_group_limit(ctx, u, need)) return no;
     for (size_t i : whole_limits_) {
       if (!counts(i, u, job.queue, who)) continue;
       const LimitPolicy& l = ctx.policy.limits[i];
@@ -150,7 +145,7 @@ class LimitModule final : public Module {
       // Slots and jobs (most limits): two comparisons, and nothing composed unless over.
       if (l.resources.empty() && (!l.slots || used.slots + need <= *l.slots) && (!l.jobs || used.jobs + 1 <= *l.jobs))
         continue;
-      if (auto no = exceeds(ctx, l, used, demand(ctx, job, need), key)) return no;
+      if (auto no = refusal(ctx, job, l, used, key, need)) return no;
     }
     return std::nullopt;
   }
@@ -327,13 +322,33 @@ class LimitModule final : public Module {
     return it == m.end() ? 0 : it->second;
   }
 
-  static std::string with(const char* text, double used, double limit) {
+  // Reasons are composed out of line: every pending job goes through admit(), and the
+  // text a few of them need crowded the checks the rest pass.
+  [[gnu::noinline, gnu::cold]] static std::string with(const char* text, double used, double limit) {
     return std::string(text) + " (" + numbers(used, limit) + ")";
   }
 
   static bool applies(const PassContext& ctx, const LimitPolicy& l, const std::string& user, int queue,
                       const std::string& project) {
     return l.users.matches(user) && l.queues.matches(ctx.policy.queues[queue].name) && l.projects.matches(project);
+  }
+
+  // A limit the job may be over, with what it would add (rusage[] included).
+  [[gnu::noinline]] std::optional<std::string> refusal(const PassContext& ctx, const JobView& job, const LimitPolicy& l,
+                                                       const Counted& used, const LimitKey& key, int need) const {
+    return exceeds(ctx, l, used, demand(ctx, job, need), key);
+  }
+
+  // MAX_JOBS of the user's groups (the members together).
+  [[gnu::noinline]] std::optional<std::string> over_group_limit(const PassContext& ctx, const UserInfo& u, int need) {
+    for (const auto& g : u.groups) {
+      auto it = ctx.policy.group_limits.find(g);
+      if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
+      int used = group_slots_[g];
+      if (used + need > *it->second.max_jobs)
+        return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
+    }
+    return std::nullopt;
   }
 
   // applies() for a user already counted or asked about: a Limit's consumer lists are
