@@ -13,6 +13,7 @@
 #include "libsched/pass.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <memory_resource>
 #include <numeric>
@@ -169,6 +170,13 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   std::pmr::unordered_map<MatchKey, Match, MatchKeyHash> matches(&arena);
   std::pmr::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes(&arena);
   std::pmr::unordered_map<const Candidates*, LastReason> last_reason(&arena);
+  // The matches met last, by their key's hash: nearly every job's is one of a few
+  // hundred, found here by comparing a key rather than through the map's buckets.
+  struct MatchSlot {
+    MatchKey key{};
+    Match* match = nullptr;
+  };
+  std::array<MatchSlot, 256> recent{};
 
   // Jobs a module refused for now but lets try again after everyone's first turn
   // (USE_PRIORITY_IN_POOL: slots a pool's queues left unused).
@@ -223,8 +231,14 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     // Jobs excluded from hosts by an exclusive requeue match on their own.
     MatchKey mk{job.queue, job.res_req.get(), job.asked_hosts.get(), job.exclusive,
                 job.excluded_hosts.empty() ? nullptr : &job};
-    auto [mit, fresh] = matches.try_emplace(mk);
-    Match& match = mit->second;
+    MatchSlot& slot = recent[MatchKeyHash()(mk) & (recent.size() - 1)];
+    bool fresh = false;
+    if (!slot.match || !(slot.key == mk)) {
+      auto [mit, made] = matches.try_emplace(mk);
+      slot = {mk, &mit->second};
+      fresh = made;
+    }
+    Match& match = *slot.match;
     Candidates& cands = match.cands;
     if (fresh) {
       cands.hosts.resize(view.hosts.size());
