@@ -114,28 +114,31 @@ struct JobView {
 // The pass fetches this much of each job ahead of considering it (libsched/pass.cc).
 inline constexpr size_t kJobViewHotBytes = 192;
 
-enum class RunState { kRun, kSsusp, kUsusp };
+enum class RunState : unsigned char { kRun, kSsusp, kUsusp };
 
 // Why a system-suspended job is suspended: the pass resumes only what it suspended.
-enum class SuspendCause { kNone, kPreempted, kLoad, kWindow, kUser };
+enum class SuspendCause : unsigned char { kNone, kPreempted, kLoad, kWindow, kUser };
 
 struct HostTable;
 
-struct RunningJobView {
+// Each module walks every running job once per pass (40,000 on a busy cluster), most
+// reading only state, queue, ids and times: those fill the first cache line, and
+// 64-byte alignment keeps them one. Names, hosts and what fewer modules read follow.
+struct alignas(64) RunningJobView {
   JobKey key;
   int queue = 0;
   int user_id = -1, project_id = -1;  // as JobView's
-  std::string user;
-  std::string project = "default";
-  std::vector<std::string> hosts;  // one entry per slot
   RunState state = RunState::kRun;
   SuspendCause cause = SuspendCause::kNone;
-  std::int64_t start_time = 0;
-  std::int64_t run_limit_s = 0;
   bool exclusive = false;
   bool forced = false;  // brun -f: never suspended for load
+  std::int64_t start_time = 0;
+  std::int64_t run_limit_s = 0;
+  double cpu_s = 0;  // CPU time used so far (fairshare's cpu_time)
   std::shared_ptr<const config::ResourceRequirement> res_req;
-  double cpu_s = 0;         // CPU time used so far (fairshare's cpu_time)
+  std::vector<std::string> hosts;  // one entry per slot
+  std::string user;
+  std::string project = "default";
   std::string share_group;  // bsub -G
   std::string sla;          // bsub -sla
   // `hosts` as (host index, slots there) in `host_slots_table`, worked out by a caller
