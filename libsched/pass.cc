@@ -181,6 +181,9 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Jobs a module refused for now but lets try again after everyone's first turn
   // (USE_PRIORITY_IN_POOL: slots a pool's queues left unused).
   std::vector<const JobView*> deferred;
+  // Where each class's candidates start, before the hosts hooks filter and rank them.
+  std::vector<int> every_host(view.hosts.size());
+  std::iota(every_host.begin(), every_host.end(), 0);
   bool second_round = false;
 
   // A job that cannot start may hold or plan what the first willing module gives it.
@@ -241,8 +244,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     Match& match = *slot.match;
     Candidates& cands = match.cands;
     if (fresh) {
-      cands.hosts.resize(view.hosts.size());
-      std::iota(cands.hosts.begin(), cands.hosts.end(), 0);
+      cands.hosts = every_host;
       ctx.result.stats.host_matches += static_cast<int>(view.hosts.size());
       for (auto& m : modules) m->hosts(ctx, job, cands);
       ++ctx.result.stats.classes;
