@@ -162,6 +162,36 @@ TEST(Modules, DefaultRanksByPreferenceThenLoadAndCountsSlots) {
   EXPECT_EQ(def->room(ctx, j, 2, &why), 2);
 }
 
+// order[]: a host without the index ranks after every host with it, whatever the
+// direction; equal values keep the hosts' own order; a second index breaks ties.
+TEST(Modules, DefaultRanksHostsWithoutTheOrderIndexLast) {
+  ClusterView v = small_view(2);
+  HostView d;
+  d.name = "hostD";
+  d.resources["r15s"] = 0.0;
+  v.hosts.push_back(d);
+  v.hosts[0].resources["mem"] = 2000.0;  // hostC and hostD report no mem
+  v.hosts[1].resources["mem"] = 8000.0;
+  v.hosts[2].resources["r15s"] = 0.5;
+  auto modules = make_pipeline({});
+  PassContext ctx(v, 0, modules);
+  auto def = make_schmod_default();
+  def->prepare(ctx);
+  std::vector<std::shared_ptr<const config::ResourceRequirement>> reqs;  // live for the pass, as a view's
+  auto ranked = [&](const char* req) {
+    JobView j = job(1);
+    j.res_req =
+        reqs.emplace_back(std::make_shared<config::ResourceRequirement>(*config::ResourceRequirement::parse(req)));
+    Candidates c;
+    c.hosts = {0, 1, 2, 3};
+    def->hosts(ctx, j, c);
+    return c.hosts;
+  };
+  EXPECT_EQ(ranked("order[mem]"), (std::vector<int>{1, 0, 2, 3}));       // most memory first
+  EXPECT_EQ(ranked("order[-mem]"), (std::vector<int>{0, 1, 2, 3}));      // least first; none still last
+  EXPECT_EQ(ranked("order[mem:r15s]"), (std::vector<int>{1, 0, 3, 2}));  // r15s orders the two without mem
+}
+
 TEST(Modules, LimitCountsRunningAndPlacedSlots) {
   ClusterView v = small_view(8);
   auto policy = std::make_shared<SchedPolicy>(*v.policy);
