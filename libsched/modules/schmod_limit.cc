@@ -110,12 +110,9 @@ class LimitModule final : public Module {
         for (size_t h = 0; h < jobs_on.size(); ++h) (*m)[h].reserve(static_cast<size_t>(jobs_on[h]));
       }
     }
-    Placement p;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
-      auto slots = ctx.slots_of(i);
-      p.hosts.assign(slots.begin(), slots.end());
-      count(ctx, who_of(job), job.queue, p, ctx.usage(job.res_req.get(), job.start_time),
+      count(ctx, who_of(job), job.queue, ctx.slots_of(i), ctx.usage(job.res_req.get(), job.start_time),
             static_cast<int>(job.hosts.size()));
     }
   }
@@ -227,12 +224,12 @@ class LimitModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, who_of(job), job.queue, p, ctx.demand(job.res_req.get()), p.slots());
+    count(ctx, who_of(job), job.queue, p.hosts, ctx.demand(job.res_req.get()), p.slots());
   }
 
   // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
   void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, who_of(job), job.queue, p, sched::Usage{}, p.slots(), false);
+    count(ctx, who_of(job), job.queue, p.hosts, sched::Usage{}, p.slots(), false);
   }
 
  private:
@@ -423,8 +420,9 @@ class LimitModule final : public Module {
     return std::nullopt;
   }
 
-  void count(const PassContext& ctx, const Who& who, int queue, const Placement& p, const sched::Usage& use, int slots,
-             bool runs = true) {
+  // `hosts`: (host index, slots there).
+  void count(const PassContext& ctx, const Who& who, int queue, std::span<const std::pair<int, int>> hosts,
+             const sched::Usage& use, int slots, bool runs = true) {
     room_job_ = nullptr;
     UserInfo& u = this->user(ctx, who);
     const int uid = static_cast<int>(u.id);
@@ -432,7 +430,7 @@ class LimitModule final : public Module {
     u.queue_slots[static_cast<size_t>(queue)] += slots;
     queue_slots_[static_cast<size_t>(queue)] += slots;
     for (const auto& g : u.groups) group_slots_[g] += slots;
-    for (auto [h, n] : p.hosts) {
+    for (auto [h, n] : hosts) {
       if (by_user_on_host_) add_on_host(user_host_slots_, h, u.id, n);
       if (by_group_on_host_)
         for (const auto& g : u.groups) group_host_slots_[g][h] += n;
@@ -449,7 +447,7 @@ class LimitModule final : public Module {
       }
       bool per_host = l.hosts.per_member || l.slots_per_processor;
       bool first = true;
-      for (auto [h, n] : p.hosts) {
+      for (auto [h, n] : hosts) {
         const std::string& host = ctx.view.hosts[h].name;
         if (!l.hosts.matches(host)) continue;
         add(usage_[key_of(l, i, uid, queue, pid, per_host ? h : -1)], n, use, runs && (per_host || first));
