@@ -74,36 +74,6 @@ const std::vector<double>& PassContext::column(std::string_view name) const {
   return columns.emplace(std::string(name), std::vector<double>(view.hosts.size(), nan)).first->second;
 }
 
-// Every numeric resource's column in one walk over each host's resources. A pass reads
-// several (order[]'s, the thresholds', load control's `it`), and finding each name in
-// each of 5,000 hosts' maps was a string search per host and name. Hosts mostly have the
-// same names, in the same (sorted) order: the column of a host's k-th resource is most
-// often the previous host's k-th one's.
-void PassContext::fill_columns(ResourceColumns& columns) const {
-  const size_t n = view.hosts.size();
-  struct Seen {
-    const std::string* name = nullptr;
-    std::vector<double>* column = nullptr;
-  };
-  std::vector<Seen> at;  // by position in a host's resources
-  for (size_t h = 0; h < n; ++h) {
-    size_t k = 0;
-    for (const auto& [name, value] : view.hosts[h].resources) {
-      const size_t pos = k++;
-      const double* v = std::get_if<double>(&value);
-      if (!v) continue;
-      if (pos >= at.size()) at.resize(pos + 1);
-      Seen& seen = at[pos];
-      if (!seen.name || *seen.name != name) {
-        auto [it, fresh] = columns.try_emplace(name);
-        if (fresh) it->second.assign(n, std::numeric_limits<double>::quiet_NaN());
-        seen = {&it->first, &it->second};
-      }
-      (*seen.column)[h] = *v;
-    }
-  }
-}
-
 double PassContext::numeric(int host, std::string_view name) const {
   double v = column(name)[host];
   if (std::isnan(v) || hosts[host].reserved.empty()) return v;
@@ -123,28 +93,56 @@ config::ResourceLookup PassContext::lookup(int host) const {
   };
 }
 
-// As in fill_columns, the name is most often where the previous host had it: a few
-// steps along the host's (sorted) resources rather than a string search per host.
-const PassContext::ValueColumn& PassContext::values(std::string_view name) const {
-  auto [it, fresh] = values_.try_emplace(std::string(name));
-  if (!fresh) return it->second;
-  ValueColumn& column = it->second;
-  column.reserve(view.hosts.size());
-  size_t last = 0;  // where the previous host had it
-  for (const auto& host : view.hosts) {
-    const auto& res = host.resources;
-    auto found = res.end();
-    if (last < res.size()) {
-      auto guess = std::next(res.begin(), static_cast<std::ptrdiff_t>(last));
-      if (guess->first == name) found = guess;
+// Every resource's value per host in one walk over each host's resources, the first
+// time any is asked for: a pass reads several numeric columns (order[]'s, the
+// thresholds', load control's `it`) and select[]'s names, and finding each name in
+// each of 5,000 hosts' maps was a string search per host and name. Hosts mostly have
+// the same names, in the same (sorted) order: the column of a host's k-th resource is
+// most often the previous host's k-th one's.
+void PassContext::fill_values() const {
+  const size_t n = view.hosts.size();
+  struct Seen {
+    const std::string* name = nullptr;
+    ValueColumn* column = nullptr;
+  };
+  std::vector<Seen> at;  // by position in a host's resources
+  for (size_t h = 0; h < n; ++h) {
+    size_t pos = 0;
+    for (const auto& entry : view.hosts[h].resources) {
+      if (pos >= at.size()) at.resize(pos + 1);
+      Seen& seen = at[pos++];
+      if (!seen.name || *seen.name != entry.first) {
+        auto [it, fresh] = values_.try_emplace(entry.first);
+        if (fresh) it->second.assign(n, nullptr);
+        seen = {&it->first, &it->second};
+      }
+      (*seen.column)[h] = &entry.second;
     }
-    if (found == res.end()) {
-      found = res.find(name);
-      if (found != res.end()) last = static_cast<size_t>(std::distance(res.begin(), found));
-    }
-    column.push_back(found == res.end() ? nullptr : &found->second);
   }
-  return column;
+  values_filled_ = true;
+}
+
+// The numeric columns from the values: NaN where a host lacks the name or has it as a
+// string.
+void PassContext::fill_columns(ResourceColumns& columns) const {
+  if (!values_filled_) fill_values();
+  for (const auto& [name, values] : values_) {
+    std::vector<double>* column = nullptr;
+    for (size_t h = 0; h < values.size(); ++h) {
+      const double* v = values[h] ? std::get_if<double>(values[h]) : nullptr;
+      if (!v) continue;
+      if (!column)
+        column = &columns.try_emplace(name, values.size(), std::numeric_limits<double>::quiet_NaN()).first->second;
+      (*column)[h] = *v;
+    }
+  }
+}
+
+const PassContext::ValueColumn& PassContext::values(std::string_view name) const {
+  if (!values_filled_) fill_values();
+  auto it = values_.find(name);
+  if (it == values_.end()) it = values_.emplace(std::string(name), ValueColumn(view.hosts.size(), nullptr)).first;
+  return it->second;
 }
 
 config::SelectValue SelectReader::value(std::string_view name) const {

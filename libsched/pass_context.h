@@ -145,6 +145,8 @@ class PassContext {
   // fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
   mutable std::map<std::string, ValueColumn, std::less<>> values_;
+  mutable bool values_filled_ = false;
+  void fill_values() const;
   void fill_columns(ResourceColumns& columns) const;
   std::vector<Module*> room_modules_;  // the modules with a room hook (modules_settled)
 };
