@@ -213,20 +213,17 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
 
   // Considers one job: true when it was placed (in `placement`), else it pends.
   auto consider = [&](const JobView& job, Placement& placement) -> bool {
-    std::optional<std::string> refused;
-    Module* by = nullptr;
+    // Each answer is made in place and read there: nearly every job is admitted by
+    // every module, and moving each empty answer into one variable cost more than the
+    // checks of some modules.
     for (auto& m : modules) {
-      if ((refused = m->admit(ctx, job))) {
-        by = m.get();
-        break;
-      }
-    }
-    if (refused) {
-      if (!second_round && by->defers(ctx, job)) {
+      const std::optional<std::string> refused = m->admit(ctx, job);
+      if (!refused) continue;
+      if (!second_round && m->defers(ctx, job)) {
         deferred.push_back(&job);
         return false;
       }
-      ctx.pend(job, *refused).blocked = by->blocks();
+      ctx.pend(job, *refused).blocked = m->blocks();
       return false;
     }
     ++ctx.result.stats.jobs_considered;
