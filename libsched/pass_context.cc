@@ -81,18 +81,6 @@ double PassContext::numeric(int host, std::string_view name) const {
   return r == hosts[host].reserved.end() ? v : v - r->second;
 }
 
-config::ResourceLookup PassContext::lookup(int host) const {
-  return [this, host](std::string_view name) -> config::ResourceValue {
-    const auto& res = view.hosts[host].resources;
-    auto it = res.find(name);
-    if (it == res.end()) return std::monostate{};
-    // Nothing reserved on the host: the load is as reported, with no column to find.
-    if (const double* v = std::get_if<double>(&it->second))
-      return hosts[host].reserved.empty() ? *v : numeric(host, name);
-    return it->second;
-  };
-}
-
 // Every resource's value per host in one walk over each host's resources, the first
 // time any is asked for: a pass reads several numeric columns (order[]'s, the
 // thresholds', load control's `it`) and select[]'s names, and finding each name in

@@ -86,10 +86,9 @@ class PassContext {
     return {running_slots_.data() + running_begin_[running_index],
             running_slots_.data() + running_begin_[running_index + 1]};
   }
-  // A host's resources with what started jobs reserve taken off (select[] sees these).
-  config::ResourceLookup lookup(int host) const;
   // Each host's value of a resource (null where a host does not define it), found once
-  // per pass and name (SelectReader reads these).
+  // per pass and name. SelectReader reads these, with what started jobs reserve taken
+  // off numbers.
   using ValueColumn = std::vector<const config::ResourceValue*>;
   const ValueColumn& values(std::string_view name) const;
   double numeric(int host, std::string_view name) const;  // NaN when the host lacks it
@@ -151,10 +150,10 @@ class PassContext {
   std::vector<Module*> room_modules_;  // the modules with a room hook (modules_settled)
 };
 
-// A host's resources as select[] reads them (what PassContext::lookup() gives), from
-// columns made once per pass and name: an expression is evaluated on thousands of
-// hosts, and finding a name in each host's map cost more than the rest of it. A name
-// read before is found by where the expression keeps it, a pointer comparison.
+// A host's resources as select[] and same[] read them, with what started jobs and this
+// pass's placements reserve taken off numbers, from columns made once per pass and name: an expression is evaluated on
+// thousands of hosts, and finding a name in each host's map cost more than the rest of it. A name read before is found
+// by where the expression keeps it, a pointer comparison.
 class SelectReader final : public config::SelectHost {
  public:
   explicit SelectReader(const PassContext& ctx) : ctx_(ctx) {}

@@ -50,13 +50,14 @@ class ParallelModule final : public Module {
     std::map<std::string, std::vector<std::pair<int, int>>> groups;
     static const std::vector<std::string> kNoSame;
     const std::vector<std::string>& same_res = same ? job.res_req->same : kNoSame;  // not a copy per host
+    SelectReader values(ctx);
     for (const auto& [h, r] : rooms) {
       std::string key;
       if (!ctx.view.hosts[h].spans_clusters) key = ctx.view.hosts[h].cluster + '\x1e';
       for (const auto& res : same_res) {
-        auto v = ctx.lookup(h)(res);
-        if (auto* s = std::get_if<std::string>(&v)) key += *s;
-        if (auto* d = std::get_if<double>(&v)) key += std::to_string(*d);
+        const config::SelectValue v = values.at(h).value(res);
+        if (v.kind == config::SelectValue::Kind::kText) key += v.text;
+        if (v.kind == config::SelectValue::Kind::kNumber) key += std::to_string(v.number);
         key += '\x1f';
       }
       auto [it, fresh] = groups.try_emplace(key);
