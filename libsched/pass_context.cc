@@ -136,7 +136,10 @@ const PassContext::ValueColumn& PassContext::values(std::string_view name) const
 config::SelectValue SelectReader::value(std::string_view name) const {
   const PassContext::ValueColumn* column = nullptr;
   for (const Seen& s : seen_)
-    if (s.name.data() == name.data() && s.name.size() == name.size()) column = s.values;
+    if (s.name.data() == name.data() && s.name.size() == name.size()) {
+      column = s.values;
+      break;
+    }
   if (!column) column = seen_.emplace_back(Seen{name, &ctx_.values(name)}).values;
   const config::ResourceValue* v = (*column)[static_cast<size_t>(host_)];
   if (!v) return {};
