@@ -179,7 +179,10 @@ std::uint64_t digest(const PassResult& r) {
     if (p.hosts)
       for (const auto& hr : *p.hosts) {
         mix(hr.reason);
-        for (int host : hr.hosts) mix(hr.name(host));
+        // In host order, as mbatchd shows them: the pass lists them as it came upon them.
+        std::vector<int> hosts = hr.hosts;
+        std::sort(hosts.begin(), hosts.end());
+        for (int host : hosts) mix(hr.name(host));
       }
   }
   return h;
