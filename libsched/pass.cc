@@ -2,9 +2,10 @@
 //
 // Requirement classes keep the pass proportional to classes x hosts rather than
 // jobs x hosts: jobs with the same queue, resource requirement, -m list and
-// exclusivity share one host match (their Candidates); jobs that also share slot counts,
-// (once some job holds a reservation) run limit, and user, project and service class
-// (when some active module tells them apart) share the outcome of a failed placement (a
+// exclusivity share one host match, and host matches whose candidates come out the
+// same share those (a HostList); jobs of a match that also share slot counts, (once
+// some job holds a reservation) run limit, and user, project and service class (when
+// some active module tells them apart) share the outcome of a failed placement (a
 // ReqClass). Within a pass free room only shrinks, so once a class cannot be placed no
 // later job of it can, and each costs one lookup; once no host of a match has a free
 // slot, its jobs share one outcome whoever submitted them. The one exception is a job
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <map>
 #include <memory_resource>
 #include <numeric>
@@ -42,7 +44,7 @@ struct MatchKeyHash {
   }
 };
 struct ReqKey {
-  const void* match;
+  const void* match;                    // the Match: its queue, resource requirement and -m
   const void* own;                      // a job with a planned start: its plan makes room for it alone
   std::string_view user, project, sla;  // a service class has guarantees of its own
   int min_slots, max_slots;
@@ -68,25 +70,46 @@ struct ReqClass {
   std::shared_ptr<const HostReasons> hosts;
 };
 
-// A host match and how far it has filled. Once none of its hosts has a free slot, no
-// job of it can start in this pass and every job fails for the same reasons (the hosts
-// are full or exclusive whoever asks), unless a module can still act for the job
-// (preempt): the first such failure is kept for the rest. A reservation needs a free
-// slot to hold, so it is no exception.
-struct Match {
+// Candidates as the hosts hooks left them, and how far they have filled. Host matches
+// that come out the same (queues' jobs whose requirements differ only in what the
+// hooks do not read: span[], rusage[], -n) share one: what modules work out per
+// candidate list (which hosts are still open, the hosts a failure names) is then
+// worked out once, and its walks over thousands of full hosts are not repeated.
+struct HostList {
   Candidates cands;
   size_t open_from = 0;  // hosts before this one have no free slot
+};
+
+size_t hash_of(const Candidates& c) {
+  size_t h = c.hosts.size();
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (int host : c.hosts) mix(static_cast<size_t>(host));
+  for (const auto& [why, list] : c.excluded) {
+    mix(std::hash<std::string>()(why));
+    mix(list.size());
+    if (!list.empty()) mix(static_cast<size_t>(list.front()) * 31 + static_cast<size_t>(list.back()));
+  }
+  return h;
+}
+
+// A host match. Once none of its hosts has a free slot, no job of it can start in
+// this pass and every job fails for the same reasons (the hosts are full or exclusive
+// whoever asks), unless a module can still act for the job (preempt): the first such
+// failure is kept for the rest. A reservation needs a free slot to hold, so it is no
+// exception.
+struct Match {
+  HostList* list = nullptr;
   std::optional<ReqClass> when_full;
 };
 
-bool no_free_slot(const PassContext& ctx, Match& m) {
-  const auto& hosts = m.cands.hosts;
-  while (m.open_from < hosts.size()) {
-    const HostState& hs = ctx.hosts[hosts[m.open_from]];
+bool no_free_slot(const PassContext& ctx, HostList& l) {
+  const auto& hosts = l.cands.hosts;
+  while (l.open_from < hosts.size()) {
+    const HostState& hs = ctx.hosts[hosts[l.open_from]];
     if (hs.free() > 0 && !hs.exclusive) break;
-    ++m.open_from;
+    ++l.open_from;
   }
-  return m.open_from == hosts.size();
+  return l.open_from == hosts.size();
 }
 
 struct LastReason {
@@ -168,6 +191,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // (under conservative backfill nearly every waiting job adds an outcome each pass).
   std::pmr::monotonic_buffer_resource arena;
   std::pmr::unordered_map<MatchKey, Match, MatchKeyHash> matches(&arena);
+  std::pmr::deque<HostList> host_lists(&arena);  // a deque: Candidates addresses stay
+  std::pmr::unordered_multimap<size_t, HostList*> lists_by_hash(&arena);
   std::pmr::unordered_map<ReqKey, ReqClass, ReqKeyHash> outcomes(&arena);
   std::pmr::unordered_map<const Candidates*, LastReason> last_reason(&arena);
   // The matches met last, by their key's hash: nearly every job's is one of a few
@@ -239,14 +264,24 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       fresh = made;
     }
     Match& match = *slot.match;
-    Candidates& cands = match.cands;
     if (fresh) {
-      cands.hosts = every_host;
+      Candidates made;
+      made.hosts = every_host;
       ctx.result.stats.host_matches += static_cast<int>(view.hosts.size());
-      for (auto& m : modules) m->hosts(ctx, job, cands);
+      for (auto& m : modules) m->hosts(ctx, job, made);
       ++ctx.result.stats.classes;
+      const size_t hash = hash_of(made);
+      auto [same, end] = lists_by_hash.equal_range(hash);
+      for (; same != end && !match.list; ++same)
+        if (same->second->cands.hosts == made.hosts && same->second->cands.excluded == made.excluded)
+          match.list = same->second;
+      if (!match.list) {
+        match.list = &host_lists.emplace_back(HostList{std::move(made), 0});
+        lists_by_hash.emplace(hash, match.list);
+      }
     }
-    bool full = no_free_slot(ctx, match);
+    Candidates& cands = match.list->cands;
+    bool full = no_free_slot(ctx, *match.list);
     const QueueTraits& queue_traits = traits[static_cast<size_t>(job.queue)];
     if (full) full = !queue_traits.acts_when_full;
     if (full && match.when_full) {
@@ -261,7 +296,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     // service class; without them a class holds every user's jobs alike.
     const bool by_user = queue_traits.by_user;
     std::string_view none;
-    ReqKey rk{&cands,
+    ReqKey rk{&match,
               job.planned_start > 0 ? &job : nullptr,
               by_user ? std::string_view(job.user) : none,
               by_user ? std::string_view(job.project) : none,
