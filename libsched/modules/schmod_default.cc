@@ -183,6 +183,7 @@ class DefaultModule final : public Module {
       if (matches->empty()) matches->assign(ctx.view.hosts.size(), -1);
     }
     const bool own_hosts = job.asked_hosts || !job.excluded_hosts.empty();
+    if (select && !own_hosts) return with_select(ctx, job, *select, *matches);
     Eligible e;
     if (!own_hosts && !select && std::none_of(row.begin(), row.end(), [](const char* no) { return no != nullptr; }))
       return e;
@@ -213,6 +214,26 @@ class DefaultModule final : public Module {
       }
     }
     for (auto& [why, list] : by_reason) e.excluded.emplace_back(why, std::move(list));
+    return e;
+  }
+
+  // The queue's refusals, then select[] on the hosts the queue takes: a queue's jobs
+  // mostly differ in select[] alone, and what the queue refuses (often most of the
+  // cluster, for a queue with HOSTS) is listed once rather than host by host again.
+  Eligible with_select(PassContext& ctx, const JobView& job, const config::SelectExpr& select,
+                       std::vector<signed char>& matches) {
+    auto [it, fresh] = eligible_.try_emplace(EligibleKey{job.queue, nullptr, nullptr, nullptr});
+    if (fresh) it->second = eligible(ctx, job, nullptr);
+    Eligible e = it->second;
+    std::vector<int> failed;
+    for (size_t i = 0; i < ctx.view.hosts.size(); ++i) {
+      const int h = static_cast<int>(i);
+      if ((e.refused.empty() || !e.refused[i]) && !select_matches(ctx, select, matches, h)) failed.push_back(h);
+    }
+    if (failed.empty()) return e;
+    if (e.refused.empty()) e.refused.assign(ctx.view.hosts.size(), 0);
+    for (int h : failed) e.refused[static_cast<size_t>(h)] = 1;
+    e.excluded.emplace_back(reason::kHostSelect, std::move(failed));
     return e;
   }
 
