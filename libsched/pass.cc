@@ -80,10 +80,13 @@ struct HostList {
   size_t open_from = 0;  // hosts before this one have no free slot
 };
 
+// Lists found equal by hash are compared whole, so a sample of the hosts will do:
+// hashing every host of 160 lists of 5,000 took 7 M instructions a pass.
 size_t hash_of(const Candidates& c) {
   size_t h = c.hosts.size();
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
-  for (int host : c.hosts) mix(static_cast<size_t>(host));
+  const size_t step = std::max<size_t>(1, c.hosts.size() / 32);
+  for (size_t i = 0; i < c.hosts.size(); i += step) mix(static_cast<size_t>(c.hosts[i]));
   for (const auto& [why, list] : c.excluded) {
     mix(std::hash<std::string>()(why));
     mix(list.size());
