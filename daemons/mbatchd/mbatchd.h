@@ -77,7 +77,7 @@ struct HostLink {
 // What the scheduling view and submission checks need from a configuration, worked
 // out once per configuration (start and reconfig) instead of on every pass or request.
 struct ConfigIndex {
-  std::map<std::string, std::map<std::string, config::ResourceValue, std::less<>>> host_static;
+  std::map<std::string, sched::ResourceMap> host_static;
   std::shared_ptr<const sched::SchedPolicy> policy;
 };
 ConfigIndex index_config(const config::ClusterConfig& config);
@@ -266,7 +266,7 @@ class Mbatchd {
   // `jobs`, when given, gets the Job behind each entry of view.pending.
   sched::ClusterView build_view(bool with_pending = true, bool leases = true, std::vector<Job*>* jobs = nullptr) const;
   // A host's static resources and, once it reports, its load: what select[] reads.
-  std::map<std::string, config::ResourceValue, std::less<>> host_resources(const std::string& host) const;
+  sched::ResourceMap host_resources(const std::string& host) const;
   // `jobs`: the Job behind each of view.pending, valid while state_.jobs_dropped() is
   // still `dropped`.
   struct PassJobs {

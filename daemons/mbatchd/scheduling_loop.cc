@@ -175,7 +175,7 @@ sched::SuspendCause cause_of(const Job& job) {
 
 }  // namespace
 
-std::map<std::string, config::ResourceValue, std::less<>> Mbatchd::host_resources(const std::string& host) const {
+sched::ResourceMap Mbatchd::host_resources(const std::string& host) const {
   auto res = config_index_.host_static.at(host);
   if (auto link = links_.find(host); link != links_.end() && link->second.registered)
     for (auto index : kReportedLoad) res[std::string(index)] = load_value(link->second.load, index);

@@ -17,6 +17,7 @@
 #include "libconfig/select_expr.h"
 #include "libconfig/time_window.h"
 #include "libsched/model/policy.h"
+#include "libsched/model/resource_map.h"
 #include "libsched/name_index.h"
 #include "libsched/share_history.h"
 
@@ -28,8 +29,6 @@ struct JobKey {
   std::int32_t index = 0;
   auto operator<=>(const JobKey&) const = default;
 };
-
-using ResourceMap = std::map<std::string, config::ResourceValue, std::less<>>;
 
 struct HostView {
   std::string name;
