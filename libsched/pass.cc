@@ -44,7 +44,7 @@ struct MatchKeyHash {
   }
 };
 struct ReqKey {
-  const void* match;                    // the Match: its queue, resource requirement and -m
+  const void* match;                    // the Match: queue, requirement, -m, exclusivity
   const void* own;                      // a job with a planned start: its plan makes room for it alone
   std::string_view user, project, sla;  // a service class has guarantees of its own
   int min_slots, max_slots;
