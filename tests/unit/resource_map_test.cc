@@ -21,7 +21,7 @@ TEST(ResourceMapTest, KeepsNamesInOrderWhateverTheyWereGivenIn) {
   EXPECT_EQ(names, (std::vector<std::string>{"it", "mem", "r15s", "type"}));
 }
 
-TEST(ResourceMapTest, FindsReplacesAndErasesByName) {
+TEST(ResourceMapTest, FindsAndReplacesByName) {
   ResourceMap m{{"mem", 100.0}, {"ut", 0.2}};
   ASSERT_NE(m.find("mem"), m.end());
   EXPECT_EQ(std::get<double>(m.find("mem")->second), 100.0);
@@ -32,10 +32,7 @@ TEST(ResourceMapTest, FindsReplacesAndErasesByName) {
   EXPECT_EQ(std::get<double>(m.find("mem")->second), 50.0);
   EXPECT_FALSE(m.try_emplace("ut", 0.9).second);
   EXPECT_EQ(std::get<double>(m.find("ut")->second), 0.2);
-  EXPECT_EQ(m.erase("mem"), 1u);
-  EXPECT_EQ(m.erase("mem"), 0u);
-  EXPECT_FALSE(m.contains("mem"));
-  EXPECT_EQ(m, (ResourceMap{{"ut", 0.2}}));
+  EXPECT_EQ(m, (ResourceMap{{"ut", 0.2}, {"mem", 50.0}}));
 }
 
 }  // namespace
