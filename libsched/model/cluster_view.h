@@ -119,6 +119,7 @@ enum class RunState : unsigned char { kRun, kSsusp, kUsusp };
 enum class SuspendCause : unsigned char { kNone, kPreempted, kLoad, kWindow, kUser };
 
 struct HostTable;
+struct PassCarry;
 
 // Each module walks every running job once per pass (40,000 on a busy cluster), most
 // reading only state, queue, ids and times: those fill the first cache line, and
@@ -218,6 +219,9 @@ struct ClusterView {
   // Numeric resources as passes read them, kept from pass to pass by a caller whose
   // hosts' resources never change (the simulator); null: each pass reads `hosts`.
   std::shared_ptr<ResourceColumns> fixed_columns;
+  // What passes work out and a caller keeps for the next one (pass_carry.h); null: each
+  // pass starts afresh. One pass at a time may use it.
+  std::shared_ptr<PassCarry> carry;
 };
 
 std::shared_ptr<const HostTable> make_host_table(const ClusterView& view);
