@@ -10,6 +10,7 @@
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
+#include "libsched/pass_carry.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
@@ -407,6 +408,9 @@ void Mbatchd::run_pass() {
   auto jobs = std::make_shared<PassJobs>();
   jobs->dropped = state_.jobs_dropped();
   auto view = std::make_shared<sched::ClusterView>(build_view(true, true, &jobs->jobs));
+  // What the last pass worked out, for this one: only passes use it, one at a time.
+  if (!pass_carry_) pass_carry_ = std::make_shared<sched::PassCarry>();
+  view->carry = pass_carry_;
   last_pass_cost_ = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - built);
   last_view_took_ = last_pass_cost_;
   std::int64_t t = now();

@@ -51,7 +51,8 @@ const char* status_refusal(std::string_view status) {
 
 }  // namespace
 
-void HostMatching::start(const PassContext&) {
+void HostMatching::start(const PassContext&, bool carried) {
+  carried_ = carried;
   ++pass_;
   refreshed_ = false;
   at_start_.clear();
@@ -93,11 +94,12 @@ void HostMatching::reset(const PassContext& ctx) {
   for (size_t i = 0; i < n; ++i) {
     const HostView& host = ctx.view.hosts[i];
     const int h = static_cast<int>(i);
-    seen_[i] = {host.status, host.cluster, host.resources, ctx.hosts[i].reserved,
-                ctx.host_policy(h).dispatch_window.is_open(ctx.view.week)};
+    const bool open = ctx.host_policy(h).dispatch_window.is_open(ctx.view.week);
+    // What the next pass compares with: only a matching it will see is kept.
+    if (carried_) seen_[i] = {host.status, host.cluster, host.resources, ctx.hosts[i].reserved, open};
     status_[i] = status_refusal(host.status);
     borrowed_[i] = !host.cluster.empty();
-    host_row_[i] = host_refusal(ctx, h);
+    host_row_[i] = host_refusal(ctx, h, open);
   }
 }
 
@@ -106,7 +108,7 @@ void HostMatching::reset(const PassContext& ctx) {
 void HostMatching::refresh(const PassContext& ctx) {
   refreshed_ = true;
   const size_t n = ctx.view.hosts.size();
-  if (policy_ != ctx.view.policy || names_ != ctx.host_table().names || seen_.size() != n) {
+  if (!carried_ || policy_ != ctx.view.policy || names_ != ctx.host_table().names || seen_.size() != n) {
     reset(ctx);
     return;
   }
@@ -123,10 +125,13 @@ void HostMatching::refresh(const PassContext& ctx) {
     changed_.push_back(h);
   }
   if (changed_.empty()) return;
+  // A few hosts: their values are read from the hosts themselves, not from columns
+  // made for all of them.
+  direct_ = true;
   for (int h : changed_) {
     status_[h] = status_refusal(ctx.view.hosts[h].status);
     borrowed_[h] = !ctx.view.hosts[h].cluster.empty();
-    host_row_[h] = host_refusal(ctx, h);
+    host_row_[h] = host_refusal(ctx, h, seen_[static_cast<size_t>(h)].window_open);
   }
   for (auto& [t, row] : queue_busy_) {
     const auto& l = limits(*t);
@@ -141,6 +146,7 @@ void HostMatching::refresh(const PassContext& ctx) {
     for (int h : changed_) memo.matches[h] = -1;
   for (auto& [key, e] : eligible_) refresh_eligible(ctx, key, e);
   for (auto& [key, r] : ranked_) refresh_ranked(ctx, r);
+  direct_ = false;
 }
 
 const HostMatching::Reserved& HostMatching::reserved_at_start(const PassContext& ctx, int h) const {
@@ -148,7 +154,10 @@ const HostMatching::Reserved& HostMatching::reserved_at_start(const PassContext&
   return i < at_start_.size() && at_start_[i] ? *at_start_[i] : ctx.hosts[h].reserved;
 }
 
+// The host's value as the pass began, from the pass's columns (one walk over every
+// host's resources, worth it when most hosts are read) or from the host itself.
 double HostMatching::number(const PassContext& ctx, int h, std::string_view name) const {
+  if (!direct_) return less_reserved(ctx.column(name)[h], reserved_at_start(ctx, h), name);
   const ResourceMap& resources = ctx.view.hosts[h].resources;
   auto it = resources.find(name);
   const double* v = it == resources.end() ? nullptr : std::get_if<double>(&it->second);
@@ -173,8 +182,8 @@ bool HostMatching::over_sched(const PassContext& ctx, int h, const std::vector<S
 
 // Whether the host's dispatch window or its own loadSched thresholds keep every
 // queue's jobs off it.
-const char* HostMatching::host_refusal(const PassContext& ctx, int h) {
-  if (!seen_[static_cast<size_t>(h)].window_open) return reason::kHostWindow;
+const char* HostMatching::host_refusal(const PassContext& ctx, int h, bool window_open) {
+  if (!window_open) return reason::kHostWindow;
   const config::Thresholds& t = ctx.host_policy(h).thresholds;
   return !t.empty() && over_sched(ctx, h, limits(t)) ? reason::kHostLoad : nullptr;
 }
@@ -242,7 +251,17 @@ HostMatching::SelectMemo& HostMatching::memo_of(const PassContext& ctx, const El
 
 bool HostMatching::select_matches(const PassContext& ctx, const config::SelectExpr& select, SelectMemo& memo, int h) {
   signed char& m = memo.matches[static_cast<size_t>(h)];
-  if (m < 0) m = select.matches(HostValues(ctx.view.hosts[h].resources, reserved_at_start(ctx, h)));
+  if (m >= 0) return m;
+  const bool placed_on = static_cast<size_t>(h) < at_start_.size() && at_start_[static_cast<size_t>(h)];
+  if (direct_ || placed_on) {
+    m = select.matches(HostValues(ctx.view.hosts[h].resources, reserved_at_start(ctx, h)));
+  } else {
+    if (!reader_ || reader_pass_ != pass_) {
+      reader_.emplace(ctx);
+      reader_pass_ = pass_;
+    }
+    m = select.matches(reader_->at(h));  // nothing placed there yet: its values are the pass's start's
+  }
   return m;
 }
 
@@ -269,16 +288,40 @@ const char* HostMatching::refusal(const PassContext& ctx, const EligibleKey& key
 void HostMatching::make_eligible(const PassContext& ctx, const EligibleKey& key, const JobView& job, Eligible& e) {
   e.req = job.res_req;
   e.asked = job.asked_hosts;
+  const size_t n = ctx.view.hosts.size();
+  if (key.select && !key.asked && !key.excluded) {
+    // The queue's refusals, then select[] on the hosts the queue takes: a queue's jobs
+    // mostly differ in select[] alone, and what the queue refuses (often most of the
+    // cluster, for a queue with HOSTS) is listed once rather than host by host again.
+    const EligibleKey base_key{key.queue, nullptr, nullptr, nullptr};
+    auto [it, fresh] = eligible_.try_emplace(base_key);
+    if (fresh) make_eligible(ctx, base_key, job, it->second);
+    it->second.used = pass_;
+    e.why = it->second.why;
+    e.refused = it->second.refused;
+    e.excluded = it->second.excluded;
+    SelectMemo& memo = memo_of(ctx, key, job.res_req);
+    const auto& select = *static_cast<const config::SelectExpr*>(key.select);
+    std::vector<int> failed;
+    for (size_t i = 0; i < n; ++i) {
+      if (e.refused[i] || select_matches(ctx, select, memo, static_cast<int>(i))) continue;
+      e.why[i] = reason::kHostSelect;
+      e.refused[i] = 1;
+      failed.push_back(static_cast<int>(i));
+    }
+    if (!failed.empty()) e.excluded.emplace_back(reason::kHostSelect, std::move(failed));
+    return;
+  }
   const auto& row = queue_row(ctx, key.queue);
   SelectMemo* memo = key.select ? &memo_of(ctx, key, job.res_req) : nullptr;
-  const size_t n = ctx.view.hosts.size();
-  e.why.resize(n);
+  const bool by_host = key.select || key.asked || key.excluded;
+  e.why = row;
   e.refused.assign(n, 0);
   // Reasons are constants: grouped by pointer, in host order (bjobs -l lists them so).
   for (size_t i = 0; i < n; ++i) {
-    const char* no = refusal(ctx, key, row, memo, &job, static_cast<int>(i));
-    e.why[i] = no;
+    const char* no = by_host ? refusal(ctx, key, row, memo, &job, static_cast<int>(i)) : row[i];
     if (!no) continue;
+    e.why[i] = no;
     e.refused[i] = 1;
     auto it = std::find_if(e.excluded.begin(), e.excluded.end(), [no](const auto& r) { return r.first == no; });
     if (it == e.excluded.end()) it = e.excluded.insert(it, {no, {}});

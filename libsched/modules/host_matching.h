@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,8 @@ namespace lsf::sched {
 
 class HostMatching {
  public:
-  // At the start of each pass.
-  void start(const PassContext& ctx);
+  // At the start of each pass; `carried`: the caller keeps this matching for the next.
+  void start(const PassContext& ctx, bool carried);
   // Before a placement's rusage[] is reserved on its hosts: their facts stay as they
   // were when the pass began.
   void placing(const PassContext& ctx, const Placement& p);
@@ -91,7 +92,7 @@ class HostMatching {
   double number(const PassContext& ctx, int h, std::string_view name) const;
   const std::vector<SchedLimit>& limits(const config::Thresholds& t);
   bool over_sched(const PassContext& ctx, int h, const std::vector<SchedLimit>& limits) const;
-  const char* host_refusal(const PassContext& ctx, int h);
+  const char* host_refusal(const PassContext& ctx, int h, bool window_open);
   const std::vector<signed char>* queue_busy(const PassContext& ctx, int queue);
   const std::vector<char>& queue_hosts(const PassContext& ctx, int queue);
   const char* queue_refusal(const PassContext& ctx, int queue, const std::vector<char>& in_queue,
@@ -114,7 +115,11 @@ class HostMatching {
   std::shared_ptr<const std::vector<std::string>> names_;
   std::vector<Seen> seen_;
   std::uint64_t pass_ = 0;
-  bool refreshed_ = false;    // this pass's changed hosts worked out again
+  bool carried_ = false;
+  bool refreshed_ = false;              // this pass's changed hosts worked out again
+  bool direct_ = false;                 // values read from each host, not from the pass's columns
+  std::optional<SelectReader> reader_;  // the pass's columns, for select[] on many hosts
+  std::uint64_t reader_pass_ = 0;
   std::vector<int> changed_;  // this pass's hosts whose facts may have changed
   // Per host, reserved rusage[] when the pass began, for hosts this pass placed
   // rusage[] on (null: as they have it).

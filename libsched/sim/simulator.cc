@@ -8,6 +8,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "libsched/pass_carry.h"
+
 namespace lsf::sched::sim {
 namespace {
 
@@ -37,6 +39,7 @@ class Simulation {
     view_.host_table = make_host_table(view_);
     view_.host_table_checked = true;
     view_.fixed_columns = std::make_shared<ResourceColumns>();
+    view_.carry = std::make_shared<PassCarry>();
     for (const auto& q : view_.policy->queues) fairshare_ |= q.fairshare != nullptr;
     view_.share_history = history_;
     for (size_t i = 1; i < jobs_.size(); ++i)

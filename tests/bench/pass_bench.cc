@@ -3,12 +3,16 @@
 // resource requirements and -n, and N pending jobs with the cluster (nearly) full,
 // as a busy cluster is. Prints the duration of a full pass, and of the pass after one
 // job ends (what mbatchd runs on each change). Figures only; never fails on a time.
-//   pass_bench [--pending N] [--hosts N] [--repeat N] [--fairshare] [--no-digest] [--no-ids]
+//   pass_bench [--pending N] [--hosts N] [--repeat N] [--changed-hosts N] [--fairshare] [--no-digest]
+//              [--no-ids]
 // --fairshare gives every queue FAIRSHARE = USER_SHARES[[default, 1]] (500 users, each
 // an account of its own). Jobs carry user and project ids, as mbatchd gives them;
 // --no-ids leaves them out, so the pass looks every name up. The host table (names to
 // indexes, each host's lsb.hosts row) is made once and kept between passes, as mbatchd
-// keeps it until the hosts or the configuration change.
+// keeps it until the hosts or the configuration change. Each full pass starts afresh;
+// the pass after one job ends has what the last one worked out (ClusterView::carry), as
+// mbatchd keeps it, and --changed-hosts N gives N hosts (spread over the cluster) new
+// load before it, as their reports would.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +25,7 @@
 #include <time.h>
 
 #include "libsched/pass.h"
+#include "libsched/pass_carry.h"
 
 using namespace lsf;
 using namespace lsf::sched;
@@ -200,7 +205,7 @@ double cpu_millis() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int pending = 100000, hosts = 5000, repeat = 3;
+  int pending = 100000, hosts = 5000, repeat = 3, changed_hosts = 0;
   bool fairshare = false, with_digest = true, ids = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--fairshare")) {
@@ -222,6 +227,8 @@ int main(int argc, char** argv) {
       hosts = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--repeat"))
       repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--changed-hosts"))
+      changed_hosts = std::atoi(argv[++i]);
   }
   std::mt19937 rng(42);
   auto build_start = std::chrono::steady_clock::now();
@@ -233,6 +240,7 @@ int main(int argc, char** argv) {
   PassResult result;
   for (int r = 0; r < repeat; ++r) {
     result = {};  // freeing the last pass's 100,000 reasons is the caller's work, not this pass's
+    view.carry = std::make_shared<PassCarry>();
     auto t0 = std::chrono::steady_clock::now();
     double c0 = cpu_millis();
     result = schedule(view, 1000);
@@ -255,6 +263,10 @@ int main(int argc, char** argv) {
     view.pending.erase(it);
   }
   view.running.erase(view.running.begin() + 5);
+  for (int i = 0; i < changed_hosts && hosts > 0; ++i) {
+    auto& r15s = std::get<double>(view.hosts[static_cast<size_t>(i * hosts / changed_hosts % hosts)].resources["r15s"]);
+    r15s += 0.1;
+  }
   best = best_cpu = 1e18;
   for (int r = 0; r < repeat; ++r) {
     result = {};
@@ -264,8 +276,9 @@ int main(int argc, char** argv) {
     best_cpu = std::min(best_cpu, cpu_millis() - c0);
     best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
   }
-  std::printf("pass after one job ends: %.1f ms (best of %d; CPU %.1f ms); %d dispatched; digest %016llx\n", best,
-              repeat, best_cpu, result.stats.dispatched,
+  std::printf("pass after one job ends: %.1f ms (best of %d; CPU %.1f ms); %d hosts' load changed; %d dispatched; "
+              "digest %016llx\n",
+              best, repeat, best_cpu, changed_hosts, result.stats.dispatched,
               static_cast<unsigned long long>(with_digest ? digest(result) : 0));
   return 0;
 }
