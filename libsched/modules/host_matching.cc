@@ -57,6 +57,7 @@ void HostMatching::start(const PassContext&, bool carried) {
   refreshed_ = false;
   at_start_.clear();
   kept_.clear();
+  reader_.reset();  // it reads the last pass's columns
 }
 
 void HostMatching::placing(const PassContext& ctx, const Placement& p) {
@@ -256,10 +257,7 @@ bool HostMatching::select_matches(const PassContext& ctx, const config::SelectEx
   if (direct_ || placed_on) {
     m = select.matches(HostValues(ctx.view.hosts[h].resources, reserved_at_start(ctx, h)));
   } else {
-    if (!reader_ || reader_pass_ != pass_) {
-      reader_.emplace(ctx);
-      reader_pass_ = pass_;
-    }
+    if (!reader_) reader_.emplace(ctx);
     m = select.matches(reader_->at(h));  // nothing placed there yet: its values are the pass's start's
   }
   return m;

@@ -119,8 +119,7 @@ class HostMatching {
   bool refreshed_ = false;              // this pass's changed hosts worked out again
   bool direct_ = false;                 // values read from each host, not from the pass's columns
   std::optional<SelectReader> reader_;  // the pass's columns, for select[] on many hosts
-  std::uint64_t reader_pass_ = 0;
-  std::vector<int> changed_;  // this pass's hosts whose facts may have changed
+  std::vector<int> changed_;            // this pass's hosts whose facts may have changed
   // Per host, reserved rusage[] when the pass began, for hosts this pass placed
   // rusage[] on (null: as they have it).
   std::vector<const Reserved*> at_start_;
