@@ -74,11 +74,14 @@ const std::vector<double>& PassContext::column(std::string_view name) const {
   return columns.emplace(std::string(name), std::vector<double>(view.hosts.size(), nan)).first->second;
 }
 
+double less_reserved(double value, const Reserved& reserved, std::string_view name) {
+  if (std::isnan(value) || reserved.empty()) return value;
+  auto r = reserved.find(name);
+  return r == reserved.end() ? value : value - r->second;
+}
+
 double PassContext::numeric(int host, std::string_view name) const {
-  double v = column(name)[host];
-  if (std::isnan(v) || hosts[host].reserved.empty()) return v;
-  auto r = hosts[host].reserved.find(name);
-  return r == hosts[host].reserved.end() ? v : v - r->second;
+  return less_reserved(column(name)[host], hosts[host].reserved, name);
 }
 
 // Every resource's value per host in one walk over each host's resources, the first

@@ -19,6 +19,11 @@ namespace lsf::sched {
 
 inline constexpr int kUnlimited = 1 << 30;
 
+// rusage[] held on a host, by resource.
+using Reserved = std::map<std::string, double, std::less<>>;
+// A host's number less what is reserved of it (NaN stays NaN).
+double less_reserved(double value, const Reserved& reserved, std::string_view name);
+
 struct HostState {
   int max_slots = -1;      // MXJ resolved for this host; -1: unlimited
   int used = 0;            // slots of started jobs (running or suspended) and of placements
@@ -27,7 +32,7 @@ struct HostState {
   bool exclusive = false;  // an exclusive job runs or was placed here
   bool accepted = false;   // received a job in this pass
   // rusage[] held by started jobs (after duration and decay) and by placements.
-  std::map<std::string, double, std::less<>> reserved;
+  Reserved reserved;
   int free() const { return max_slots < 0 ? kUnlimited : max_slots - used; }
 };
 

@@ -14,19 +14,11 @@ namespace {
 const std::vector<config::OrderKey> kDefaultOrder = {{"r15s", false}, {"pg", false}};
 constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
 
-// A number less what is reserved of it, as PassContext::numeric takes it off.
-double less_reserved(double v, const HostMatching::Reserved& reserved, std::string_view name) {
-  if (std::isnan(v) || reserved.empty()) return v;
-  auto r = reserved.find(name);
-  return r == reserved.end() ? v : v - r->second;
-}
-
 // One host's resources as select[] reads them, read from the host itself: a pass
 // after a few hosts changed evaluates select[] on those alone.
 class HostValues final : public config::SelectHost {
  public:
-  HostValues(const ResourceMap& resources, const HostMatching::Reserved& reserved)
-      : resources_(resources), reserved_(reserved) {}
+  HostValues(const ResourceMap& resources, const Reserved& reserved) : resources_(resources), reserved_(reserved) {}
   config::SelectValue value(std::string_view name) const override {
     auto it = resources_.find(name);
     if (it == resources_.end()) return {};
@@ -39,7 +31,7 @@ class HostValues final : public config::SelectHost {
 
  private:
   const ResourceMap& resources_;
-  const HostMatching::Reserved& reserved_;
+  const Reserved& reserved_;
 };
 
 const char* status_refusal(std::string_view status) {
@@ -71,6 +63,7 @@ void HostMatching::placing(const PassContext& ctx, const Placement& p) {
 }
 
 void HostMatching::finish() {
+  if (!carried_) return;  // the matching ends with the pass
   std::erase_if(eligible_, [&](const auto& e) { return e.second.used != pass_ || e.first.excluded; });
   std::erase_if(ranked_, [&](const auto& r) { return r.second.used != pass_; });
   std::erase_if(select_, [&](const auto& s) { return s.second.used != pass_; });
@@ -88,7 +81,11 @@ void HostMatching::reset(const PassContext& ctx) {
   eligible_.clear();
   ranked_.clear();
   const size_t n = ctx.view.hosts.size();
-  seen_.resize(n);
+  // What the next pass compares with: only a matching it will see keeps it.
+  if (carried_)
+    seen_.resize(n);
+  else
+    seen_.clear();
   status_.resize(n);
   host_row_.resize(n);
   borrowed_.resize(n);
@@ -96,7 +93,6 @@ void HostMatching::reset(const PassContext& ctx) {
     const HostView& host = ctx.view.hosts[i];
     const int h = static_cast<int>(i);
     const bool open = ctx.host_policy(h).dispatch_window.is_open(ctx.view.week);
-    // What the next pass compares with: only a matching it will see is kept.
     if (carried_) seen_[i] = {host.status, host.cluster, host.resources, ctx.hosts[i].reserved, open};
     status_[i] = status_refusal(host.status);
     borrowed_[i] = !host.cluster.empty();
@@ -150,9 +146,8 @@ void HostMatching::refresh(const PassContext& ctx) {
   direct_ = false;
 }
 
-const HostMatching::Reserved& HostMatching::reserved_at_start(const PassContext& ctx, int h) const {
-  const auto i = static_cast<size_t>(h);
-  return i < at_start_.size() && at_start_[i] ? *at_start_[i] : ctx.hosts[h].reserved;
+const Reserved& HostMatching::reserved_at_start(const PassContext& ctx, int h) const {
+  return placed_rusage(h) ? *at_start_[static_cast<size_t>(h)] : ctx.hosts[h].reserved;
 }
 
 // The host's value as the pass began, from the pass's columns (one walk over every
@@ -253,8 +248,7 @@ HostMatching::SelectMemo& HostMatching::memo_of(const PassContext& ctx, const El
 bool HostMatching::select_matches(const PassContext& ctx, const config::SelectExpr& select, SelectMemo& memo, int h) {
   signed char& m = memo.matches[static_cast<size_t>(h)];
   if (m >= 0) return m;
-  const bool placed_on = static_cast<size_t>(h) < at_start_.size() && at_start_[static_cast<size_t>(h)];
-  if (direct_ || placed_on) {
+  if (direct_ || placed_rusage(h)) {
     m = select.matches(HostValues(ctx.view.hosts[h].resources, reserved_at_start(ctx, h)));
   } else {
     if (!reader_) reader_.emplace(ctx);

@@ -31,8 +31,10 @@ class HostMatching {
   void candidates(PassContext& ctx, const JobView& job, Candidates& cands);
   // At the end of each pass.
   void finish();
-
-  using Reserved = std::map<std::string, double, std::less<>>;
+  // Whether this pass has placed rusage[] on the host: its facts may no longer hold.
+  bool placed_rusage(int h) const {
+    return static_cast<size_t>(h) < at_start_.size() && at_start_[static_cast<size_t>(h)];
+  }
 
  private:
   // Per host, what its facts were worked out from.
@@ -54,7 +56,7 @@ class HostMatching {
     std::shared_ptr<const void> req, asked;  // what the key points into, kept alive
     std::uint64_t used = 0;                  // the last pass that asked
     std::vector<const char*> why;            // per host: the first reason it refuses, or nullptr
-    std::vector<char> refused;               // per host: `why` is set
+    std::vector<char> refused;               // per host: `why` is set (a byte: read per class)
     std::vector<std::pair<const char*, std::vector<int>>> excluded;  // hosts per reason, in host order
   };
   struct RankKey {

@@ -86,7 +86,7 @@ class DefaultModule final : public Module {
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
     const char* no = refusal(ctx, job, h);
-    if (!no && !reserved_in_pass_.empty() && reserved_in_pass_[h]) no = load_now(ctx, job, h);
+    if (!no && matching_->placed_rusage(h)) no = load_now(ctx, job, h);
     if (no) {
       *why = no;
       return 0;
@@ -98,11 +98,7 @@ class DefaultModule final : public Module {
     // What the job holds per slot (rusage[]) lowers the host's values from here on:
     // host matching's facts (thresholds, select[]) are those of the pass's start and may
     // no longer hold, so later jobs check them again there (load_now).
-    if (!ctx.demand(job.res_req.get()).per_slot.empty()) {
-      matching_->placing(ctx, p);
-      reserved_in_pass_.resize(ctx.view.hosts.size());
-      for (auto [h, n] : p.hosts) reserved_in_pass_[static_cast<size_t>(h)] = 1;
-    }
+    if (!ctx.demand(job.res_req.get()).per_slot.empty()) matching_->placing(ctx, p);
     for (auto [h, n] : p.hosts) {
       auto& hs = ctx.hosts[h];
       hs.used += n;
@@ -355,7 +351,6 @@ class DefaultModule final : public Module {
   }
 
   std::map<std::int64_t, int> array_running_;
-  std::vector<char> reserved_in_pass_;  // per host: a job started in this pass holds rusage[] there
   std::map<const config::Thresholds*, CompiledThresholds> compiled_;
   const config::Thresholds* last_thresholds_ = nullptr;
   const CompiledThresholds* last_compiled_ = nullptr;
