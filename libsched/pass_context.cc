@@ -29,8 +29,8 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   running_slots_.reserve(view.running.size());
   for (const auto& job : view.running) {
     running_begin_.push_back(running_slots_.size());
-    if (job.host_slots_table == table_)
-      running_slots_.insert(running_slots_.end(), job.host_slots.begin(), job.host_slots.end());
+    if (job.host_slots && job.host_slots_table == table_)
+      running_slots_.insert(running_slots_.end(), job.host_slots->begin(), job.host_slots->end());
     else
       append_host_slots(*table_, job.hosts, running_slots_);
   }

@@ -74,6 +74,15 @@ struct Job {
   std::int64_t start_time = 0;
   std::int64_t end_time = 0;
   std::vector<std::string> exec_hosts;  // one per slot
+  // exec_hosts as a pass reads them, (host index, slots there) in the scheduling host
+  // table they were worked out for, during dispatch `attempt`: worked out once per start
+  // and table rather than looked up by name for every running job in every pass.
+  struct PlacedSlots {
+    std::shared_ptr<const sched::HostTable> table;
+    std::int32_t attempt = -1;
+    std::shared_ptr<const std::vector<std::pair<int, int>>> slots;
+  };
+  mutable PlacedSlots placed;
   std::int32_t exit_status = 0;
   double cpu_time = 0;
   std::int64_t max_rss_kb = 0;

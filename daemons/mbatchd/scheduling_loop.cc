@@ -377,6 +377,14 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     if (!job.spec().project().empty()) rv.project = job.spec().project();
     give_ids(job, rv);
     rv.hosts = job.exec_hosts;
+    if (job.placed.table != host_table_ || job.placed.attempt != job.attempt) {
+      job.placed.table = host_table_;
+      job.placed.attempt = job.attempt;
+      job.placed.slots =
+          std::make_shared<const std::vector<std::pair<int, int>>>(sched::host_slots(*host_table_, job.exec_hosts));
+    }
+    rv.host_slots_table = job.placed.table;
+    rv.host_slots = job.placed.slots;
     rv.state = job.state == wire::JOB_RUN     ? sched::RunState::kRun
                : job.state == wire::JOB_SSUSP ? sched::RunState::kSsusp
                                               : sched::RunState::kUsusp;

@@ -142,10 +142,11 @@ struct alignas(64) RunningJobView {
   std::string share_group;  // bsub -G
   std::string sla;          // bsub -sla
   // `hosts` as (host index, slots there) in `host_slots_table`, worked out by a caller
-  // that keeps its view between passes (the simulator, at the start): a pass made with
-  // that table uses them instead of looking every name up again.
+  // that keeps them between passes (mbatchd per job, the simulator at the start): a pass
+  // made with that table uses them instead of looking every name up again. Shared: the
+  // caller hands the same list to every pass's view.
   std::shared_ptr<const HostTable> host_slots_table;
-  std::vector<std::pair<int, int>> host_slots;
+  std::shared_ptr<const std::vector<std::pair<int, int>>> host_slots;
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each

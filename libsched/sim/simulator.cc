@@ -163,16 +163,17 @@ class Simulation {
       run.host_slots_table = view_.host_table;
       // The pass's host indexes are the table's (the hosts never change here); a host
       // named twice in a placement counts once, as host_slots() would count it.
+      std::vector<std::pair<int, int>> slots;
       for (auto [h, n] : d.slots) {
-        auto same =
-            std::find_if(run.host_slots.begin(), run.host_slots.end(), [h](const auto& e) { return e.first == h; });
-        if (same == run.host_slots.end())
-          run.host_slots.emplace_back(h, n);
+        auto same = std::find_if(slots.begin(), slots.end(), [h](const auto& e) { return e.first == h; });
+        if (same == slots.end())
+          slots.emplace_back(h, n);
         else
           same->second += n;
       }
       // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
-      for (auto [h, n] : run.host_slots) view_.hosts[static_cast<size_t>(h)].last_dispatch = now;
+      for (auto [h, n] : slots) view_.hosts[static_cast<size_t>(h)].last_dispatch = now;
+      run.host_slots = std::make_shared<const std::vector<std::pair<int, int>>>(std::move(slots));
       Live& live = live_[d.job];
       live.index = index;
       schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));

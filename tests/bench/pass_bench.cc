@@ -9,7 +9,8 @@
 // an account of its own). Jobs carry user and project ids, as mbatchd gives them;
 // --no-ids leaves them out, so the pass looks every name up. The host table (names to
 // indexes, each host's lsb.hosts row) is made once and kept between passes, as mbatchd
-// keeps it until the hosts or the configuration change. Each full pass starts afresh;
+// keeps it until the hosts or the configuration change, and running jobs carry their
+// hosts as its indexes, as mbatchd gives them. Each full pass starts afresh;
 // the pass after one job ends has what the last one worked out (ClusterView::carry), as
 // mbatchd keeps it, and --changed-hosts N gives N hosts (spread over the cluster) new
 // load before it, as their reports would.
@@ -82,6 +83,13 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts, bool fairshare) {
   return p;
 }
 
+// Running jobs' hosts as indexes in the view's table, as mbatchd works them out once
+// per job start and hands them to every pass.
+void placed(const ClusterView& v, RunningJobView& r) {
+  r.host_slots_table = v.host_table;
+  r.host_slots = std::make_shared<const std::vector<std::pair<int, int>>>(host_slots(*v.host_table, r.hosts));
+}
+
 ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt19937& rng) {
   ClusterView v;
   v.policy = make_policy(hosts, fairshare);
@@ -151,6 +159,7 @@ ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt1
   }
   v.host_table = make_host_table(v);
   v.host_table_checked = true;
+  for (auto& r : v.running) placed(v, r);
   if (ids) {
     v.user_ids = std::make_shared<const NameIndex>(std::move(users));
     v.project_ids = std::make_shared<const NameIndex>(std::move(projects));
@@ -260,6 +269,7 @@ int main(int argc, char** argv) {
   for (const auto& d : result.dispatches) {
     auto it = std::find_if(view.pending.begin(), view.pending.end(), [&](const JobView& j) { return j.key == d.job; });
     view.running.push_back(started(*it, d.hosts, 1000));
+    placed(view, view.running.back());
     view.pending.erase(it);
   }
   view.running.erase(view.running.begin() + 5);
