@@ -21,6 +21,7 @@
 #include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
 #include "libsched/name_index.h"
+#include "libsched/pass_carry.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::sched {
@@ -53,6 +54,91 @@ struct LimitKeyHash {
   }
 };
 
+// Per host, slots by queue and by user: a host runs few jobs, so a short list each
+// (40,000 running jobs would otherwise be 40,000 hash nodes made every pass).
+using PerHost = std::vector<std::vector<std::pair<std::int64_t, int>>>;
+
+// Each user's counts and limits, looked up once per call by name.
+struct UserInfo {
+  int slots = 0;
+  UserSlotLimit limit;
+  std::vector<std::string> groups;
+  std::int64_t id = 0;           // keys the user's per-host counts
+  std::vector<int> queue_slots;  // per queue (UJOB_LIMIT)
+  std::vector<char> in_limit;    // per Limit section: its USERS take the user
+};
+
+// A limit's counts without a host dimension, found by one id rather than hashed: every
+// pending job is checked against each limit that applies to it, and a limit counts
+// its consumers one by one in at most one kind (PER_USER, PER_QUEUE or PER_PROJECT)
+// or as a whole, almost always. Entries point into LimitCounts::usage, whose nodes stay
+// put.
+struct ById {
+  enum Dim { kWhole, kUser, kQueue, kProject, kHashed } dim = kHashed;
+  std::vector<Counted*> counts;
+  int id(const LimitKey& key) const {
+    return dim == kWhole ? 0 : dim == kUser ? key.user : dim == kQueue ? key.queue : dim == kProject ? key.project : -1;
+  }
+};
+
+// Per Limit section, which queues and (by id) projects its lists take (counts()).
+struct Members {
+  std::vector<char> queue;
+  std::vector<signed char> project;  // -1: not asked yet
+  const ConsumerSet* projects = nullptr;
+};
+
+// What the module has counted: started jobs' slots, then this pass's placements and
+// reservations, by user, group, queue, host and Limit section.
+struct LimitCounts {
+  NameIndex user_ids;
+  // Users counted or asked about, in the order first met (a deque: references stay
+  // valid as users are added), and by id (null: not yet).
+  std::deque<UserInfo> users;
+  std::vector<UserInfo*> by_id;
+  NameIndex project_ids;
+  std::map<std::string, int> group_slots;
+  std::map<std::string, std::unordered_map<int, int>> group_host_slots;
+  std::vector<int> queue_slots;  // per queue
+  PerHost host_queue_slots, user_host_slots;
+  std::unordered_map<LimitKey, Counted, LimitKeyHash> usage;
+  std::vector<ById> by_one_id;  // per limit
+  std::vector<Members> members;
+};
+
+// A started job as the last pass counted it, to compare with what this pass sees.
+struct CountedJob {
+  JobKey key;
+  int queue = 0, user = 0, project = 0, slots = 0;
+  std::uint32_t first = 0, end = 0;  // its (host, slots) in LimitCarry::job_hosts
+};
+
+// A placement or reservation a pass counted: the next pass takes it off again, since
+// what started then comes back as a started job.
+struct Added {
+  int queue = 0, user = 0, project = 0, slots = 0;
+  bool runs = false;
+  std::vector<std::pair<int, int>> hosts;
+};
+
+// The counts kept between passes (ClusterView::carry). Counting 40,000 started jobs
+// was most of the module's work in a pass after one job ends; a pass with a carry counts
+// only the started jobs that came, went or changed since the last one. Kept only where
+// every count is an integer (no Limit section limits MEM, SWP, TMP or a RESOURCE: sums
+// of amounts, taken off again, need not come back to the same double), and the caller
+// gives user and project ids, the keys of the counts, from tables that only grow.
+struct LimitCarry {
+  bool valid = false;
+  // What the counts hold for; another policy, other hosts or other ids start afresh.
+  std::shared_ptr<const SchedPolicy> policy;
+  std::shared_ptr<const std::vector<std::string>> hosts;
+  std::shared_ptr<const NameIndex> user_table, project_table;
+  LimitCounts counts;
+  std::vector<CountedJob> jobs, next_jobs;  // by key
+  std::vector<std::pair<int, int>> job_hosts, next_job_hosts;
+  std::vector<Added> added;
+};
+
 class LimitModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_limit"; }
@@ -74,28 +160,57 @@ class LimitModule final : public Module {
     active_ = by_user_on_host_ || by_group_on_host_ || queue_limits || !ctx.policy.user_limits.empty() ||
               !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
     if (!active_) return;
-    // Ids the caller keeps: the jobs' ids are the tables' from here on, and names the
-    // tables lack get the next ones.
-    if (ctx.view.user_ids) user_ids_ = *ctx.view.user_ids;
-    if (ctx.view.project_ids) project_ids_ = *ctx.view.project_ids;
     given_users_ = ctx.view.user_ids != nullptr;
     given_projects_ = ctx.view.project_ids != nullptr;
-    queue_slots_.assign(ctx.policy.queues.size(), 0);
-    by_one_id_.assign(ctx.policy.limits.size(), {});
-    members_.assign(ctx.policy.limits.size(), {});
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!l.hosts.given && !l.slots_per_processor) whole_limits_.push_back(i);
-      Members& m = members_[i];
+      count_resources_ |= !l.resources.empty();
+    }
+    if (ctx.view.carry) {
+      LimitCarry& carry = ctx.view.carry->part<LimitCarry>(name());
+      if (carryable(ctx)) {
+        carry_ = &carry;
+        c_ = &carry.counts;
+        if (carry.valid && still_applies(ctx, carry)) {
+          take_off_added(ctx, carry);
+          bring_up_to_date(ctx, carry);
+          return;
+        }
+        carry = LimitCarry{};
+        carry.policy = ctx.view.policy;
+        carry.hosts = ctx.host_table().names;
+        carry.user_table = ctx.view.user_ids;
+        carry.project_table = ctx.view.project_ids;
+        carry.valid = true;
+      } else {
+        carry.valid = false;
+      }
+    }
+    count_afresh(ctx);
+  }
+
+  // No carry, or the last pass's counts do not apply: every started job counted.
+  void count_afresh(PassContext& ctx) {
+    // Ids the caller keeps: the jobs' ids are the tables' from here on, and names the
+    // tables lack get the next ones.
+    if (ctx.view.user_ids) c_->user_ids = *ctx.view.user_ids;
+    if (ctx.view.project_ids) c_->project_ids = *ctx.view.project_ids;
+    c_->queue_slots.assign(ctx.policy.queues.size(), 0);
+    c_->by_one_id.assign(ctx.policy.limits.size(), {});
+    c_->members.assign(ctx.policy.limits.size(), {});
+    for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
+      const LimitPolicy& l = ctx.policy.limits[i];
+      Members& m = c_->members[i];
       m.projects = &l.projects;
       m.queue.resize(ctx.policy.queues.size());
       for (size_t q = 0; q < ctx.policy.queues.size(); ++q) m.queue[q] = l.queues.matches(ctx.policy.queues[q].name);
       int per = int{l.users.per_member} + int{l.queues.per_member} + int{l.projects.per_member};
-      by_one_id_[i].dim = per > 1                 ? ById::kHashed
-                          : l.users.per_member    ? ById::kUser
-                          : l.queues.per_member   ? ById::kQueue
-                          : l.projects.per_member ? ById::kProject
-                                                  : ById::kWhole;
+      c_->by_one_id[i].dim = per > 1                 ? ById::kHashed
+                             : l.users.per_member    ? ById::kUser
+                             : l.queues.per_member   ? ById::kQueue
+                             : l.projects.per_member ? ById::kProject
+                                                     : ById::kWhole;
     }
     if (by_user_on_host_ || by_queue_on_host_) {
       // A host's lists hold at most one entry per job there: sized once, not grown
@@ -104,16 +219,23 @@ class LimitModule final : public Module {
       for (size_t i = 0; i < ctx.view.running.size(); ++i)
         for (auto [h, n] : ctx.slots_of(i)) ++jobs_on[static_cast<size_t>(h)];
       for (PerHost* m :
-           {by_user_on_host_ ? &user_host_slots_ : nullptr, by_queue_on_host_ ? &host_queue_slots_ : nullptr}) {
+           {by_user_on_host_ ? &c_->user_host_slots : nullptr, by_queue_on_host_ ? &c_->host_queue_slots : nullptr}) {
         if (!m) continue;
         m->resize(ctx.view.hosts.size());
         for (size_t h = 0; h < jobs_on.size(); ++h) (*m)[h].reserve(static_cast<size_t>(jobs_on[h]));
       }
     }
+    if (carry_) {
+      carry_->jobs.reserve(ctx.view.running.size());
+      carry_->job_hosts.reserve(ctx.view.running.size());
+    }
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
-      count(ctx, who_of(job), job.queue, ctx.slots_of(i), ctx.usage(job.res_req.get(), job.start_time),
+      const Who who = carry_ ? who_with_ids(job) : who_of(job);
+      count(ctx, who, job.queue, ctx.slots_of(i),
+            count_resources_ ? ctx.usage(job.res_req.get(), job.start_time) : Usage{},
             static_cast<int>(job.hosts.size()));
+      if (carry_) remember(carry_->jobs, carry_->job_hosts, job, who, ctx.slots_of(i));
     }
   }
 
@@ -122,7 +244,7 @@ class LimitModule final : public Module {
   std::optional<std::string> admit(PassContext& ctx, const JobView& job) override {
     const QueuePolicy& q = ctx.queue_of(job);
     int need = job.min_slots;
-    const int in_queue = queue_slots_[static_cast<size_t>(job.queue)];
+    const int in_queue = c_->queue_slots[static_cast<size_t>(job.queue)];
     if (q.qjob_limit && in_queue + need > *q.qjob_limit) return with(reason::kQueueSlotLimit, in_queue, *q.qjob_limit);
     const Who who = who_of(job);
     UserInfo& u = user(ctx, who);
@@ -160,7 +282,7 @@ class LimitModule final : public Module {
     const HostPolicy& hp = ctx.host_policy(h);
     const UserInfo* u = room_user(job);
     if (hp.jl_u || u) {
-      int mine = u ? on_host(user_host_slots_, h, u->id) : 0;
+      int mine = u ? on_host(c_->user_host_slots, h, u->id) : 0;
       if (hp.jl_u) cap(*hp.jl_u - mine, reason::kHostPerUser);
       if (u && u->limit.jl_p)
         cap(static_cast<int>(std::floor(*u->limit.jl_p * host.ncpus)) - mine, reason::kHostUserPerCpu);
@@ -169,15 +291,15 @@ class LimitModule final : public Module {
         for (const auto& g : u->groups) {
           auto gl = ctx.policy.group_limits.find(g);
           if (gl == ctx.policy.group_limits.end() || !gl->second.jl_p) continue;
-          auto gh = group_host_slots_.find(g);
-          int theirs = gh == group_host_slots_.end() ? 0 : get(gh->second, h);
+          auto gh = c_->group_host_slots.find(g);
+          int theirs = gh == c_->group_host_slots.end() ? 0 : get(gh->second, h);
           cap(static_cast<int>(std::floor(*gl->second.jl_p * host.ncpus)) - theirs, reason::kHostUserPerCpu);
         }
       }
     }
-    if (q.hjob_limit) cap(*q.hjob_limit - on_host(host_queue_slots_, h, job.queue), reason::kHostQueuePerHost);
+    if (q.hjob_limit) cap(*q.hjob_limit - on_host(c_->host_queue_slots, h, job.queue), reason::kHostQueuePerHost);
     if (q.pjob_limit)
-      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - on_host(host_queue_slots_, h, job.queue),
+      cap(static_cast<int>(std::floor(*q.pjob_limit * host.ncpus)) - on_host(c_->host_queue_slots, h, job.queue),
           reason::kHostQueuePerCpu);
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
@@ -186,9 +308,9 @@ class LimitModule final : public Module {
       if (!applies(ctx, l, job.user, job.queue, job.project)) continue;
       int uid = u ? static_cast<int>(u->id) : -2;  // -2: a user nothing counts yet
       LimitKey key = key_of(l, i, uid, job.queue, find_project(l, who_of(job)), per_host ? h : -1);
-      auto it = uid == -2 && l.users.per_member ? usage_.end() : usage_.find(key);
+      auto it = uid == -2 && l.users.per_member ? c_->usage.end() : c_->usage.find(key);
       Counted none;
-      const Counted& used = it == usage_.end() ? none : it->second;
+      const Counted& used = it == c_->usage.end() ? none : it->second;
       if (l.jobs && used.jobs + 1 > *l.jobs) cap(0, reason::kHostSlotLimit);
       if (l.slots) cap(*l.slots - used.slots, reason::kHostSlotLimit);
       if (l.slots_per_processor)
@@ -224,20 +346,20 @@ class LimitModule final : public Module {
   }
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, who_of(job), job.queue, p.hosts, ctx.demand(job.res_req.get()), p.slots());
+    const Who who = carry_ ? who_with_ids(job) : who_of(job);
+    count(ctx, who, job.queue, p.hosts, count_resources_ ? ctx.demand(job.res_req.get()) : Usage{}, p.slots());
+    if (carry_) carry_->added.push_back({job.queue, who.ids.first, who.ids.second, p.slots(), true, p.hosts});
   }
 
   // Reserved slots count toward job slot limits (not rusage, not JOBS: nothing runs).
   void hold(PassContext& ctx, const JobView& job, const Placement& p) override {
-    count(ctx, who_of(job), job.queue, p.hosts, sched::Usage{}, p.slots(), false);
+    const Who who = carry_ ? who_with_ids(job) : who_of(job);
+    count(ctx, who, job.queue, p.hosts, Usage{}, p.slots(), false);
+    if (carry_) carry_->added.push_back({job.queue, who.ids.first, who.ids.second, p.slots(), false, p.hosts});
   }
 
  private:
   bool active_ = true;
-  // Per host, slots by queue and by user: a host runs few jobs, so a short list each
-  // (40,000 running jobs would otherwise be 40,000 hash nodes made every pass).
-  using PerHost = std::vector<std::vector<std::pair<std::int64_t, int>>>;
-
   // A job's user and project, with the ids the caller gave (-1: none).
   struct Who {
     const std::string& user;
@@ -249,29 +371,19 @@ class LimitModule final : public Module {
     return {job.user, job.project, {given_users_ ? job.user_id : -1, given_projects_ ? job.project_id : -1}};
   }
 
-  // Each user's counts and limits, looked up once per call by name.
-  struct UserInfo {
-    int slots = 0;
-    UserSlotLimit limit;
-    std::vector<std::string> groups;
-    std::int64_t id = 0;           // keys the user's per-host counts
-    std::vector<int> queue_slots;  // per queue (UJOB_LIMIT)
-    std::vector<char> in_limit;    // per Limit section: its USERS take the user
-  };
-
   // Every pending job asks for its user: the caller's id of a user met before is the
   // whole lookup, kept small enough to be inlined; the rest is add_user().
   UserInfo& user(const PassContext& ctx, const Who& who) {
     const auto id = static_cast<size_t>(who.ids.first);
-    if (who.ids.first >= 0 && id < by_id_.size() && by_id_[id]) return *by_id_[id];
+    if (who.ids.first >= 0 && id < c_->by_id.size() && c_->by_id[id]) return *c_->by_id[id];
     return add_user(ctx, who);
   }
   [[gnu::noinline]] UserInfo& add_user(const PassContext& ctx, const Who& who) {
-    const int id = who.ids.first >= 0 ? who.ids.first : user_ids_.insert(who.user).first;
-    if (static_cast<size_t>(id) >= by_id_.size()) by_id_.resize(static_cast<size_t>(id) + 1);
-    UserInfo*& known = by_id_[static_cast<size_t>(id)];
+    const int id = who.ids.first >= 0 ? who.ids.first : c_->user_ids.insert(who.user).first;
+    if (static_cast<size_t>(id) >= c_->by_id.size()) c_->by_id.resize(static_cast<size_t>(id) + 1);
+    UserInfo*& known = c_->by_id[static_cast<size_t>(id)];
     if (!known) {
-      UserInfo& u = *(known = &users_.emplace_back());
+      UserInfo& u = *(known = &c_->users.emplace_back());
       u.id = id;
       u.limit = ctx.policy.user_limit(who.user);
       u.groups = ctx.policy.groups_of(who.user);
@@ -282,8 +394,8 @@ class LimitModule final : public Module {
     return *known;
   }
   const UserInfo* find_user(const Who& who) const {
-    int id = who.ids.first >= 0 ? who.ids.first : user_ids_.find(who.user);
-    return id < 0 || static_cast<size_t>(id) >= by_id_.size() ? nullptr : by_id_[static_cast<size_t>(id)];
+    int id = who.ids.first >= 0 ? who.ids.first : c_->user_ids.find(who.user);
+    return id < 0 || static_cast<size_t>(id) >= c_->by_id.size() ? nullptr : c_->by_id[static_cast<size_t>(id)];
   }
   // room() is asked for one job host after host: its user is looked up once. Counting
   // may add the user, so count() forgets the answer.
@@ -307,12 +419,17 @@ class LimitModule final : public Module {
   }
   static void add_on_host(PerHost& m, int h, std::int64_t who, int n) {
     if (static_cast<size_t>(h) >= m.size()) m.resize(static_cast<size_t>(h) + 1);
-    for (auto& [w, have] : m[h])
-      if (w == who) {
-        have += n;
+    auto& list = m[static_cast<size_t>(h)];
+    for (auto& entry : list)
+      if (entry.first == who) {
+        // Taken off to nothing: gone, as if never counted, so the list stays short.
+        if ((entry.second += n) == 0) {
+          entry = list.back();
+          list.pop_back();
+        }
         return;
       }
-    m[h].emplace_back(who, n);
+    list.emplace_back(who, n);
   }
   static double lookup(const std::map<std::string, double, std::less<>>& m, std::string_view k) {
     auto it = m.find(k);
@@ -341,7 +458,7 @@ class LimitModule final : public Module {
     for (const auto& g : u.groups) {
       auto it = ctx.policy.group_limits.find(g);
       if (it == ctx.policy.group_limits.end() || !it->second.max_jobs) continue;
-      int used = group_slots_[g];
+      int used = c_->group_slots[g];
       if (used + need > *it->second.max_jobs)
         return std::string(reason::kUserGroupLimit) + " (group " + g + ": " + numbers(used, *it->second.max_jobs) + ")";
     }
@@ -352,7 +469,7 @@ class LimitModule final : public Module {
   // read once per queue, user and (with the caller's ids) project, not by name for each
   // of 100,000 jobs and 40,000 running ones.
   bool counts(size_t i, const UserInfo& u, int queue, const Who& who) {
-    const Members& m = members_[i];
+    const Members& m = c_->members[i];
     if (!m.queue[static_cast<size_t>(queue)] || !u.in_limit[i]) return false;
     if (!m.projects->given) return true;
     const auto id = static_cast<size_t>(who.ids.second);
@@ -360,13 +477,122 @@ class LimitModule final : public Module {
     return project_counts(i, who);
   }
   [[gnu::noinline]] bool project_counts(size_t i, const Who& who) {
-    Members& m = members_[i];
+    Members& m = c_->members[i];
     const int id = who.ids.second;
     if (id < 0) return m.projects->matches(who.project);
     if (static_cast<size_t>(id) >= m.project.size()) m.project.resize(static_cast<size_t>(id) + 1, -1);
     signed char& in = m.project[static_cast<size_t>(id)];
     in = m.projects->matches(who.project);
     return in;
+  }
+
+  // --- Carrying the counts to the next pass (LimitCarry) ---
+
+  bool carryable(const PassContext& ctx) const {
+    return !count_resources_ && ctx.view.user_ids && ctx.view.project_ids;
+  }
+
+  // The same policy and hosts, and id tables that only grew (ids keep their names) and
+  // that the module added no name to (every job came with ids).
+  static bool still_applies(const PassContext& ctx, LimitCarry& carry) {
+    if (carry.policy != ctx.view.policy || carry.hosts != ctx.host_table().names) return false;
+    auto grew = [](const NameIndex& mine, const std::shared_ptr<const NameIndex>& was,
+                   const std::shared_ptr<const NameIndex>& now) {
+      if (mine.size() != was->size()) return false;
+      if (now == was) return true;
+      if (now->size() < was->size()) return false;
+      for (size_t id = 0; id < was->size(); ++id)
+        if (now->name(static_cast<int>(id)) != was->name(static_cast<int>(id))) return false;
+      return true;
+    };
+    if (!grew(carry.counts.user_ids, carry.user_table, ctx.view.user_ids) ||
+        !grew(carry.counts.project_ids, carry.project_table, ctx.view.project_ids))
+      return false;
+    if (carry.user_table != ctx.view.user_ids) {
+      carry.counts.user_ids = *ctx.view.user_ids;
+      carry.user_table = ctx.view.user_ids;
+    }
+    if (carry.project_table != ctx.view.project_ids) {
+      carry.counts.project_ids = *ctx.view.project_ids;
+      carry.project_table = ctx.view.project_ids;
+    }
+    return true;
+  }
+
+  // A counted job's user and project by id (known to the counts: their names are only
+  // read for a user or project met the first time).
+  Who who_by_id(int user, int project) const {
+    return {c_->user_ids.name(user), c_->project_ids.name(project), {user, project}};
+  }
+
+  // The last pass's placements and reservations: what started comes back as a started
+  // job, and reservations are made again.
+  void take_off_added(const PassContext& ctx, LimitCarry& carry) {
+    for (const Added& a : carry.added)
+      count(ctx, who_by_id(a.user, a.project), a.queue, a.hosts, Usage{}, a.slots, a.runs, -1);
+    carry.added.clear();
+  }
+
+  // A started job as counted, for the next pass to compare with.
+  static void remember(std::vector<CountedJob>& jobs, std::vector<std::pair<int, int>>& hosts,
+                       const RunningJobView& job, const Who& who, std::span<const std::pair<int, int>> slots) {
+    const auto first = static_cast<std::uint32_t>(hosts.size());
+    for (const auto& s : slots) hosts.push_back(s);
+    jobs.push_back({job.key, job.queue, who.ids.first, who.ids.second, static_cast<int>(job.hosts.size()), first,
+                    static_cast<std::uint32_t>(hosts.size())});
+  }
+
+  // who_of() with ids a record can keep: a job the caller gave none gets its name's id
+  // in the module's tables, which counting it by name would give it too. (A name the
+  // caller's tables lack makes the next pass count afresh: see still_applies().)
+  template <typename Job>
+  Who who_with_ids(const Job& job) {
+    Who who = who_of(job);
+    if (who.ids.first < 0) who.ids.first = c_->user_ids.insert(job.user).first;
+    if (who.ids.second < 0) who.ids.second = c_->project_ids.insert(job.project).first;
+    return who;
+  }
+
+  // Started jobs against the last pass's, walked together in key order: those gone are
+  // taken off, those new are counted, and one that changed (requeued and started
+  // elsewhere by brun before a pass saw it pending, switched queue) is both. Every
+  // record is matched or taken off once and every job matched or counted once, so a
+  // caller that lists jobs out of key order gets the same counts; the jobs out of place
+  // are only taken off and counted again. mbatchd lists them in key order.
+  void bring_up_to_date(const PassContext& ctx, LimitCarry& carry) {
+    const auto& running = ctx.view.running;
+    auto& jobs = carry.next_jobs;
+    auto& hosts = carry.next_job_hosts;
+    jobs.clear();
+    hosts.clear();
+    jobs.reserve(running.size());
+    hosts.reserve(carry.job_hosts.size() + 64);
+    const std::pair<int, int>* was_hosts = carry.job_hosts.data();
+    auto take_off = [&](const CountedJob& was) {
+      std::span<const std::pair<int, int>> on(was_hosts + was.first, was.end - was.first);
+      count(ctx, who_by_id(was.user, was.project), was.queue, on, Usage{}, was.slots, true, -1);
+    };
+    const CountedJob* o = carry.jobs.data();
+    const CountedJob* const o_end = o + carry.jobs.size();
+    for (size_t i = 0; i < running.size(); ++i) {
+      const RunningJobView& job = running[i];
+      while (o != o_end && o->key < job.key) take_off(*o++);
+      const auto slots = ctx.slots_of(i);
+      const Who who = who_with_ids(job);
+      bool same = false;
+      if (o != o_end && o->key == job.key) {
+        same = o->queue == job.queue && o->user == who.ids.first && o->project == who.ids.second &&
+               o->slots == static_cast<int>(job.hosts.size()) &&
+               std::equal(slots.begin(), slots.end(), was_hosts + o->first, was_hosts + o->end);
+        if (!same) take_off(*o);
+        ++o;
+      }
+      if (!same) count(ctx, who, job.queue, slots, Usage{}, static_cast<int>(job.hosts.size()));
+      remember(jobs, hosts, job, who, slots);
+    }
+    while (o != o_end) take_off(*o++);
+    std::swap(carry.jobs, carry.next_jobs);
+    std::swap(carry.job_hosts, carry.next_job_hosts);
   }
 
   static LimitKey key_of(const LimitPolicy& l, size_t i, int user, int queue, int project, int host) {
@@ -376,11 +602,11 @@ class LimitModule final : public Module {
   // Projects get ids only where a limit counts them one by one.
   int project_id(const LimitPolicy& l, const Who& who) {
     if (!l.projects.per_member) return -1;
-    return who.ids.second >= 0 ? who.ids.second : project_ids_.insert(who.project).first;
+    return who.ids.second >= 0 ? who.ids.second : c_->project_ids.insert(who.project).first;
   }
   int find_project(const LimitPolicy& l, const Who& who) const {
     if (!l.projects.per_member) return -1;
-    int id = who.ids.second >= 0 ? who.ids.second : project_ids_.find(who.project);
+    int id = who.ids.second >= 0 ? who.ids.second : c_->project_ids.find(who.project);
     return id < 0 ? -2 : id;
   }
 
@@ -420,29 +646,34 @@ class LimitModule final : public Module {
     return std::nullopt;
   }
 
-  // `hosts`: (host index, slots there).
+  // `hosts`: (host index, slots there). `sign` -1 takes off what +1 counted.
   void count(const PassContext& ctx, const Who& who, int queue, std::span<const std::pair<int, int>> hosts,
-             const sched::Usage& use, int slots, bool runs = true) {
+             const sched::Usage& use, int slots, bool runs = true, int sign = 1) {
     room_job_ = nullptr;
     UserInfo& u = this->user(ctx, who);
     const int uid = static_cast<int>(u.id);
+    slots *= sign;
     u.slots += slots;
     u.queue_slots[static_cast<size_t>(queue)] += slots;
-    queue_slots_[static_cast<size_t>(queue)] += slots;
-    for (const auto& g : u.groups) group_slots_[g] += slots;
+    c_->queue_slots[static_cast<size_t>(queue)] += slots;
+    for (const auto& g : u.groups) c_->group_slots[g] += slots;
     for (auto [h, n] : hosts) {
-      if (by_user_on_host_) add_on_host(user_host_slots_, h, u.id, n);
+      n *= sign;
+      if (by_user_on_host_) add_on_host(c_->user_host_slots, h, u.id, n);
       if (by_group_on_host_)
-        for (const auto& g : u.groups) group_host_slots_[g][h] += n;
-      if (by_queue_on_host_) add_on_host(host_queue_slots_, h, queue, n);
+        for (const auto& g : u.groups) c_->group_host_slots[g][h] += n;
+      if (by_queue_on_host_) add_on_host(c_->host_queue_slots, h, queue, n);
     }
+    static const Usage kNone;
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!counts(i, u, queue, who)) continue;
       const int pid = project_id(l, who);
+      // A section counts the resources it limits (blimits shows no others).
+      const Usage& lu = l.resources.empty() ? kNone : use;
       bool host_dim = l.hosts.given || l.slots_per_processor;
       if (!host_dim) {
-        add(counted(i, key_of(l, i, uid, queue, pid, -1)), slots, use, runs);
+        add(counted(i, key_of(l, i, uid, queue, pid, -1)), slots, lu, runs ? sign : 0);
         continue;
       }
       bool per_host = l.hosts.per_member || l.slots_per_processor;
@@ -450,7 +681,8 @@ class LimitModule final : public Module {
       for (auto [h, n] : hosts) {
         const std::string& host = ctx.view.hosts[h].name;
         if (!l.hosts.matches(host)) continue;
-        add(usage_[key_of(l, i, uid, queue, pid, per_host ? h : -1)], n, use, runs && (per_host || first));
+        add(c_->usage[key_of(l, i, uid, queue, pid, per_host ? h : -1)], n * sign, lu,
+            runs && (per_host || first) ? sign : 0);
         first = false;
       }
     }
@@ -460,7 +692,7 @@ class LimitModule final : public Module {
   // blimits: every combination with something counted, in a stable order.
   std::vector<LimitUsage> report(const PassContext& ctx) const {
     std::vector<LimitUsage> out;
-    for (const auto& [key, c] : usage_) {
+    for (const auto& [key, c] : c_->usage) {
       bool any = c.slots > 0 || c.jobs > 0;
       for (const auto& [name, amount] : c.resources) any = any || amount > 0;
       if (!any) continue;
@@ -484,12 +716,13 @@ class LimitModule final : public Module {
   }
 
  private:
-  static void add(Counted& u, int slots, const sched::Usage& use, bool counts_job) {
+  // `jobs`: 1 counts the job, 0 does not, -1 takes it off.
+  static void add(Counted& u, int slots, const sched::Usage& use, int jobs) {
     u.slots += slots;
-    if (counts_job) ++u.jobs;
+    u.jobs += jobs;
     for (const auto& [name, amount] : use.per_slot) u.resources[name] += amount * slots;
-    if (counts_job)
-      for (const auto& [name, amount] : use.per_job) u.resources[name] += amount;
+    if (jobs)
+      for (const auto& [name, amount] : use.per_job) u.resources[name] += amount * jobs;
   }
 
   // The names in a key, "" for a consumer counted as a whole.
@@ -499,67 +732,35 @@ class LimitModule final : public Module {
     };
     std::string queue = key.queue >= 0 ? ctx.policy.queues[static_cast<size_t>(key.queue)].name : "";
     std::string host = key.host >= 0 ? ctx.view.hosts[static_cast<size_t>(key.host)].name : "";
-    return {of(user_ids_, key.user), queue, of(project_ids_, key.project), host};
+    return {of(c_->user_ids, key.user), queue, of(c_->project_ids, key.project), host};
   }
 
-  NameIndex user_ids_;
-  // Users counted or asked about, in the order first met (a deque: references stay
-  // valid as users are added), and by id (null: not yet).
-  std::deque<UserInfo> users_;
-  std::vector<UserInfo*> by_id_;
-  NameIndex project_ids_;
+  LimitCounts own_;                                    // a pass without a carry counts here
+  LimitCounts* c_ = &own_;                             // or in the carry's
+  LimitCarry* carry_ = nullptr;                        // null: nothing kept for the next pass
+  bool count_resources_ = false;                       // some section limits MEM, SWP, TMP or a RESOURCE
   bool given_users_ = false, given_projects_ = false;  // the view's jobs carry ids
   const JobView* room_job_ = nullptr;
   const UserInfo* room_user_ = nullptr;
-  std::map<std::string, int> group_slots_;
-  std::map<std::string, std::unordered_map<int, int>> group_host_slots_;
-  std::vector<int> queue_slots_;  // per queue
-  PerHost host_queue_slots_, user_host_slots_;
   bool by_user_on_host_ = false, by_group_on_host_ = false, by_queue_on_host_ = false;
-  std::unordered_map<LimitKey, Counted, LimitKeyHash> usage_;
-
-  // A limit's counts without a host dimension, found by one id rather than hashed: every
-  // pending job is checked against each limit that applies to it, and a limit counts
-  // its consumers one by one in at most one kind (PER_USER, PER_QUEUE or PER_PROJECT)
-  // or as a whole, almost always. Entries point into usage_, whose nodes stay put.
-  struct ById {
-    enum Dim { kWhole, kUser, kQueue, kProject, kHashed } dim = kHashed;
-    std::vector<Counted*> counts;
-    int id(const LimitKey& key) const {
-      return dim == kWhole     ? 0
-             : dim == kUser    ? key.user
-             : dim == kQueue   ? key.queue
-             : dim == kProject ? key.project
-                               : -1;
-    }
-  };
-  std::vector<ById> by_one_id_;  // per limit
-
-  // Per Limit section, which queues and (by id) projects its lists take (counts()).
-  struct Members {
-    std::vector<char> queue;
-    std::vector<signed char> project;  // -1: not asked yet
-    const ConsumerSet* projects = nullptr;
-  };
-  std::vector<Members> members_;
   std::vector<size_t> whole_limits_;  // sections without hosts: they decide admission
 
   // The lookup inlined where every pending job asks; a first count and a hashed key
   // take count_of().
   Counted& counted(size_t limit, const LimitKey& key) {
-    const ById& d = by_one_id_[limit];
+    const ById& d = c_->by_one_id[limit];
     const int id = d.id(key);
     if (id >= 0 && key.host < 0 && static_cast<size_t>(id) < d.counts.size())
       if (Counted* c = d.counts[static_cast<size_t>(id)]) return *c;
     return count_of(limit, key);
   }
   [[gnu::noinline]] Counted& count_of(size_t limit, const LimitKey& key) {
-    ById& d = by_one_id_[limit];
+    ById& d = c_->by_one_id[limit];
     const int id = d.id(key);
-    if (id < 0 || key.host >= 0) return usage_[key];
+    if (id < 0 || key.host >= 0) return c_->usage[key];
     if (static_cast<size_t>(id) >= d.counts.size()) d.counts.resize(static_cast<size_t>(id) + 1, nullptr);
     Counted*& c = d.counts[static_cast<size_t>(id)];
-    if (!c) c = &usage_[key];
+    if (!c) c = &c_->usage[key];
     return *c;
   }
 };

@@ -273,6 +273,9 @@ int main(int argc, char** argv) {
     view.pending.erase(it);
   }
   view.running.erase(view.running.begin() + 5);
+  // In key order, as mbatchd lists started jobs.
+  std::sort(view.running.begin(), view.running.end(),
+            [](const RunningJobView& a, const RunningJobView& b) { return a.key < b.key; });
   for (int i = 0; i < changed_hosts && hosts > 0; ++i) {
     auto& r15s = std::get<double>(view.hosts[static_cast<size_t>(i * hosts / changed_hosts % hosts)].resources["r15s"]);
     r15s += 0.1;
@@ -286,9 +289,10 @@ int main(int argc, char** argv) {
     best_cpu = std::min(best_cpu, cpu_millis() - c0);
     best = std::min(best, millis(std::chrono::steady_clock::now() - t0));
   }
-  std::printf("pass after one job ends: %.1f ms (best of %d; CPU %.1f ms); %d hosts' load changed; %d dispatched; "
-              "digest %016llx\n",
-              best, repeat, best_cpu, changed_hosts, result.stats.dispatched,
-              static_cast<unsigned long long>(with_digest ? digest(result) : 0));
+  std::printf(
+      "pass after one job ends: %.1f ms (best of %d; CPU %.1f ms); %d hosts' load changed; %d dispatched; "
+      "digest %016llx\n",
+      best, repeat, best_cpu, changed_hosts, result.stats.dispatched,
+      static_cast<unsigned long long>(with_digest ? digest(result) : 0));
   return 0;
 }
