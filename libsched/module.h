@@ -35,6 +35,9 @@
 //   prepare: what they answer holds for every job of the queue)
 //   limits_room false for a module without a room hook: room() is asked for every
 //             host a job looks at, and the pass then skips the call
+//   replaces_hosts  its hosts hook sets the candidates from every host itself, not
+//             from the list it is given: led by such a module, the pass does not fill
+//             the list with every host first (5,000 hosts per class)
 //   blocks    a job this module's admit refuses is BLOCKED (held by policy, Maui's
 //             sense: showq, bjobs -pi), not merely waiting
 #pragma once
@@ -102,6 +105,7 @@ class Module {
   virtual bool active(const PassContext&) const { return true; }
   virtual bool sees_user(const PassContext&, int /*queue*/) const { return true; }
   virtual bool limits_room() const { return true; }
+  virtual bool replaces_hosts() const { return false; }
   virtual bool blocks() const { return false; }
 };
 

@@ -269,7 +269,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     Match& match = *slot.match;
     if (fresh) {
       Candidates made;
-      made.hosts = every_host;
+      if (!modules.front()->replaces_hosts()) made.hosts = every_host;
       ctx.result.stats.host_matches += static_cast<int>(view.hosts.size());
       for (auto& m : modules) m->hosts(ctx, job, made);
       ++ctx.result.stats.classes;

@@ -83,6 +83,7 @@ class DefaultModule final : public Module {
   void hosts(PassContext& ctx, const JobView& job, Candidates& cands) override {
     matching_->candidates(ctx, job, cands);
   }
+  bool replaces_hosts() const override { return true; }
 
   int room(const PassContext& ctx, const JobView& job, int h, const char** why) override {
     const char* no = refusal(ctx, job, h);
