@@ -81,6 +81,26 @@ std::string render(const PassResult& r) {
   return out;
 }
 
+// The pass with the carry, checked against the same pass made afresh.
+PassResult schedule_checked(const ClusterView& v, std::int64_t now, int pass) {
+  ClusterView fresh = v;
+  fresh.carry = nullptr;
+  PassResult carried = schedule(v, now);
+  EXPECT_EQ(render(carried), render(schedule(fresh, now))) << "pass " << pass;
+  return carried;
+}
+
+// The dispatched jobs start; `ends` running jobs end, picked at random.
+void start_and_end(ClusterView& v, const PassResult& r, std::int64_t now, int ends, std::mt19937& rng) {
+  for (const auto& d : r.dispatches) {
+    auto it = std::find_if(v.pending.begin(), v.pending.end(), [&](const JobView& j) { return j.key == d.job; });
+    v.running.push_back(started(*it, d.hosts, now));
+    v.pending.erase(it);
+  }
+  for (int i = 0; i < ends && !v.running.empty(); ++i)
+    v.running.erase(v.running.begin() + static_cast<std::ptrdiff_t>(rng() % v.running.size()));
+}
+
 }  // namespace
 
 TEST(PassCarry, DecidesAsAFreshPassWhileTheClusterChanges) {
@@ -118,21 +138,10 @@ TEST(PassCarry, DecidesAsAFreshPassWhileTheClusterChanges) {
   std::int64_t now = 1000;
   int changed_passes = 0;
   for (int pass = 0; pass < 30; ++pass) {
-    ClusterView fresh = v;
-    fresh.carry = nullptr;
-    const PassResult carried = schedule(v, now);
-    const std::string expected = render(schedule(fresh, now));
-    ASSERT_EQ(render(carried), expected) << "pass " << pass;
+    const PassResult carried = schedule_checked(v, now, pass);
+    if (HasFailure()) return;
     changed_passes += carried.dispatches.empty() ? 0 : 1;
-
-    // The dispatched jobs start; some running ones end.
-    for (const auto& d : carried.dispatches) {
-      auto it = std::find_if(v.pending.begin(), v.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-      v.running.push_back(started(*it, d.hosts, now));
-      v.pending.erase(it);
-    }
-    for (int i = 0; i < 3 && !v.running.empty(); ++i)
-      v.running.erase(v.running.begin() + static_cast<std::ptrdiff_t>(rng() % v.running.size()));
+    start_and_end(v, carried, now, 3, rng);
     // New load on a few hosts, or on all of them now and then.
     const int loads = pass % 7 == 6 ? 24 : static_cast<int>(rng() % 4);
     for (int i = 0; i < loads; ++i) {
@@ -226,21 +235,11 @@ TEST(PassCarry, CountsJobSlotLimitsAsAFreshPass) {
   std::int64_t now = 1000;
   int limited = 0, reserved = 0;
   for (int pass = 0; pass < 30; ++pass) {
-    ClusterView fresh = v;
-    fresh.carry = nullptr;
-    const PassResult carried = schedule(v, now);
-    const std::string expected = render(schedule(fresh, now));
-    ASSERT_EQ(render(carried), expected) << "pass " << pass;
+    const PassResult carried = schedule_checked(v, now, pass);
+    if (HasFailure()) return;
     for (const auto& r : carried.reasons) limited += r.text->find("limit") != std::string::npos;
     reserved += static_cast<int>(carried.reservations.size());
-
-    for (const auto& d : carried.dispatches) {
-      auto it = std::find_if(v.pending.begin(), v.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-      v.running.push_back(started(*it, d.hosts, now));
-      v.pending.erase(it);
-    }
-    for (int i = 0; i < 4 && !v.running.empty(); ++i)
-      v.running.erase(v.running.begin() + static_cast<std::ptrdiff_t>(rng() % v.running.size()));
+    start_and_end(v, carried, now, 4, rng);
     // In key order, as mbatchd lists them; once not (the jobs out of place are counted
     // again).
     if (pass != 12)
