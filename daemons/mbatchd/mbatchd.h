@@ -381,7 +381,8 @@ class Mbatchd {
   // are 34 MB, which malloc maps afresh each time and the kernel then zeroes page by page.
   mutable std::vector<sched::JobView> spare_pending_;
   mutable std::uint64_t host_table_generation_ = 0;
-  // What each pass works out and the next one reuses (host matching); passes only.
+  // What each pass works out and the next one reuses (host matching, job slot limit
+  // counts); passes only.
   std::shared_ptr<sched::PassCarry> pass_carry_;
   // Users and projects to the ids views give jobs (JobView::user_id): ids are for the
   // life of the daemon. The views share a copy, made again when a name was added.

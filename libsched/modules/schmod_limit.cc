@@ -173,6 +173,7 @@ class LimitModule final : public Module {
         carry_ = &carry;
         c_ = &carry.counts;
         if (carry.valid && still_applies(ctx, carry)) {
+          take_tables(ctx, carry);
           take_off_added(ctx, carry);
           bring_up_to_date(ctx, carry);
           return;
@@ -494,7 +495,7 @@ class LimitModule final : public Module {
 
   // The same policy and hosts, and id tables that only grew (ids keep their names) and
   // that the module added no name to (every job came with ids).
-  static bool still_applies(const PassContext& ctx, LimitCarry& carry) {
+  static bool still_applies(const PassContext& ctx, const LimitCarry& carry) {
     if (carry.policy != ctx.view.policy || carry.hosts != ctx.host_table().names) return false;
     auto grew = [](const NameIndex& mine, const std::shared_ptr<const NameIndex>& was,
                    const std::shared_ptr<const NameIndex>& now) {
@@ -505,9 +506,12 @@ class LimitModule final : public Module {
         if (now->name(static_cast<int>(id)) != was->name(static_cast<int>(id))) return false;
       return true;
     };
-    if (!grew(carry.counts.user_ids, carry.user_table, ctx.view.user_ids) ||
-        !grew(carry.counts.project_ids, carry.project_table, ctx.view.project_ids))
-      return false;
+    return grew(carry.counts.user_ids, carry.user_table, ctx.view.user_ids) &&
+           grew(carry.counts.project_ids, carry.project_table, ctx.view.project_ids);
+  }
+
+  // The caller's tables, grown since the last pass: names for the new ids (reasons).
+  static void take_tables(const PassContext& ctx, LimitCarry& carry) {
     if (carry.user_table != ctx.view.user_ids) {
       carry.counts.user_ids = *ctx.view.user_ids;
       carry.user_table = ctx.view.user_ids;
@@ -516,7 +520,6 @@ class LimitModule final : public Module {
       carry.counts.project_ids = *ctx.view.project_ids;
       carry.project_table = ctx.view.project_ids;
     }
-    return true;
   }
 
   // A counted job's user and project by id (known to the counts: their names are only
