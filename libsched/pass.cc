@@ -45,8 +45,11 @@ struct MatchKeyHash {
 };
 struct ReqKey {
   const void* match;                    // the Match: queue, requirement, -m, exclusivity
-  const void* own;                      // a job with a planned start: its plan makes room for it alone
-  std::string_view user, project, sla;  // a service class has guarantees of its own
+  const void* own;  // a job with a planned start: its plan makes room for it alone
+  // Whose job: by the caller's ids where it gives them (its names are then not read),
+  // else by name. A service class has guarantees of its own.
+  int user_id, project_id;
+  std::string_view user, project, sla;
   int min_slots, max_slots;
   std::int64_t run_limit;
   bool operator==(const ReqKey&) const = default;
@@ -55,6 +58,7 @@ struct ReqKeyHash {
   size_t operator()(const ReqKey& k) const {
     size_t h = std::hash<const void*>()(k.match) ^ std::hash<const void*>()(k.own);
     auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(static_cast<size_t>(static_cast<unsigned>(k.user_id)) << 32 | static_cast<unsigned>(k.project_id));
     mix(std::hash<std::string_view>()(k.user));
     mix(std::hash<std::string_view>()(k.project));
     mix(std::hash<std::string_view>()(k.sla));
@@ -149,10 +153,9 @@ constexpr size_t kAhead = 8;
 
 // The fields every job's admission and class lookup read: the front of its JobView
 // (the rest is read for few jobs, and fetching it would crowd out what is).
-void prefetch_job(const JobView* job) {
+void prefetch_job(const JobView* job, size_t bytes) {
   const char* p = reinterpret_cast<const char*>(job);
-  for (size_t off = 0; off < kJobViewHotBytes; off += 64) __builtin_prefetch(p + off);
-  __builtin_prefetch(p + kJobViewHotBytes - 1);  // a JobView need not start a cache line
+  for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off);  // aligned: whole lines
 }
 
 }  // namespace
@@ -205,6 +208,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     Match* match = nullptr;
   };
   std::array<MatchSlot, 256> recent{};
+  const bool given_ids = view.user_ids && view.project_ids;  // jobs' ids mean names in these
 
   // Jobs a module refused for now but lets try again after everyone's first turn
   // (USE_PRIORITY_IN_POOL: slots a pool's queues left unused).
@@ -298,11 +302,14 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     // Whose job it is matters only to modules that count or order by user, project or
     // service class; without them a class holds every user's jobs alike.
     const bool by_user = queue_traits.by_user;
+    const bool ids = by_user && given_ids && job.user_id >= 0 && job.project_id >= 0;
     std::string_view none;
     ReqKey rk{&match,
               job.planned_start > 0 ? &job : nullptr,
-              by_user ? std::string_view(job.user) : none,
-              by_user ? std::string_view(job.project) : none,
+              ids ? job.user_id : -1,
+              ids ? job.project_id : -1,
+              by_user && !ids ? std::string_view(job.user) : none,
+              by_user && !ids ? std::string_view(job.project) : none,
               by_user ? std::string_view(job.sla) : none,
               job.min_slots,
               job.max_slots,
@@ -386,6 +393,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     return false;
   };
 
+  // With ids, a job's names are read only where a module needs them (a user met first).
+  const size_t hot_bytes = given_ids ? kJobViewHotBytes : kJobViewNamedBytes;
   // In order, except where a module takes over the order of the next jobs while they
   // start (fairshare, for a queue or a cross-queue set).
   for (size_t begin = 0; begin < jobs.size();) {
@@ -406,7 +415,7 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       for (; begin < jobs.size() && jobs[begin]->queue == queue; ++begin) {
         // A queue's jobs lie far apart in the view (jobs of other queues between):
         // fetch the next ones' fields while this one is considered.
-        if (begin + kAhead < jobs.size()) prefetch_job(jobs[begin + kAhead]);
+        if (begin + kAhead < jobs.size()) prefetch_job(jobs[begin + kAhead], hot_bytes);
         Placement placement;
         consider(*jobs[begin], placement);
       }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,7 +57,7 @@ struct QueueView {
   bool active = true;  // badmin qact/qinact; windows are the pass's business
 };
 
-enum class DependencyState { kNone, kSatisfied, kWaiting, kNever };
+enum class DependencyState : unsigned char { kNone, kSatisfied, kWaiting, kNever };
 
 // -m as resolved host names, each with its preference level (`hostA+2`): higher first.
 struct AskedHosts {
@@ -68,12 +69,14 @@ struct AskedHosts {
   }
 };
 
-// Fields in the order a pass reads them: admission and the host-match lookup, which
-// every pending job goes through, read only the first 192 bytes, so a pass over 100,000
-// jobs, which cannot keep them in cache, fetches only those ahead. What fewer jobs need
-// (FCFS's position, read in a walk of its own; a placement attempt's service class and
-// planned start; fairshare, APS) follows.
-struct JobView {
+// Fields in the order a pass reads them. FCFS's walk reads only the first cache line
+// (key, queue, position); admission and the requirement-class lookup, which every
+// pending job goes through, read only the first 192 bytes when the caller gives user
+// and project ids, and the names after them when it does not. A pass over 100,000
+// jobs cannot keep them in cache, so it fetches just those ahead; 64-byte alignment
+// keeps them three cache lines rather than four. What fewer jobs need (a reservation's
+// history, fairshare, APS) follows.
+struct alignas(64) JobView {
   JobKey key;
   int queue = 0;      // index into SchedPolicy::queues
   int min_slots = 1;  // -n min[,max]
@@ -81,26 +84,26 @@ struct JobView {
   // caller that keeps those tables between passes; -1: the pass looks the name up.
   int user_id = -1;
   int project_id = -1;
-  std::string user;
-  std::string project = "default";
+  std::int64_t order = 0;  // position within the queue: FCFS, btop/bbot move it
+  int max_slots = 1;
+  int array_limit = 0;             // %n of `name[1-100]%n`; 0: none (key.id is the array)
+  std::int64_t run_limit_s = 0;    // 0: none (backfill needs one)
+  std::int64_t begin_time = 0;
+  std::int64_t retry_at = 0;       // its pre-exec failed: not dispatched before then
+  std::int64_t planned_start = 0;  // RESERVATION_MODEL = PLAN: its last booked start
+  DependencyState dependency = DependencyState::kNone;
+  bool held = false;       // PSUSP
+  bool exclusive = false;  // -x
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
   std::shared_ptr<const AskedHosts> asked_hosts;               // null: any host
   std::vector<std::string> excluded_hosts;                     // exclusive requeue keeps it off these
-  std::int64_t run_limit_s = 0;                                // 0: none (backfill needs one)
-  std::int64_t begin_time = 0;
-  std::int64_t retry_at = 0;  // its pre-exec failed: not dispatched before then
-  int max_slots = 1;
-  DependencyState dependency = DependencyState::kNone;
-  int array_limit = 0;               // %n of `name[1-100]%n`; 0: none (key.id is the array)
-  bool held = false;                 // PSUSP
-  bool exclusive = false;            // -x
-  std::int64_t order = 0;            // position within the queue: FCFS, btop/bbot move it
-  std::int64_t planned_start = 0;    // RESERVATION_MODEL = PLAN: its last booked start
+  std::string sla;                                             // bsub -sla: the service class
+  std::string user;
+  std::string project = "default";
   std::int64_t reserving_since = 0;  // slot reservation started then; 0: none
   int reserved_slots = 0;            // slots its reservation held after the last pass
   int user_priority = -1;            // bsub -sp; -1: the default, MAX_USER_PRIORITY / 2
   std::string share_group;           // bsub -G: the fairshare group to charge
-  std::string sla;                   // bsub -sla: the service class
   // Since when it has been eligible (Maui's IDLE): its submission, or when a throttle
   // last stopped blocking it; APS counts queue time from here. -1: blocked or unknown
   // (no queue time).
@@ -110,8 +113,13 @@ struct JobView {
   int bypass_count = 0;   // times later jobs started while it waited (APS BYPASS)
   int job_group = -1;     // index into ClusterView::job_groups; -1: none that limits it
 };
-// The pass fetches this much of each job ahead of considering it (libsched/pass.cc).
+// What the pass fetches of each job ahead of considering it (libsched/pass.cc): with
+// ids, and without (the names too).
 inline constexpr size_t kJobViewHotBytes = 192;
+inline constexpr size_t kJobViewNamedBytes = 256;
+static_assert(offsetof(JobView, order) + sizeof(JobView::order) <= 64, "FCFS reads one cache line per job");
+static_assert(offsetof(JobView, sla) + sizeof(JobView::sla) <= kJobViewHotBytes, "the class lookup reads sla");
+static_assert(offsetof(JobView, project) + sizeof(JobView::project) <= kJobViewNamedBytes, "and names without ids");
 
 enum class RunState : unsigned char { kRun, kSsusp, kUsusp };
 

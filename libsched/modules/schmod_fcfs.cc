@@ -10,6 +10,10 @@
 namespace lsf::sched {
 namespace {
 
+// How far ahead the walk fetches each job's first cache line: its JobViews are 320
+// bytes apart, a stride the hardware does not fetch ahead well.
+constexpr size_t kAhead = 32;
+
 class FcfsModule final : public Module {
  public:
   std::string_view name() const override { return "schmod_fcfs"; }
@@ -43,6 +47,7 @@ class FcfsModule final : public Module {
     std::vector<const JobView*> last(queues.size(), nullptr);  // each queue's job met last
     std::vector<char> in_order(queues.size(), 1);
     for (size_t i = 0; i < jobs.size(); ++i) {
+      if (i + kAhead < jobs.size()) __builtin_prefetch(jobs[i + kAhead]);
       const JobView* j = jobs[i];
       const int r = rank[static_cast<size_t>(j->queue)];
       job_rank[i] = r;
