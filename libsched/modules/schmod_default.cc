@@ -227,8 +227,7 @@ class DefaultModule final : public Module {
   // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
   void load_control(PassContext& ctx) {
     // Nothing to do without a stop threshold or STOP_COND to suspend for, or a job
-    // suspended for load (or resumed by its owner) to resume: the common case, and a
-    // walk over every running job and host saved on each pass.
+    // suspended for load (or resumed by its owner) to resume.
     auto stops = [](const config::Thresholds& t) {
       return std::any_of(t.begin(), t.end(), [](const auto& e) { return e.second.stop.has_value(); });
     };
@@ -238,46 +237,66 @@ class DefaultModule final : public Module {
     // against the load, host by host.
     std::vector<char> queue_stops(ctx.policy.queues.size());
     for (size_t q = 0; q < queue_stops.size(); ++q) {
-      queue_stops[q] = stops(ctx.policy.queues[q].thresholds);
-      can_act = can_act || queue_stops[q] || ctx.policy.queues[q].stop_cond.has_value();
+      queue_stops[q] = stops(ctx.policy.queues[q].thresholds) || ctx.policy.queues[q].stop_cond.has_value();
+      can_act = can_act || queue_stops[q];
     }
-    for (const auto& j : ctx.view.running)
-      can_act = can_act ||
-                (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser));
-    if (!can_act) return;
-    // Jobs by first execution host, in one array (host h's from begin[h] to
-    // begin[h + 1]): a vector per host would be thousands of allocations each pass.
+    // What each host's jobs could lead to, from one walk over them in view order (by
+    // first execution host). A host whose load passes no stop threshold of its own, and
+    // that runs no job of a queue with one and holds no job to resume, needs nothing
+    // more: on a quiet cluster that is every host, and its jobs are not read again.
     const size_t nhosts = ctx.view.hosts.size();
+    enum : unsigned char { kRuns = 1, kQueueStops = 2, kWaits = 4 };
+    std::vector<unsigned char> has(nhosts, 0);
     std::vector<size_t> begin(nhosts + 1, 0);
-    for (size_t i = 0; i < ctx.view.running.size(); ++i)
-      if (auto slots = ctx.slots_of(i); !slots.empty()) ++begin[static_cast<size_t>(slots.front().first) + 1];
+    for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const auto slots = ctx.slots_of(i);
+      if (slots.empty()) continue;
+      const auto h = static_cast<size_t>(slots.front().first);
+      ++begin[h + 1];
+      const RunningJobView& j = ctx.view.running[i];
+      if (j.state == RunState::kRun)
+        has[h] |= kRuns | (!j.forced && queue_stops[static_cast<size_t>(j.queue)] ? kQueueStops : 0);
+      else if (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser))
+        has[h] |= kWaits;
+      can_act = can_act || (has[h] & kWaits);
+    }
+    if (!can_act) return;
+    const std::string kIt = "it";
+    const std::vector<double>& idle_time = ctx.column(kIt);
+    // The hosts to look at, with the first stop threshold their own load passes.
+    std::vector<std::pair<int, std::string>> look;
+    for (size_t i = 0; i < nhosts; ++i) {
+      const int h = static_cast<int>(i);
+      if (!has[i]) continue;
+      const HostView& host = ctx.view.hosts[i];
+      if (host.status != "ok" && host.status != "closed_Adm") continue;
+      if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
+      const double it = value(ctx, h, kIt, idle_time);
+      const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
+      std::string host_over = (has[i] & kRuns) ? over_stop(ctx, h, ctx.host_policy(h).thresholds, idle_long) : "";
+      if (!host_over.empty() || (has[i] & (kQueueStops | kWaits))) look.emplace_back(h, std::move(host_over));
+    }
+    if (look.empty()) return;
     for (size_t h = 0; h < nhosts; ++h) begin[h + 1] += begin[h];
     std::vector<const RunningJobView*> by_host(begin[nhosts]);
     std::vector<size_t> at(begin.begin(), begin.end() - 1);
     for (size_t i = 0; i < ctx.view.running.size(); ++i)
       if (auto slots = ctx.slots_of(i); !slots.empty())
         by_host[at[static_cast<size_t>(slots.front().first)]++] = &ctx.view.running[i];
-    const std::string kIt = "it";
-    const std::vector<double>& idle_time = ctx.column(kIt);
     std::vector<const RunningJobView*> running, waiting;  // per host, reused
     std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
-    for (int h = 0; h < static_cast<int>(nhosts); ++h) {
+    for (const auto& [h, host_over] : look) {
       std::span<const RunningJobView* const> jobs(by_host.data() + begin[static_cast<size_t>(h)],
                                                   by_host.data() + begin[static_cast<size_t>(h) + 1]);
-      if (jobs.empty()) continue;
-      const HostView& host = ctx.view.hosts[h];
-      if (host.status != "ok" && host.status != "closed_Adm") continue;
-      if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
       const auto& host_t = ctx.host_policy(h).thresholds;
-      double it = value(ctx, h, kIt, idle_time);
-      bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
+      const double it = value(ctx, h, kIt, idle_time);
+      const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
       auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
 
       // Suspend: the lowest-priority, most recently started running job whose host or
       // queue stop threshold (or STOP_COND) the load passes. The host's own stop
       // thresholds, and each queue's, are the same for all its jobs: on most hosts
       // none is passed and no job need be ranked.
-      const std::string host_over = over_stop(ctx, h, host_t, idle_long);
       queue_over.clear();
       running.clear();
       bool may_stop = !host_over.empty();
