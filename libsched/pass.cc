@@ -230,13 +230,16 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   // Jobs that share a known outcome skip reserving, except where a module plans a start
   // for each job.
   // A job that got as far as host matching and pends: every job started after it
-  // passes it over. Its reason holds the starts so far until the pass ends.
-  std::vector<size_t> passed_over;
+  // passes it over. Kept as (its reason, the starts so far) until the pass ends; the
+  // starts so far only grow along the list, so only the reasons before the last start
+  // are written again, not 100,000 of them long since out of the cache.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> passed_over;
   passed_over.reserve(jobs.size());
   auto pend_considered = [&](const JobView& job, const std::shared_ptr<const std::string>& text,
                              const std::shared_ptr<const HostReasons>& hosts) {
-    ctx.pend(job, text, hosts).bypassed = static_cast<int>(ctx.result.dispatches.size());
-    passed_over.push_back(ctx.result.reasons.size() - 1);
+    ctx.pend(job, text, hosts);
+    passed_over.emplace_back(static_cast<std::uint32_t>(ctx.result.reasons.size() - 1),
+                             static_cast<std::uint32_t>(ctx.result.dispatches.size()));
   };
   auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
     pend_considered(job, known.reason, known.hosts);
@@ -432,7 +435,10 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
   }
 
   const int started = static_cast<int>(ctx.result.dispatches.size());
-  for (size_t i : passed_over) ctx.result.reasons[i].bypassed = started - ctx.result.reasons[i].bypassed;
+  for (auto [i, before] : passed_over) {
+    if (static_cast<int>(before) == started) break;
+    ctx.result.reasons[i].bypassed = started - static_cast<int>(before);
+  }
   for (auto& m : modules) m->finish(ctx);
   return std::move(ctx.result);
 }
