@@ -111,8 +111,7 @@ class DefaultModule final : public Module {
   }
 
   void finish(PassContext& ctx) override {
-    run_windows(ctx);
-    load_control(ctx);
+    control_running(ctx);
     matching_->finish();
   }
 
@@ -212,20 +211,12 @@ class DefaultModule final : public Module {
     return l ? *l->index : std::string();
   }
 
-  static void run_windows(PassContext& ctx) {
+  // Run windows: a closed one suspends its queue's running jobs, an open one resumes
+  // those it suspended. Then load-based suspension and resumption, per host, one
+  // action per SBD_SLEEP_TIME. One walk over the started jobs serves both.
+  void control_running(PassContext& ctx) {
     std::vector<char> queue_open;  // per queue, once rather than per running job
     for (const auto& q : ctx.policy.queues) queue_open.push_back(q.run_window.is_open(ctx.view.week));
-    for (const auto& job : ctx.view.running) {
-      const bool open = queue_open[static_cast<size_t>(job.queue)];
-      if (!open && job.state == RunState::kRun && !job.forced)
-        ctx.result.suspends.push_back({job.key, SuspendCause::kWindow, reason::kSuspWindow});
-      else if (open && job.state == RunState::kSsusp && job.cause == SuspendCause::kWindow)
-        ctx.result.resumes.push_back({job.key});
-    }
-  }
-
-  // Load-based suspension and resumption, per host, one action per SBD_SLEEP_TIME.
-  void load_control(PassContext& ctx) {
     // Nothing to do without a stop threshold or STOP_COND to suspend for, or a job
     // suspended for load (or resumed by its owner) to resume.
     auto stops = [](const config::Thresholds& t) {
@@ -249,11 +240,16 @@ class DefaultModule final : public Module {
     std::vector<unsigned char> has(nhosts, 0);
     std::vector<size_t> begin(nhosts + 1, 0);
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
+      const RunningJobView& j = ctx.view.running[i];
+      const bool open = queue_open[static_cast<size_t>(j.queue)];
+      if (!open && j.state == RunState::kRun && !j.forced)
+        ctx.result.suspends.push_back({j.key, SuspendCause::kWindow, reason::kSuspWindow});
+      else if (open && j.state == RunState::kSsusp && j.cause == SuspendCause::kWindow)
+        ctx.result.resumes.push_back({j.key});
       const auto slots = ctx.slots_of(i);
       if (slots.empty()) continue;
       const auto h = static_cast<size_t>(slots.front().first);
       ++begin[h + 1];
-      const RunningJobView& j = ctx.view.running[i];
       if (j.state == RunState::kRun)
         has[h] |= kRuns | (!j.forced && queue_stops[static_cast<size_t>(j.queue)] ? kQueueStops : 0);
       else if (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser))
