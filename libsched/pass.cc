@@ -44,8 +44,8 @@ struct MatchKeyHash {
   }
 };
 struct ReqKey {
-  const void* match;                    // the Match: queue, requirement, -m, exclusivity
-  const void* own;  // a job with a planned start: its plan makes room for it alone
+  const void* match;  // the Match: queue, requirement, -m, exclusivity
+  const void* own;    // a job with a planned start: its plan makes room for it alone
   // Whose job: by the caller's ids where it gives them (its names are then not read),
   // else by name. A service class has guarantees of its own.
   int user_id, project_id;

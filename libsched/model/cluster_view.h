@@ -86,14 +86,14 @@ struct alignas(64) JobView {
   int project_id = -1;
   std::int64_t order = 0;  // position within the queue: FCFS, btop/bbot move it
   int max_slots = 1;
-  int array_limit = 0;             // %n of `name[1-100]%n`; 0: none (key.id is the array)
-  std::int64_t run_limit_s = 0;    // 0: none (backfill needs one)
+  int array_limit = 0;           // %n of `name[1-100]%n`; 0: none (key.id is the array)
+  std::int64_t run_limit_s = 0;  // 0: none (backfill needs one)
   std::int64_t begin_time = 0;
   std::int64_t retry_at = 0;       // its pre-exec failed: not dispatched before then
   std::int64_t planned_start = 0;  // RESERVATION_MODEL = PLAN: its last booked start
   DependencyState dependency = DependencyState::kNone;
-  bool held = false;       // PSUSP
-  bool exclusive = false;  // -x
+  bool held = false;                                           // PSUSP
+  bool exclusive = false;                                      // -x
   std::shared_ptr<const config::ResourceRequirement> res_req;  // job merged with queue; may be null
   std::shared_ptr<const AskedHosts> asked_hosts;               // null: any host
   std::vector<std::string> excluded_hosts;                     // exclusive requeue keeps it off these
