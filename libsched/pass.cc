@@ -227,8 +227,6 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
       break;
     }
   };
-  // Jobs that share a known outcome skip reserving, except where a module plans a start
-  // for each job.
   // A job that got as far as host matching and pends: every job started after it
   // passes it over. Kept as (its reason, the starts so far) until the pass ends; the
   // starts so far only grow along the list, so only the reasons before the last start
@@ -241,6 +239,8 @@ PassResult schedule(const ClusterView& view, std::int64_t now) {
     passed_over.emplace_back(static_cast<std::uint32_t>(ctx.result.reasons.size() - 1),
                              static_cast<std::uint32_t>(ctx.result.dispatches.size()));
   };
+  // Jobs that share a known outcome skip reserving, except where a module plans a start
+  // for each job.
   auto pend_alike = [&](const JobView& job, const Candidates& cands, const ReqClass& known) {
     pend_considered(job, known.reason, known.hosts);
     if (traits[static_cast<size_t>(job.queue)].plans) reserve(job, cands);

@@ -259,8 +259,15 @@ class DefaultModule final : public Module {
     if (!can_act) return;
     const std::string kIt = "it";
     const std::vector<double>& idle_time = ctx.column(kIt);
-    // The hosts to look at, with the first stop threshold their own load passes.
-    std::vector<std::pair<int, std::string>> look;
+    // The hosts to look at: with their idle time and the first stop threshold their own
+    // load passes.
+    struct Look {
+      int host;
+      double it;
+      bool idle_long;
+      std::string over;
+    };
+    std::vector<Look> look;
     for (size_t i = 0; i < nhosts; ++i) {
       const int h = static_cast<int>(i);
       if (!has[i]) continue;
@@ -270,7 +277,8 @@ class DefaultModule final : public Module {
       const double it = value(ctx, h, kIt, idle_time);
       const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
       std::string host_over = (has[i] & kRuns) ? over_stop(ctx, h, ctx.host_policy(h).thresholds, idle_long) : "";
-      if (!host_over.empty() || (has[i] & (kQueueStops | kWaits))) look.emplace_back(h, std::move(host_over));
+      if (!host_over.empty() || (has[i] & (kQueueStops | kWaits)))
+        look.push_back({h, it, idle_long, std::move(host_over)});
     }
     if (look.empty()) return;
     for (size_t h = 0; h < nhosts; ++h) begin[h + 1] += begin[h];
@@ -281,12 +289,10 @@ class DefaultModule final : public Module {
         by_host[at[static_cast<size_t>(slots.front().first)]++] = &ctx.view.running[i];
     std::vector<const RunningJobView*> running, waiting;  // per host, reused
     std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
-    for (const auto& [h, host_over] : look) {
+    for (const auto& [h, it, idle_long, host_over] : look) {
       std::span<const RunningJobView* const> jobs(by_host.data() + begin[static_cast<size_t>(h)],
                                                   by_host.data() + begin[static_cast<size_t>(h) + 1]);
       const auto& host_t = ctx.host_policy(h).thresholds;
-      const double it = value(ctx, h, kIt, idle_time);
-      const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
       auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
 
       // Suspend: the lowest-priority, most recently started running job whose host or
