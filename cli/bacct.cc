@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   if (vm.count("q")) q->set_queue(vm["q"].as<std::string>());
   if (vm.count("m")) q->set_host(vm["m"].as<std::string>());
   if (vm.count("P")) q->set_project(vm["P"].as<std::string>());
-  const auto reply = cli::require_ok("bacct", session.call(req)).acct();
+  const auto reply = cli::fetch_acct(session, "bacct", req);
   std::vector<wire::AcctRecord> jobs;
   for (const auto& r : reply.records())
     if (!(vm.count("d") && !r.done()) && !(vm.count("e") && r.done())) jobs.push_back(r);

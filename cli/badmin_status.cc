@@ -64,7 +64,7 @@ int hist(const std::vector<std::string>& args) {
   Session session("badmin");
   wire::RequestEnvelope req;
   req.mutable_history()->set_cluster(true);
-  const auto reply = require_ok("badmin", session.call(req)).history();
+  const auto reply = fetch_history(session, "badmin", req);
   for (const auto& e : reply.events()) {
     std::string text;
     if (e.has_queue_ctrl()) {
@@ -105,7 +105,7 @@ int showstatus(const std::vector<std::string>& args) {
   config_req.mutable_config_info();
   const auto info = require_ok("badmin", session.call(info_req)).cluster_info();
   const auto hosts = require_ok("badmin", session.call(hosts_req)).hosts();
-  const auto jobs = require_ok("badmin", session.call(jobs_req)).jobs();
+  const auto jobs = fetch_jobs(session, "badmin", jobs_req);
   const auto users = require_ok("badmin", session.call(users_req)).users();
   const auto config = require_ok("badmin", session.call(config_req)).config_info();
 

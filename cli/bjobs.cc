@@ -97,9 +97,9 @@ int main(int argc, char** argv) {
   if (vm.count("m")) q->set_host(vm["m"].as<std::string>());
   if (vm.count("J")) q->set_job_name(vm["J"].as<std::string>());
   if (vm.count("P")) q->set_project(vm["P"].as<std::string>());
-  const auto reply = cli::require_ok("bjobs", session.call(req));
-  for (const auto& e : reply.jobs().errors()) std::cerr << e << "\n";
-  std::vector<wire::JobInfo> jobs(reply.jobs().jobs().begin(), reply.jobs().jobs().end());
+  const auto reply = cli::fetch_jobs(session, "bjobs", req);
+  for (const auto& e : reply.errors()) std::cerr << e << "\n";
+  std::vector<wire::JobInfo> jobs(reply.jobs().begin(), reply.jobs().end());
   if (vm.count("A")) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
   }
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   if (vm.count("aps") || vm.count("prio")) cli::sort_by_aps(jobs);
   if (vm.count("prio") && vm.count("json")) {
     cli::print_prio_json(jobs);
-    return reply.jobs().errors_size() > 0 && jobs.empty() ? 255 : 0;
+    return reply.errors_size() > 0 && jobs.empty() ? 255 : 0;
   }
 
   auto rows = [&] {
@@ -159,10 +159,10 @@ int main(int argc, char** argv) {
   };
   if (format && vm.count("json")) {
     cli::print_json(std::cout, *format, cli::job_fields(), rows(), "bjobs", "JOBS");
-    return reply.jobs().errors_size() > 0 && jobs.empty() ? 255 : 0;
+    return reply.errors_size() > 0 && jobs.empty() ? 255 : 0;
   }
   if (jobs.empty()) {
-    if (reply.jobs().errors_size() > 0) return 255;
+    if (reply.errors_size() > 0) return 255;
     const char* what = vm.count("A")                    ? "No job array found"
                        : pending_view                   ? "No pending job found"
                        : vm.count("r")                  ? "No running job found"

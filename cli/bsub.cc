@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -34,6 +35,19 @@ namespace po = boost::program_options;
 using namespace lsf;
 
 namespace {
+
+// 128 random bits in hex: unique to this submission, so mbatchd can tell a retry from
+// a new job.
+std::string new_request_id() {
+  std::random_device rd;
+  std::string id;
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 4; ++i) {
+    std::uint32_t v = rd();
+    for (int b = 0; b < 8; ++b, v >>= 4) id += kHex[v & 0xf];
+  }
+  return id;
+}
 
 [[noreturn]] void not_submitted(const std::string& why) {
   std::cerr << why << ". Job not submitted.\n";
@@ -472,7 +486,17 @@ int main(int argc, char** argv) {
     not_submitted(r.why);
   }
 
+  req.mutable_submit()->mutable_spec()->set_request_id(new_request_id());
   auto result = session.call(req);
+  if (!result.reply && result.may_have_arrived) {
+    // mbatchd may have the job: asking again with the same request id gets that job,
+    // never a second one.
+    result = session.call(req);
+    if (!result.reply && result.may_have_arrived) {
+      std::cerr << "bsub: Request timed out; the job may have been submitted. Check with bjobs.\n";
+      return 255;
+    }
+  }
   if (!result.reply) {
     std::cerr << "bsub: batch system daemon not responding: " << result.error << "\n";
     not_submitted("Cannot reach mbatchd");

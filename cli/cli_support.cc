@@ -36,15 +36,91 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
     client_->set_local_socket(endpoint_.local_socket);
     // An ordinary user cannot read the key and is refused over TCP; an administrator
     // (or root) on a host without the master's socket signs with it.
-    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client_->set_key(*key.key);
+    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client_->set_key(*key.key, "mbatchd");
   }
   *request.mutable_caller() = identity_;
-  return client_->call(std::move(request));
+  const bool changes = changes_state(request.request_case());
+  auto result = client_->call(std::move(request));
+  // A request that reached mbatchd may still be carried out after we stop waiting:
+  // saying it failed would make users repeat it.
+  if (!result.reply && result.may_have_arrived && changes)
+    result.error = "Request timed out; it may have taken effect. Check with bjobs (" + result.error + ")";
+  return result;
+}
+
+wire::JobsReply fetch_jobs(Session& session, const std::string& command, wire::RequestEnvelope request) {
+  auto* q = request.mutable_jobs();
+  q->set_paged(true);
+  wire::JobsReply all;
+  for (;;) {
+    auto page = require_ok(command, session.call(request)).jobs();
+    for (auto& e : *page.mutable_errors()) all.add_errors(std::move(e));
+    for (auto& j : *page.mutable_jobs()) *all.add_jobs() = std::move(j);
+    if (!page.more() || page.jobs_size() == 0) return all;
+    const auto& last = all.jobs(all.jobs_size() - 1);
+    q->mutable_after()->set_job_id(last.job_id());
+    q->mutable_after()->set_index(last.index());
+  }
+}
+
+wire::HistoryReply fetch_history(Session& session, const std::string& command, wire::RequestEnvelope request) {
+  auto* q = request.mutable_history();
+  q->set_paged(true);
+  wire::HistoryReply all;
+  for (;;) {
+    auto page = require_ok(command, session.call(request)).history();
+    for (auto& e : *page.mutable_events()) *all.add_events() = std::move(e);
+    if (!page.more() || page.events_size() == 0) return all;
+    q->set_after_seq(all.events(all.events_size() - 1).seq());
+  }
+}
+
+wire::AcctReply fetch_acct(Session& session, const std::string& command, wire::RequestEnvelope request) {
+  auto* q = request.mutable_acct();
+  q->set_paged(true);
+  wire::AcctReply all;
+  for (;;) {
+    auto page = require_ok(command, session.call(request)).acct();
+    for (auto& r : *page.mutable_records()) *all.add_records() = std::move(r);
+    if (!page.more() || page.next_offset() <= q->offset()) return all;
+    q->set_offset(page.next_offset());
+  }
+}
+
+bool changes_state(wire::RequestEnvelope::RequestCase kind) {
+  using R = wire::RequestEnvelope;
+  switch (kind) {
+    case R::kPing:
+    case R::kClusterInfo:
+    case R::kJobs:
+    case R::kQueues:
+    case R::kHosts:
+    case R::kConfigInfo:
+    case R::kUsers:
+    case R::kHostPartitions:
+    case R::kGuaranteePools:
+    case R::kApplications:
+    case R::kJobGroups:
+    case R::kExports:
+    case R::kClusters:
+    case R::kPeek:
+    case R::kWaitCondition:
+    case R::kHistory:
+    case R::kAcct:
+    case R::kLimits:
+    case R::kSharedResources:
+      return false;
+    default:
+      return true;
+  }
 }
 
 wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result) {
   if (!result.reply) {
-    std::cerr << command << ": batch system daemon not responding: " << result.error << "\n";
+    if (result.error.rfind("Request timed out", 0) == 0)
+      std::cerr << command << ": " << result.error << "\n";
+    else
+      std::cerr << command << ": batch system daemon not responding: " << result.error << "\n";
     std::exit(255);
   }
   if (result.reply->status() != wire::STATUS_OK) {

@@ -37,6 +37,17 @@ class Session {
 // Returns the reply otherwise.
 wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result);
 
+// Every job a JobsRequest asks for, page after page (a listing of any size never makes
+// one reply too large); exits as require_ok does on a failure.
+wire::JobsReply fetch_jobs(Session& session, const std::string& command, wire::RequestEnvelope request);
+
+// The same for bhist / badmin hist (HistoryRequest) and bacct (AcctRequest).
+wire::HistoryReply fetch_history(Session& session, const std::string& command, wire::RequestEnvelope request);
+wire::AcctReply fetch_acct(Session& session, const std::string& command, wire::RequestEnvelope request);
+
+// Whether a request of this kind changes anything in mbatchd (queries do not).
+bool changes_state(wire::RequestEnvelope::RequestCase kind);
+
 // Words as a shell splits them: blanks separate, '...' and "..." quote (quotes removed),
 // a backslash escapes the next character outside single quotes. An unterminated quote
 // sets *error.

@@ -73,7 +73,8 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
     auto comma = text.find(',');
     auto min = config::parse_int(text.substr(0, comma));
     auto max = comma == std::string::npos ? min : config::parse_int(text.substr(comma + 1));
-    if (!min || !max || *min < 1 || *max < *min) return fail("Bad argument for option -n");
+    if (!min || !max || *min < 1 || *max < *min || *max > std::numeric_limits<std::int32_t>::max())
+      return fail("Bad argument for option -n");
     spec.set_min_processors(static_cast<int>(*min));
     spec.set_max_processors(static_cast<int>(*max));
     set.insert(set.end(), {"min_processors", "max_processors"});
@@ -128,7 +129,7 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
       std::string rest = name.substr(e + 1);
       if (!rest.empty()) {
         auto lim = rest[0] == '%' ? config::parse_int(rest.substr(1)) : std::nullopt;
-        if (!lim || *lim < 1) return fail("Bad job array index list");
+        if (!lim || *lim < 1 || *lim > std::numeric_limits<std::int32_t>::max()) return fail("Bad job array index list");
         spec.set_array_limit(static_cast<int>(*lim));
       }
       name = name.substr(0, b);

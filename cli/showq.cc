@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   cli::Session session("showq");
   wire::RequestEnvelope jobs_req;
   jobs_req.mutable_jobs()->set_user(vm.count("u") ? vm["u"].as<std::string>() : "all");
-  auto jobs = cli::require_ok("showq", session.call(jobs_req)).jobs();
+  auto jobs = cli::fetch_jobs(session, "showq", jobs_req);
   wire::RequestEnvelope hosts_req;
   hosts_req.mutable_hosts();
   auto hosts = cli::require_ok("showq", session.call(hosts_req)).hosts();

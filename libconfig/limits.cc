@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "libconfig/text.h"
 
@@ -44,8 +45,23 @@ Result<std::int64_t> parse_memory(std::string_view text, MemoryUnit default_unit
     if (!u) return fail("\"" + std::string(text) + "\": " + u.error());
     unit = *u;
   }
-  return static_cast<std::int64_t>(*number * static_cast<double>(kb_per(unit)));
+  // Checked before the conversion, which is undefined for a value out of range: a huge
+  // limit must be refused, never wrapped into a small one or none.
+  const double kb = *number * static_cast<double>(kb_per(unit));
+  if (!(kb < 9.0e18)) return fail("\"" + std::string(text) + "\" is too large a memory amount");
+  return static_cast<std::int64_t>(kb);
 }
+
+namespace {
+
+// Minutes are held in an int; anything longer is refused rather than wrapped.
+constexpr long long kMaxMinutes = std::numeric_limits<int>::max();
+
+Result<TimeLimit> too_long(std::string_view text) {
+  return fail("\"" + std::string(text) + "\" is too long a time (at most " + std::to_string(kMaxMinutes) + " minutes)");
+}
+
+}  // namespace
 
 Result<TimeLimit> TimeLimit::parse(std::string_view text) {
   text = trim(text);
@@ -60,11 +76,13 @@ Result<TimeLimit> TimeLimit::parse(std::string_view text) {
   if (colon == std::string_view::npos) {
     auto m = parse_int(text);
     if (!m || *m < 0) return fail("\"" + std::string(text) + "\" is not [hours:]minutes");
+    if (*m > kMaxMinutes) return too_long(text);
     t.minutes = static_cast<int>(*m);
   } else {
     auto h = parse_int(text.substr(0, colon));
     auto m = parse_int(text.substr(colon + 1));
     if (!h || !m || *h < 0 || *m < 0) return fail("\"" + std::string(text) + "\" is not [hours:]minutes");
+    if (*h > kMaxMinutes / 60 || *m > kMaxMinutes || *h * 60 + *m > kMaxMinutes) return too_long(text);
     t.minutes = static_cast<int>(*h * 60 + *m);
   }
   return t;

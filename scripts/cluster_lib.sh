@@ -37,6 +37,9 @@ cluster_create() {  # DIR SRC
     echo "LSB_SHAREDIR=$dir/work"
     echo "LSF_LOGDIR=$dir/log"
     echo "LSB_MBD_HOST=127.0.0.1"
+    # A local cluster started by root (a fresh machine, CI) runs root's jobs; a site
+    # leaves LSF_ROOT_USER unset so that root neither submits nor runs jobs.
+    if [ "$(id -u)" -eq 0 ] && ! grep -q '^LSF_ROOT_USER=' "$conf"; then echo "LSF_ROOT_USER=Y"; fi
   } >>"$conf"
   grep -q '^LSF_CONFDIR=' "$conf" || echo "LSF_CONFDIR=." >>"$conf"
   grep -q '^LSB_CONFDIR=' "$conf" || echo "LSB_CONFDIR=lsbatch" >>"$conf"
@@ -59,7 +62,7 @@ cluster_start_mbatchd() {  # DIR BIN
     port=$((20000 + RANDOM % 40000))
     sed -i '/^LSB_MBD_PORT=/d' "$dir/conf/lsf.conf"
     echo "LSB_MBD_PORT=$port" >>"$dir/conf/lsf.conf"
-    LSF_ENVDIR="$dir/conf" "$bin/mbatchd" --host-name "$(cluster_hosts "$dir" | head -1)" \
+    LSF_ENVDIR="$dir/conf" "$bin/mbatchd" --host-name "$(cluster_hosts "$dir" | head -1)" --listen 127.0.0.1 \
       >>"$dir/log/mbatchd.out" 2>&1 &
     echo $! >"$dir/mbatchd.pid"
     local i

@@ -1,8 +1,11 @@
 #include "daemons/common/daemon_config.h"
 
+#include <sys/resource.h>
+
 #include <iostream>
 
 #include "daemons/common/cluster_endpoint.h"
+#include "libconfig/text.h"
 
 namespace lsf::net {
 
@@ -39,6 +42,37 @@ DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfCon
               " (mode 600, the same on every host), or LSF_AUTH=none in lsf.conf on a network you trust";
   }
   return a;
+}
+
+std::string apply_connection_limits(const config::LsfConf& conf, ServerOptions& options) {
+  auto positive = [&](const char* name, auto apply) -> std::string {
+    auto text = conf.get(name);
+    if (!text) return {};
+    auto v = config::parse_int(*text);
+    if (!v || *v <= 0 || *v > 100000000) return std::string("lsf.conf: ") + name + "=" + *text + " is not a positive number";
+    apply(*v);
+    return {};
+  };
+  for (auto err : {positive("LSB_CONN_IDLE_TIMEOUT", [&](long long v) { options.idle_timeout = std::chrono::seconds(v); }),
+                   positive("LSB_CONN_AUTH_TIMEOUT",
+                            [&](long long v) { options.unauthenticated_timeout = std::chrono::seconds(v); }),
+                   positive("LSB_MAX_CONNECTIONS",
+                            [&](long long v) { options.max_connections = static_cast<std::size_t>(v); }),
+                   positive("LSB_MAX_CONNECTIONS_PER_PEER",
+                            [&](long long v) { options.max_connections_per_peer = static_cast<std::size_t>(v); })})
+    if (!err.empty()) return err;
+  return {};
+}
+
+std::size_t raise_descriptor_limit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return static_cast<std::size_t>(rl.rlim_cur);
 }
 
 }  // namespace lsf::net

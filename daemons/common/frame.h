@@ -15,6 +15,8 @@ namespace lsf::net {
 
 inline constexpr std::size_t kFrameHeaderSize = 4;
 inline constexpr std::uint32_t kDefaultMaxFrame = 16u << 20;  // 16 MiB
+// The largest frame a peer may send before it has authenticated.
+inline constexpr std::uint32_t kMaxUnauthenticatedFrame = 64u << 10;  // 64 KiB
 
 using FrameHeader = std::array<unsigned char, kFrameHeaderSize>;
 

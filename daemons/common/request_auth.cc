@@ -32,13 +32,15 @@ std::string mac_of(const wire::RequestEnvelope& request, const ClusterKey& key) 
 
 }  // namespace
 
-void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now, const std::string& cluster) {
+void sign_request(wire::RequestEnvelope& request, const ClusterKey& key, std::int64_t now,
+                  const std::string& destination, const std::string& cluster) {
   std::array<unsigned char, kNonceSize> nonce{};
   RAND_bytes(nonce.data(), static_cast<int>(nonce.size()));
   auto* auth = request.mutable_auth();
   auth->set_time(now);
   auth->set_nonce(std::string(reinterpret_cast<const char*>(nonce.data()), nonce.size()));
   if (!cluster.empty()) auth->set_cluster(cluster);
+  auth->set_destination(destination);
   auth->clear_mac();
   auth->set_mac(mac_of(request, key));
 }
@@ -60,9 +62,15 @@ std::string RequestVerifier::verify(wire::RequestEnvelope& request, std::int64_t
   const std::string expected = mac_of(request, key_);
   const std::int64_t time = request.auth().time();
   const std::string nonce = request.auth().nonce();
+  const std::string destination = request.auth().destination();
   request.clear_auth();
   if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0)
     return "the request's signature does not match " + key_name_;
+  if (destination != destination_)
+    return "the request is addressed to " + (destination.empty() ? std::string("no daemon") : destination) +
+           ", not to this daemon (" + destination_ + ")";
+  if (time < not_before_)
+    return "the request was signed before this daemon started (a replay, or the sender's clock is behind)";
   const std::int64_t skew = now > time ? now - time : time - now;
   if (skew > kMaxClockSkew.count())
     return "the sender's clock is " + std::to_string(skew) + " s away from this host's (at most " +

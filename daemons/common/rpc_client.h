@@ -22,6 +22,9 @@ namespace lsf::net {
 struct CallResult {
   std::optional<wire::ReplyEnvelope> reply;  // absent: transport failure
   std::string error;                         // why, when reply is absent
+  // No reply, but the request was sent (or partly sent) first: the daemon may have
+  // acted on it, and the caller must not claim it did not.
+  bool may_have_arrived = false;
   bool ok() const { return reply && reply->status() == wire::STATUS_OK; }
   // The daemon's message, or the transport error.
   std::string message() const { return reply ? reply->message() : error; }
@@ -36,12 +39,17 @@ class RpcClient {
 
   // Tries this local socket first on every connect.
   void set_local_socket(std::string path) { local_path_ = std::move(path); }
-  // Signs every request sent over TCP.
-  void set_key(ClusterKey key) { key_ = std::move(key); }
-  // Speaks for `cluster` to another cluster's mbatchd: `key` is the pair key.
-  void set_cluster_key(std::string cluster, ClusterKey key) {
+  // Signs every request sent over TCP, addressed to `destination` ("mbatchd",
+  // "sbatchd@<host>").
+  void set_key(ClusterKey key, std::string destination) {
+    key_ = std::move(key);
+    destination_ = std::move(destination);
+  }
+  // Speaks for `cluster` to `remote`'s mbatchd: `key` is the pair key.
+  void set_cluster_key(std::string cluster, ClusterKey key, const std::string& remote) {
     cluster_ = std::move(cluster);
     key_ = std::move(key);
+    destination_ = "mbatchd@" + remote;
   }
 
   // Fills protocol_version (and the signature); the caller sets identity and the request.
@@ -70,9 +78,11 @@ class RpcClient {
   std::string local_path_;
   std::optional<ClusterKey> key_;
   std::string cluster_;
+  std::string destination_;
   asio::io_context io_;
   std::optional<tcp::socket> socket_;
   std::optional<asio::local::stream_protocol::socket> local_;
+  bool authenticated_ = false;  // the open TCP connection has had a request accepted
 };
 
 // The identity of the process: real uid/gid, user name from the password database,

@@ -1,11 +1,16 @@
 #include "daemons/common/rpc_server.h"
 
+#include <fcntl.h>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cctype>
 #include <ctime>
 #include <map>
 #include <vector>
@@ -19,6 +24,24 @@ struct RpcServer::Shared {
   ServerOptions options;
   std::optional<RequestVerifier> verifier;
   std::map<std::string, RequestVerifier> pair_verifiers;  // by remote cluster
+  std::size_t max_connections = 0;
+
+  // What peers hold now.
+  std::size_t connections = 0;
+  std::size_t unauthenticated = 0;
+  std::size_t buffered = 0;
+  std::map<std::string, std::size_t> per_peer;  // unauthenticated TCP by address; local by uid
+  std::map<std::string, std::chrono::steady_clock::time_point> last_logged;
+
+  // Logs `message` at most once per kLimitLogInterval for each `what`.
+  void log_limited(const std::string& what, const std::string& message) {
+    if (!options.log_error) return;
+    auto now = std::chrono::steady_clock::now();
+    auto it = last_logged.find(what);
+    if (it != last_logged.end() && now - it->second < kLimitLogInterval) return;
+    last_logged[what] = now;
+    options.log_error(message);
+  }
 };
 
 namespace {
@@ -41,21 +64,87 @@ std::optional<ucred> peer_credentials(local_socket& socket) {
   return cred;
 }
 
+// A connection's place in the server's counts, given back when the connection goes.
+class Admission {
+ public:
+  Admission(std::shared_ptr<RpcServer::Shared> shared, std::string peer, bool counted_per_peer)
+      : shared_(std::move(shared)), peer_(std::move(peer)), per_peer_(counted_per_peer) {
+    ++shared_->connections;
+    if (per_peer_) ++shared_->per_peer[peer_];
+  }
+  ~Admission() {
+    authenticated();
+    release_buffer();
+    --shared_->connections;
+    if (per_peer_) drop_peer();
+  }
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+
+  void unauthenticated() {
+    if (!unauth_) ++shared_->unauthenticated;
+    unauth_ = true;
+  }
+  // A TCP peer that proved itself no longer counts against its address's share.
+  void authenticated() {
+    if (unauth_) --shared_->unauthenticated;
+    unauth_ = false;
+  }
+  void leave_peer_share() {
+    if (per_peer_) drop_peer();
+    per_peer_ = false;
+  }
+  bool take_buffer(std::size_t n) {
+    if (shared_->buffered + n > shared_->options.max_buffered_bytes) return false;
+    shared_->buffered += n;
+    buffer_ += n;
+    return true;
+  }
+  void release_buffer() {
+    shared_->buffered -= buffer_;
+    buffer_ = 0;
+  }
+
+ private:
+  void drop_peer() {
+    auto it = shared_->per_peer.find(peer_);
+    if (it != shared_->per_peer.end() && --it->second == 0) shared_->per_peer.erase(it);
+  }
+
+  std::shared_ptr<RpcServer::Shared> shared_;
+  std::string peer_;
+  bool per_peer_ = false;
+  bool unauth_ = false;
+  std::size_t buffer_ = 0;
+};
+
 template <typename Socket>
 class Connection : public std::enable_shared_from_this<Connection<Socket>> {
  public:
-  Connection(Socket socket, std::shared_ptr<RpcServer::Shared> shared, std::optional<ucred> local_peer)
+  Connection(Socket socket, std::shared_ptr<RpcServer::Shared> shared, std::optional<ucred> local_peer,
+             std::string peer)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         shared_(std::move(shared)),
         local_peer_(local_peer),
         // Looked up once: the peer of a connection cannot change.
-        local_user_(local_peer ? user_name_of(local_peer->uid) : std::string()) {}
+        local_user_(local_peer ? user_name_of(local_peer->uid) : std::string()),
+        admission_(shared_, std::move(peer), true) {
+    if (!local_peer_) admission_.unauthenticated();
+  }
 
-  void start() { read_header(); }
+  void start() {
+    // Until it authenticates, a TCP peer has this long in all, not per frame.
+    if (!authenticated()) arm(options().unauthenticated_timeout);
+    read_header();
+  }
+
+  // Refuses the connection with a message, then closes it.
+  void refuse(const std::string& message) { write(error_reply(wire::STATUS_UNAVAILABLE, message), false); }
 
  private:
   const ServerOptions& options() const { return shared_->options; }
+  bool authenticated() const { return local_peer_.has_value() || authenticated_; }
 
   void arm(std::chrono::milliseconds timeout) {
     timer_.expires_after(timeout);
@@ -72,7 +161,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
   }
 
   void read_header() {
-    arm(options().idle_timeout);
+    if (authenticated()) arm(options().idle_timeout);
     asio::async_read(socket_, asio::buffer(header_),
                      [self = this->shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                        if (ec) return self->close();
@@ -82,12 +171,20 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
 
   void read_body() {
     std::uint32_t n = decode_frame_length(header_);
-    if (n > options().max_frame) {
+    const std::uint32_t max = authenticated() ? options().max_frame
+                                              : std::min(options().max_frame, options().max_unauthenticated_frame);
+    if (n > max) {
       return fail(wire::STATUS_BAD_REQUEST, "frame of " + std::to_string(n) + " bytes exceeds the maximum of " +
-                                                std::to_string(options().max_frame) + " bytes");
+                                                std::to_string(max) + " bytes" +
+                                                (authenticated() ? "" : " before the connection has authenticated"));
+    }
+    if (!admission_.take_buffer(n)) {
+      shared_->log_limited("buffers", "request buffers are full (" + std::to_string(options().max_buffered_bytes) +
+                                          " bytes held); refusing requests until they drain");
+      return fail(wire::STATUS_UNAVAILABLE, "the daemon is busy (request buffers full); try again");
     }
     body_.resize(n);
-    arm(options().body_timeout);
+    if (authenticated()) arm(options().body_timeout);
     asio::async_read(socket_, asio::buffer(body_),
                      [self = this->shared_from_this()](const boost::system::error_code& ec, std::size_t) {
                        if (ec) return self->close();
@@ -142,8 +239,11 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
 
   void dispatch() {
     wire::RequestEnvelope request;
-    if (!request.ParseFromArray(body_.data(), static_cast<int>(body_.size())))
-      return fail(wire::STATUS_BAD_REQUEST, "malformed request frame");
+    const bool parsed = request.ParseFromArray(body_.data(), static_cast<int>(body_.size()));
+    // Nothing stays buffered for an idle connection.
+    std::vector<char>().swap(body_);
+    admission_.release_buffer();
+    if (!parsed) return fail(wire::STATUS_BAD_REQUEST, "malformed request frame");
     if (request.protocol_version() != wire::PROTOCOL_VERSION_CURRENT)
       return fail(wire::STATUS_VERSION_MISMATCH, "protocol version " + std::to_string(request.protocol_version()) +
                                                      " is not supported (this daemon speaks " +
@@ -153,6 +253,11 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
     Peer peer;
     if (auto why = authenticate(request, peer); !why.empty())
       return fail(wire::STATUS_PERMISSION_DENIED, "Authentication failed: " + why);
+    if (!authenticated_ && !local_peer_) {
+      authenticated_ = true;
+      admission_.authenticated();
+      admission_.leave_peer_share();
+    }
     auto self = this->shared_from_this();
     auto answered = std::make_shared<bool>(false);
     Responder respond = [self, answered](wire::ReplyEnvelope reply) {
@@ -164,7 +269,11 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
   }
 
   void fail(wire::StatusCode status, std::string message) {
-    if (options().log_error) options().log_error(message);
+    // One line per kind of refusal and interval: a flood of bad frames must not flood the log.
+    std::string kind;
+    for (char c : message)
+      if (!std::isdigit(static_cast<unsigned char>(c))) kind += c;
+    shared_->log_limited("refused:" + kind, message);
     write(error_reply(status, std::move(message)), false);
   }
 
@@ -183,21 +292,34 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
   std::shared_ptr<RpcServer::Shared> shared_;
   std::optional<ucred> local_peer_;
   std::string local_user_;
+  Admission admission_;
+  bool authenticated_ = false;
   FrameHeader header_{};
   std::vector<char> body_;
 };
 
+std::size_t descriptor_limit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 1 << 20;
+  return static_cast<std::size_t>(rl.rlim_cur);
+}
+
 }  // namespace
 
 RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, RequestHandler handler, ServerOptions options)
-    : io_(io), acceptor_(io), shared_(std::make_shared<Shared>()) {
+    : io_(io), acceptor_(io), shared_(std::make_shared<Shared>()), retry_timer_(io), local_retry_timer_(io) {
   shared_->handler = std::move(handler);
-  if (options.key) shared_->verifier.emplace(*options.key);
+  if (options.key) shared_->verifier.emplace(*options.key, options.destination, options.started_at);
   for (const auto& [cluster, key] : options.pair_keys)
     shared_->pair_verifiers.emplace(
-        cluster, RequestVerifier(key, "the key shared with cluster " + cluster + " (" + std::string(kPairKeyPrefix) +
-                                          cluster + " differs between the clusters?)"));
+        cluster, RequestVerifier(key, "mbatchd@" + options.cluster_name, options.started_at,
+                                 "the key shared with cluster " + cluster + " (" + std::string(kPairKeyPrefix) +
+                                     cluster + " differs between the clusters?)"));
+  const std::size_t limit = descriptor_limit();
+  shared_->max_connections =
+      options.max_connections ? options.max_connections : (limit > 128 ? limit - 64 : std::max<std::size_t>(limit / 2, 8));
   shared_->options = std::move(options);
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   acceptor_.open(endpoint.protocol());
   acceptor_.set_option(tcp::acceptor::reuse_address(true));
   acceptor_.bind(endpoint);
@@ -205,9 +327,15 @@ RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, Reques
   accept();
 }
 
-RpcServer::~RpcServer() { stop(); }
+RpcServer::~RpcServer() {
+  stop();
+  if (spare_fd_ >= 0) ::close(spare_fd_);
+}
 
 std::uint16_t RpcServer::port() const { return acceptor_.local_endpoint().port(); }
+
+std::size_t RpcServer::connections() const { return shared_->connections; }
+std::size_t RpcServer::unauthenticated_connections() const { return shared_->unauthenticated; }
 
 std::string RpcServer::listen_local(const std::string& path) {
   using local = asio::local::stream_protocol;
@@ -238,6 +366,8 @@ std::string RpcServer::listen_local(const std::string& path) {
 void RpcServer::stop() {
   boost::system::error_code ignored;
   acceptor_.close(ignored);
+  retry_timer_.cancel();
+  local_retry_timer_.cancel();
   if (local_acceptor_) {
     local_acceptor_->close(ignored);
     local_acceptor_.reset();
@@ -245,13 +375,75 @@ void RpcServer::stop() {
   }
 }
 
+void RpcServer::shed_one() {
+  if (spare_fd_ >= 0) {
+    ::close(spare_fd_);
+    spare_fd_ = -1;
+  }
+  int fd = ::accept4(acceptor_.native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  if (local_acceptor_) {
+    fd = ::accept4(local_acceptor_->native_handle(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+  }
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+// After a failed accept (out of descriptors, say) the listener is tried again a moment
+// later rather than at once, so the loop never spins.
+void RpcServer::accept_later() {
+  retry_timer_.expires_after(std::chrono::milliseconds(50));
+  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && acceptor_.is_open()) accept();
+  });
+}
+
+namespace {
+
+bool out_of_descriptors(const boost::system::error_code& ec) {
+  return ec == asio::error::no_descriptors || ec.value() == ENFILE || ec.value() == ENOBUFS || ec.value() == ENOMEM;
+}
+
+// Whether a new connection from `peer` may be served; otherwise why not.
+std::string admit(RpcServer::Shared& shared, const std::string& peer, bool unauthenticated) {
+  const auto& o = shared.options;
+  if (shared.connections >= shared.max_connections)
+    return "too many connections (" + std::to_string(shared.connections) + " open, at most " +
+           std::to_string(shared.max_connections) + ")";
+  if (unauthenticated && shared.unauthenticated >= o.max_unauthenticated)
+    return "too many unauthenticated connections (at most " + std::to_string(o.max_unauthenticated) + ")";
+  auto it = shared.per_peer.find(peer);
+  if (it != shared.per_peer.end() && it->second >= o.max_connections_per_peer)
+    return "too many connections from " + peer + " (at most " + std::to_string(o.max_connections_per_peer) + ")";
+  return {};
+}
+
+}  // namespace
+
 void RpcServer::accept() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      boost::system::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      std::make_shared<Connection<tcp::socket>>(std::move(socket), shared_, std::nullopt)->start();
+    if (ec) {
+      if (out_of_descriptors(ec)) {
+        shared_->log_limited("descriptors", "out of file descriptors (" + ec.message() + ") with " +
+                                                std::to_string(shared_->connections) +
+                                                " connections open; refusing new connections");
+        shed_one();
+      }
+      return accept_later();
+    }
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto remote = socket.remote_endpoint(ignored);
+    const std::string peer = remote.address().to_string();
+    // admit() reads the counts before this connection joins them.
+    const std::string why = admit(*shared_, peer, true);
+    auto conn = std::make_shared<Connection<tcp::socket>>(std::move(socket), shared_, std::nullopt, peer);
+    if (!why.empty()) {
+      shared_->log_limited("admit:" + why.substr(0, 12), "refusing a connection from " + peer + ": " + why);
+      conn->refuse(why);
+    } else {
+      conn->start();
     }
     if (acceptor_.is_open()) accept();
   });
@@ -260,10 +452,31 @@ void RpcServer::accept() {
 void RpcServer::accept_local() {
   local_acceptor_->async_accept([this](const boost::system::error_code& ec, local_socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      // Without credentials the caller cannot be named: drop the connection.
-      if (auto cred = peer_credentials(socket))
-        std::make_shared<Connection<local_socket>>(std::move(socket), shared_, *cred)->start();
+    if (ec) {
+      if (out_of_descriptors(ec)) {
+        shared_->log_limited("descriptors", "out of file descriptors (" + ec.message() + ") with " +
+                                                std::to_string(shared_->connections) +
+                                                " connections open; refusing new connections");
+        shed_one();
+      }
+      local_retry_timer_.expires_after(std::chrono::milliseconds(50));
+      local_retry_timer_.async_wait([this](const boost::system::error_code& e) {
+        if (!e && local_acceptor_ && local_acceptor_->is_open()) accept_local();
+      });
+      return;
+    }
+    // Without credentials the caller cannot be named: drop the connection.
+    if (auto cred = peer_credentials(socket)) {
+      const std::string peer = "uid " + std::to_string(cred->uid);
+      // admit() reads the counts before this connection joins them.
+      const std::string why = admit(*shared_, peer, false);
+      auto conn = std::make_shared<Connection<local_socket>>(std::move(socket), shared_, *cred, peer);
+      if (!why.empty()) {
+        shared_->log_limited("admit:" + why.substr(0, 12), "refusing a local connection from " + peer + ": " + why);
+        conn->refuse(why);
+      } else {
+        conn->start();
+      }
     }
     if (local_acceptor_ && local_acceptor_->is_open()) accept_local();
   });

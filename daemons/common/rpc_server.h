@@ -50,15 +50,39 @@ struct Peer {
 using Responder = std::function<void(wire::ReplyEnvelope)>;
 using RequestHandler = std::function<void(wire::RequestEnvelope&, const Peer&, const Responder&)>;
 
+// Bounds on what peers may hold. A TCP connection is unauthenticated until one of its
+// requests is verified; until then it may send only small frames, must do so soon, and
+// counts against its address's and the server's share of unauthenticated connections.
+// Local-socket connections are authenticated by the kernel but count per uid.
 struct ServerOptions {
   std::uint32_t max_frame = kDefaultMaxFrame;
+  std::uint32_t max_unauthenticated_frame = kMaxUnauthenticatedFrame;
   std::chrono::milliseconds body_timeout{10000};
-  std::chrono::milliseconds idle_timeout{std::chrono::hours(24)};
-  std::function<void(const std::string&)> log_error;  // optional
-  std::optional<ClusterKey> key;                      // TCP requests must be signed with it
-  std::map<std::string, ClusterKey> pair_keys;        // other clusters' mbatchds sign with these
-  bool trust_unsigned = false;                        // LSF_AUTH=none: believe unsigned TCP requests
+  // An authenticated connection with no request this long is closed.
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+  // A TCP connection that has not authenticated this long after it opened is closed.
+  std::chrono::milliseconds unauthenticated_timeout{10000};
+  // 0: from the descriptor limit (all but 64 of it).
+  std::size_t max_connections = 0;
+  std::size_t max_connections_per_peer = 256;  // per address (unauthenticated TCP) or local uid
+  std::size_t max_unauthenticated = 1024;      // in all
+  std::size_t max_buffered_bytes = std::size_t{1} << 30;  // request bodies held at once, in all
+  std::function<void(const std::string&)> log_error;      // optional
+  std::optional<ClusterKey> key;                          // TCP requests must be signed with it
+  std::map<std::string, ClusterKey> pair_keys;            // other clusters' mbatchds sign with these
+  bool trust_unsigned = false;  // LSF_AUTH=none: believe unsigned TCP requests
+  // What a signed request must name as its destination to be accepted here
+  // ("mbatchd", "sbatchd@hostA"); requests for another daemon are refused.
+  std::string destination;
+  // Another cluster's mbatchd names this cluster's as "mbatchd@<cluster_name>".
+  std::string cluster_name;
+  // Signed requests older than this (seconds since the epoch) are refused: the nonces
+  // seen before a restart are gone, so nothing signed before the start is believed.
+  std::int64_t started_at = 0;
 };
+
+// Seconds within which a request refused for a limit is logged only once.
+inline constexpr std::chrono::seconds kLimitLogInterval{60};
 
 class RpcServer {
  public:
@@ -76,17 +100,29 @@ class RpcServer {
   std::uint16_t port() const;
   void stop();
 
+  // Connections open now, and of those how many have not authenticated (for tests
+  // and badmin perfmon).
+  std::size_t connections() const;
+  std::size_t unauthenticated_connections() const;
+
   struct Shared;  // what every connection of this server uses
 
  private:
   void accept();
   void accept_local();
+  // Out of descriptors: drops the next waiting connection so it is refused at once
+  // rather than left hanging, using a descriptor kept spare for this.
+  void shed_one();
+  void accept_later();
 
   asio::io_context& io_;
   tcp::acceptor acceptor_;
   std::optional<asio::local::stream_protocol::acceptor> local_acceptor_;
   std::string local_path_;
   std::shared_ptr<Shared> shared_;
+  asio::steady_timer retry_timer_;
+  asio::steady_timer local_retry_timer_;
+  int spare_fd_ = -1;
 };
 
 // A reply with no payload and the given status; for handlers that refuse a request.

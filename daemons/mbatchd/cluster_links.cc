@@ -157,7 +157,7 @@ void Mbatchd::call_cluster(const std::string& cluster, wire::RequestEnvelope req
     link.address = address;
     link.port = port;
     link.client = std::make_shared<net::RpcClient>(address, port, std::chrono::seconds(5));
-    link.client->set_cluster_key(config_->cluster_name, key->second);
+    link.client->set_cluster_key(config_->cluster_name, key->second, cluster);
   }
   request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
   *request.mutable_caller() = net::current_identity();

@@ -110,6 +110,11 @@ std::vector<const Job*> ClusterState::elements(std::int64_t job_id) const {
   return out;
 }
 
+std::int64_t ClusterState::job_of_request(const std::string& user, const std::string& request_id) const {
+  auto it = by_request_.find(user + "/" + request_id);
+  return it == by_request_.end() || elements(it->second).empty() ? 0 : it->second;
+}
+
 std::vector<std::int64_t> ClusterState::jobs_named(const std::string& pattern) const {
   std::vector<std::int64_t> out;
   for (const auto& [name, id] : by_name_)
@@ -247,6 +252,7 @@ std::string ClusterState::apply(const wire::EventRecord& r) {
       else
         for (auto i : sub->indices) make(i);
       if (!e.spec().job_name().empty()) by_name_.emplace(e.spec().job_name(), e.job_id());
+      if (!e.spec().request_id().empty()) by_request_[e.user() + "/" + e.spec().request_id()] = e.job_id();
       next_job_id_ = std::max(next_job_id_, e.job_id() + 1);
       return {};
     }
@@ -398,6 +404,12 @@ int ClusterState::clean_finished(std::int64_t cutoff) {
       else
         ++it;
     }
+    for (auto it = by_request_.begin(); it != by_request_.end();) {
+      if (elements(it->second).empty())
+        it = by_request_.erase(it);
+      else
+        ++it;
+    }
   }
   return n;
 }
@@ -507,6 +519,7 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
     if (job.pending()) job.pending_reason = new_job_reason();
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());
+    if (!r.spec().request_id().empty()) by_request_[r.user() + "/" + r.spec().request_id()] = r.job_id();
     add_job(std::move(job));
   }
   for (const auto& e : s.queue_states()) {

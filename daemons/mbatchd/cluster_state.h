@@ -13,6 +13,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "daemons/mbatchd/job.h"
@@ -83,6 +84,9 @@ class ClusterState {
   const JobIndex& started() const { return started_; }
   // Jobs by -J name (latest first), for dependencies by name.
   std::vector<std::int64_t> jobs_named(const std::string& pattern) const;
+  // The job that `user`'s submission with this request id (JobSpec.request_id) made,
+  // while mbatchd still knows it; 0 when none.
+  std::int64_t job_of_request(const std::string& user, const std::string& request_id) const;
 
   std::map<std::string, QueueState>& queues() { return queues_; }
   const std::map<std::string, QueueState>& queues() const { return queues_; }
@@ -130,6 +134,7 @@ class ClusterState {
   JobIndex pending_{&index_nodes_};
   JobIndex started_{&index_nodes_};  // RUN, USUSP, SSUSP
   std::multimap<std::string, std::int64_t> by_name_;
+  std::unordered_map<std::string, std::int64_t> by_request_;  // "<user>/<request id>" -> job
   std::map<std::string, QueueState> queues_;
   std::map<std::string, HostState> hosts_;
   std::map<std::string, JobGroup> job_groups_;

@@ -39,6 +39,11 @@ sched::JobKey job_of(const wire::EventRecord& r) {
 
 }  // namespace
 
+namespace {
+// What one page of bhist or bacct may hold: well under the largest frame.
+constexpr std::size_t kHistoryPageBytes = 4u << 20;
+}  // namespace
+
 void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.history();
   const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
@@ -61,8 +66,11 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
   // lsb.events.1 is the only older file kept (it is replaced at each snapshot).
   std::vector<const char*> files = {"lsb.events.1", "lsb.events"};
   if (q.log_files() == 1) files.erase(files.begin());
+  std::size_t bytes = 0;
   for (const char* file : files) {
+    if (out->more()) break;
     read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
+      if (out->more()) return {};
       wire::EventRecord r;
       if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};
       if (r.has_job_new() && (user == "all" || r.job_new().user() == user)) users_jobs.insert(r.job_new().job_id());
@@ -70,6 +78,12 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
       bool cluster_event = r.has_queue_ctrl() || r.has_host_ctrl() || r.has_mbd_start() || r.has_job_group();
       if ((q.cluster() ? !cluster_event : !wanted(job_of(r))) || !seen_seq.insert(r.seq()).second) return {};
       if (r.has_job_new()) r.mutable_job_new()->mutable_spec()->clear_env();  // kilobytes no one prints
+      if (q.paged() && r.seq() <= q.after_seq()) return {};
+      if (q.paged() && bytes > kHistoryPageBytes) {
+        out->set_more(true);
+        return {};
+      }
+      bytes += r.ByteSizeLong();
       *out->add_events() = std::move(r);
       return {};
     });
@@ -85,7 +99,9 @@ void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder
   auto reply = net::ok_reply();
   auto* out = reply.mutable_acct();
   std::ifstream in(logdir_of(*config_) / "lsb.acct");
+  if (q.paged() && q.offset() > 0) in.seekg(q.offset());
   std::string line;
+  std::size_t bytes = 0;
   while (std::getline(in, line)) {
     auto r = parse_job_finish_record(line);
     if (!r) continue;
@@ -100,7 +116,16 @@ void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder
     if (!q.host().empty() &&
         std::find(r->exec_hosts().begin(), r->exec_hosts().end(), q.host()) == r->exec_hosts().end())
       continue;
+    bytes += r->ByteSizeLong();
     *out->add_records() = std::move(*r);
+    if (q.paged() && bytes > kHistoryPageBytes) {
+      const auto next = in.tellg();
+      if (next >= 0) {
+        out->set_more(true);
+        out->set_next_offset(static_cast<std::int64_t>(next));
+      }
+      break;
+    }
   }
   respond(reply);
 }

@@ -153,7 +153,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
         net::asio::make_strand(outbound_.get_executor()));
   if (!link.client || address_changed) {
     link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
-    if (options_.key) link.client->set_key(*options_.key);
+    if (options_.key) link.client->set_key(*options_.key, "sbatchd@" + r.host_name());
   }
 
   wire::ReplyEnvelope reply;

@@ -520,6 +520,9 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
         reply.mutable_peek()->set_finished(true);
         return respond(reply);
       }
+      // The host refused to read the file for this user (a link it may not follow, a FIFO).
+      if (r.reply && r.reply->status() == wire::STATUS_PERMISSION_DENIED)
+        return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": " + r.message()));
       return respond(net::error_reply(wire::STATUS_UNAVAILABLE, label + ": cannot reach its host: " + r.message()));
     }
     respond(*r.reply);

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
                                        cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
   for (const auto& d : loaded.diagnostics.items()) log->warn("{}", d.to_string());
+  log->info("open file limit: {} descriptors", lsf::net::raise_descriptor_limit());
 
   lsf::mbd::MbatchdOptions mo;
   mo.envdir = envdir;
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
   mo.key = auth.key;
   mo.pair_keys = auth.pair_keys;
   mo.trust_unsigned = auth.trust_unsigned;
+  if (auto err = lsf::net::apply_connection_limits(loaded.config->lsf_conf, mo.limits); !err.empty()) {
+    std::cerr << "mbatchd: " << err << "\n";
+    return 1;
+  }
   if (auth.trust_unsigned && !auth.key)
     log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");
   bool restart = false;

@@ -98,8 +98,11 @@ std::string Mbatchd::start() {
 
   auto port = static_cast<std::uint16_t>(config_->lsf_conf.mbd_port.value_or(0));
   try {
-    net::ServerOptions so;
+    net::ServerOptions so = options_.limits;
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    so.destination = "mbatchd";
+    so.cluster_name = config_->cluster_name;
+    so.started_at = static_cast<std::int64_t>(std::time(nullptr));
     so.key = options_.key;
     so.trust_unsigned = options_.trust_unsigned;
     so.pair_keys = options_.pair_keys;

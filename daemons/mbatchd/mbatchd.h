@@ -46,6 +46,7 @@ struct MbatchdOptions {
   std::optional<net::ClusterKey> key;                // signs calls to sbatchd, checks calls from them
   bool trust_unsigned = false;                       // LSF_AUTH=none
   std::map<std::string, net::ClusterKey> pair_keys;  // MultiCluster: the key shared with each remote cluster
+  net::ServerOptions limits;                         // connection limits and timeouts (lsf.conf)
 };
 
 // A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer

@@ -11,8 +11,10 @@
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "daemons/mbatchd/share_rows.h"
+#include "daemons/mbatchd/submission_bounds.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
+#include "libconfig/text.h"
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/pending_reason.h"
@@ -204,6 +206,7 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
 std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
                                       std::vector<std::int32_t>& indices) const {
   const auto& cfg = *config_;
+  if (auto why = check_spec_bounds(spec); !why.empty()) return why;
   if (spec.command().empty()) return "No command is specified";
   // Queue: the first candidate that exists and is open.
   std::vector<std::string> candidates(spec.queues().begin(), spec.queues().end());
@@ -341,6 +344,21 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   std::string queue;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
+  // A retry of a submission that was made (its reply lost to a timeout) gets that job.
+  if (!spec.request_id().empty()) {
+    if (std::int64_t id = state_.job_of_request(caller.user_name(), spec.request_id())) {
+      const Job* first = state_.elements(id).front();
+      log_->info("job {}: a repeated submission request from {}; answered with the job it made", id,
+                 caller.user_name());
+      out.set_job_id(id);
+      out.set_queue(first->queue);
+      out.set_default_queue(first->spec().queues().empty());
+      return {};
+    }
+  }
+  // Root submits only where the site allows it for now (LSF_ROOT_USER=Y), as in LSF.
+  if (caller.uid() == 0 && !config::parse_yes_no(config_->lsf_conf.get("LSF_ROOT_USER").value_or("N")).value_or(false))
+    return "User permission denied: root may not submit jobs (LSF_ROOT_USER is not Y)";
   // -G: a user group of lsb.users the caller belongs to directly, as LSF requires.
   if (!spec.user_group().empty()) {
     const auto* group = config_->find_user_group(spec.user_group());
@@ -496,6 +514,10 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   return info;
 }
 
+namespace {
+constexpr std::size_t kJobsPageBytes = 4u << 20;
+}  // namespace
+
 void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.jobs();
   auto reply = net::ok_reply();
@@ -543,10 +565,25 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
         if (wanted(*j, true)) *out->add_jobs() = job_info(*j);
     }
   } else {
-    for (const auto& [key, job] : state_.jobs())
-      if (wanted(job, false)) *out->add_jobs() = job_info(job);
+    // A page stays well under the largest frame whatever the jobs hold; a client that
+    // does not page gets every job as before.
+    const auto& jobs = state_.jobs();
+    auto it = q.paged() ? jobs.upper_bound({q.after().job_id(), q.after().index()}) : jobs.begin();
+    std::size_t bytes = 0;
+    for (; it != jobs.end(); ++it) {
+      if (!wanted(it->second, false)) continue;
+      if (q.paged() && bytes > kJobsPageBytes) {
+        out->set_more(true);
+        break;
+      }
+      auto* info = out->add_jobs();
+      *info = job_info(it->second);
+      // The environment is no listing's business, and can be a megabyte a job.
+      info->mutable_spec()->clear_env();
+      if (q.paged()) bytes += info->ByteSizeLong();
+    }
   }
-  add_leased_jobs(q, user, *out);
+  if (!out->more()) add_leased_jobs(q, user, *out);
   respond(reply);
 }
 

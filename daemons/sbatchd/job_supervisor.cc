@@ -18,8 +18,11 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
+
+#include "daemons/sbatchd/user_identity.h"
 
 namespace lsf::sbd {
 namespace fs = std::filesystem;
@@ -28,24 +31,7 @@ std::string job_key(std::int64_t id, std::int32_t index) { return std::to_string
 
 namespace {
 
-struct User {
-  std::string name, home, shell;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
-bool lookup_user(const std::string& name, User& out) {
-  std::vector<char> buf(16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) return false;
-  out.name = found->pw_name;
-  out.home = found->pw_dir;
-  out.shell = found->pw_shell;
-  out.uid = found->pw_uid;
-  out.gid = found->pw_gid;
-  return true;
-}
+using User = UserIdentity;
 
 // The relayed side of a job's pseudo-terminal, and the FIFO its input arrives by.
 struct Terminal {
@@ -56,8 +42,10 @@ struct Terminal {
   int output = -1;      // the spool file
 };
 
-// Empty on success, else why the terminal could not be made.
-std::string open_terminal(Terminal& t, const fs::path& fifo, const std::string& out, const uid_t* owner) {
+// Empty on success, else why the terminal could not be made. `output` is the already
+// opened spool or -o file, which the terminal's output is copied to.
+std::string open_terminal(Terminal& t, const fs::path& fifo, int output, const uid_t* owner) {
+  t.output = output;
   t.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (t.master < 0 || grantpt(t.master) != 0 || unlockpt(t.master) != 0)
     return std::string("cannot open a pseudo-terminal: ") + std::strerror(errno);
@@ -68,10 +56,9 @@ std::string open_terminal(Terminal& t, const fs::path& fifo, const std::string& 
     return std::string("cannot hand the terminal to the user: ") + std::strerror(errno);
   ::unlink(fifo.c_str());
   if (mkfifo(fifo.c_str(), 0600) != 0) return "cannot make " + fifo.string() + ": " + std::strerror(errno);
-  t.input = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  t.input_keep = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  t.output = ::open(out.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (t.input < 0 || t.input_keep < 0 || t.output < 0)
+  t.input = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  t.input_keep = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (t.input < 0 || t.input_keep < 0)
     return "cannot open the terminal's files: " + std::string(std::strerror(errno));
   return {};
 }
@@ -138,10 +125,10 @@ std::string substitute(std::string s, const wire::JobLaunch& l) {
   return s;
 }
 
-void write_file_atomic(const fs::path& path, const std::string& text) {
+void write_file_atomic(const fs::path& path, const std::string& text, mode_t mode = 0600) {
   fs::path tmp = path;
   tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return;
   ssize_t ignored = ::write(fd, text.data(), text.size());
   (void)ignored;
@@ -185,6 +172,30 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   return out;
 }
 
+// Drops every privilege for good: the user's groups (no name-service lookup after the
+// fork), then gid, then uid.
+bool become(const User& user) {
+  return setgroups(user.groups.size(), user.groups.data()) == 0 && setgid(user.gid) == 0 && setuid(user.uid) == 0 &&
+         geteuid() == user.uid;
+}
+
+// Why the user could not work in `cwd`, checked with the user's rights; empty if they can.
+std::string check_cwd(const User& user, const std::string& cwd) {
+  if (cwd.empty()) return {};
+  ActingAs as(user);
+  if (!as.ok()) return "cannot take the identity of user " + user.name;
+  struct stat st {};
+  int err = 0;
+  if (::stat(cwd.c_str(), &st) != 0)
+    err = errno;
+  else if (!S_ISDIR(st.st_mode))
+    err = ENOTDIR;
+  else if (faccessat(AT_FDCWD, cwd.c_str(), X_OK, AT_EACCESS) != 0)
+    err = errno;
+  if (err == 0) return {};
+  return "cannot change to the job's working directory " + cwd + ": " + std::strerror(err);
+}
+
 // Runs `command` with /bin/sh as the job's user and waits; returns the wait status.
 int run_as_user(const std::string& command, const User& user, bool switch_user, const std::string& cwd,
                 const std::vector<std::string>& env, std::string* error, rusage* usage) {
@@ -199,12 +210,9 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
-    if (switch_user) {
-      if (setgid(user.gid) != 0 || initgroups(user.name.c_str(), user.gid) != 0 || setuid(user.uid) != 0) _exit(126);
-    }
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      if (chdir(user.home.c_str()) != 0 && chdir("/tmp") != 0) _exit(126);
-    }
+    if (switch_user && !become(user)) _exit(126);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
+    umask(022);
     std::vector<char*> envp;
     for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
@@ -217,7 +225,14 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
   return status;
 }
 
-[[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir, User user, bool known_user) {
+// The job's child tells the supervisor why it could not exec through this pipe; a
+// successful exec closes it (close-on-exec) with nothing written.
+void report_child_failure(int fd, const std::string& why) {
+  write_all(fd, why.data(), static_cast<ssize_t>(why.size()));
+  _exit(126);
+}
+
+[[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir, std::optional<User> known, bool allow_root) {
   const std::string key = job_key(l.job_id(), l.index());
   auto finish = [&](const std::string& kind, int status, double cpu, long rss, const std::string& msg) {
     std::ostringstream os;
@@ -226,23 +241,32 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     _exit(0);
   };
   const bool root = geteuid() == 0;
-  if (!known_user) {
+  User user;
+  if (known) {
+    user = *known;
+  } else {
     if (root) finish("nostart", 0, 0, 0, "user " + l.user() + " does not exist on this host");
     // Not root: run as ourselves, whoever submitted.
     user.name = l.user();
     user.home = std::getenv("HOME") ? std::getenv("HOME") : "/tmp";
   }
+  // A job as root only where the site asked for it (LSF_ROOT_USER=Y): a forged or
+  // stolen-key request must not be enough to run commands as root.
+  if (root && user.uid == 0 && !allow_root)
+    finish("nostart", 0, 0, 0, "jobs may not run as root on this host (LSF_ROOT_USER is not Y)");
+  const std::string cwd = l.spec().cwd();
+  if (auto why = check_cwd(user, cwd); !why.empty()) finish("nostart", 0, 0, 0, why);
+
   fs::path hostfile = dir / (key + ".hosts");
   {
     std::string text;
     for (const auto& h : l.exec_hosts()) text += h + "\n";
-    write_file_atomic(hostfile, text);
+    write_file_atomic(hostfile, text, 0644);
     if (root && ::chown(hostfile.c_str(), user.uid, user.gid) != 0) {
       // Jobs read the host file; failing to hand it over is not worth failing the job.
     }
   }
   auto env = job_environment(l, user, hostfile);
-  const std::string cwd = l.spec().cwd();
 
   for (const auto& pre : {l.queue_pre_exec(), l.spec().pre_exec()}) {
     if (pre.empty()) continue;
@@ -256,37 +280,52 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     auto p = starter.find("%USRCMD");
     command = p == std::string::npos ? starter + " " + command : starter.replace(p, 7, command);
   }
+  const bool spooled = l.spec().out_file().empty();
   std::string out = output_path(l, dir).string();
-  if (l.spec().out_file().empty()) {
-    // The spool file is created here, as root, and handed to the user who writes it.
-    int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      if (root && ::fchown(fd, user.uid, user.gid) != 0) {
-        // The job then cannot write its output; it still runs.
-      }
-      ::close(fd);
+  // The spool file lives in sbatchd's directory, which the user cannot enter: it is
+  // opened here, as root, and handed to the job as a descriptor.
+  int spool = -1;
+  if (spooled) {
+    spool = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (spool < 0) finish("nostart", 0, 0, 0, "cannot create the job's output spool " + out + ": " + std::strerror(errno));
+    if (root && ::fchown(spool, user.uid, user.gid) != 0) {
+      // Only the job's own later opens would need it; it writes through this descriptor.
     }
   }
   std::string err = l.spec().err_file().empty() ? "" : substitute(l.spec().err_file(), l);
   std::string in = l.spec().in_file().empty() ? "" : substitute(l.spec().in_file(), l);
+  if (!err.empty() && fs::path(err).is_relative() && !cwd.empty()) err = (fs::path(cwd) / err).string();
+  if (!in.empty() && fs::path(in).is_relative() && !cwd.empty()) in = (fs::path(cwd) / in).string();
 
   // bsub -Ip/-Is: the job's terminal is a pseudo-terminal whose other side this
   // process relays: what the job writes goes to the spool file bpeek reads, what
-  // sbatchd writes into <key>.in goes to the job.
+  // sbatchd writes into <key>.in goes to the job. A -o file is opened with the
+  // user's rights, never as root.
   Terminal term;
   if (l.spec().pty()) {
-    std::string why = open_terminal(term, dir / (key + ".in"), out, root ? &user.uid : nullptr);
+    int output = spool;
+    if (!spooled) {
+      std::string why;
+      output = open_user_file_for_appending(user, out, why);
+      if (output < 0) finish("nostart", 0, 0, 0, "cannot open the job's output file " + why);
+    }
+    spool = -1;
+    std::string why = open_terminal(term, dir / (key + ".in"), output, root ? &user.uid : nullptr);
     if (!why.empty()) finish("nostart", 0, 0, 0, why);
   }
 
+  int report[2] = {-1, -1};
+  if (pipe2(report, O_CLOEXEC) != 0) finish("nostart", 0, 0, 0, std::string("pipe: ") + std::strerror(errno));
   pid_t pid = fork();
   if (pid < 0) finish("nostart", 0, 0, 0, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    ::close(report[0]);
+    const int failed = report[1];
     if (term.master >= 0) {
       // A session of its own, with the terminal as its controlling tty.
       setsid();
       int slave = ::open(term.slave_name.c_str(), O_RDWR);
-      if (slave < 0) _exit(126);
+      if (slave < 0) report_child_failure(failed, std::string("cannot open the job's terminal: ") + std::strerror(errno));
       ioctl(slave, TIOCSCTTY, 0);
       for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(slave, fd);
       if (slave > STDERR_FILENO) ::close(slave);
@@ -297,30 +336,32 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (root && (setgid(user.gid) != 0 || initgroups(user.name.c_str(), user.gid) != 0 || setuid(user.uid) != 0))
-      _exit(126);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      if (chdir(user.home.c_str()) != 0 && chdir("/tmp") != 0) _exit(126);
-    }
+    if (root && !become(user)) report_child_failure(failed, "cannot switch to user " + user.name);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0)
+      report_child_failure(failed, "cannot change to the job's working directory " + cwd + ": " + std::strerror(errno));
     umask(static_cast<mode_t>(l.spec().umask() ? l.spec().umask() : 022));
-    auto redirect = [](const std::string& path, int target, int flags) {
-      int fd = ::open(path.c_str(), flags, 0644);
-      if (fd < 0) return false;
+    // Opened after the switch: the user's rights decide, links included.
+    auto redirect = [&](const std::string& path, int target, int flags, const char* what) {
+      int fd = ::open(path.c_str(), flags | O_NOCTTY, 0644);
+      if (fd < 0) report_child_failure(failed, std::string("cannot open the job's ") + what + " " + path + ": " + std::strerror(errno));
       dup2(fd, target);
       if (fd != target) ::close(fd);
-      return true;
     };
     int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
     int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
     if (term.master < 0) {
-      if (!redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY)) _exit(126);
+      redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY, "input file");
       // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
       // dropped when the job ends.
-      if (!redirect(out, STDOUT_FILENO, out_flags)) _exit(126);
+      if (spool >= 0) {
+        dup2(spool, STDOUT_FILENO);
+      } else {
+        redirect(out, STDOUT_FILENO, out_flags, "output file");
+      }
       if (err.empty()) {
         dup2(STDOUT_FILENO, STDERR_FILENO);
-      } else if (!redirect(err, STDERR_FILENO, err_flags)) {
-        _exit(126);
+      } else {
+        redirect(err, STDERR_FILENO, err_flags, "error file");
       }
     }
     if (l.cpu_limit_s() > 0) {
@@ -331,11 +372,32 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
     execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
-    _exit(127);
+    report_child_failure(failed, std::string("cannot run /bin/sh: ") + std::strerror(errno));
   }
+  ::close(report[1]);
+  if (spool >= 0) ::close(spool);
   // Also here, so the group exists before anyone signals it; not for a terminal job,
   // whose setsid() would fail once it leads a group.
   if (term.master < 0) setpgid(pid, pid);
+  {
+    std::string why;
+    char buf[512];
+    for (;;) {
+      ssize_t r = ::read(report[0], buf, sizeof buf);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      why.append(buf, static_cast<std::size_t>(r));
+    }
+    ::close(report[0]);
+    if (!why.empty()) {
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      for (int fd : {term.master, term.input, term.input_keep, term.output})
+        if (fd >= 0) ::close(fd);
+      finish("nostart", status, 0, 0, why);
+    }
+  }
   write_file_atomic(dir / (key + ".pid"), std::to_string(pid) + "\n");
   int status = 0;
   rusage usage{};
@@ -367,11 +429,10 @@ fs::path output_path(const wire::JobLaunch& l, const fs::path& state_dir) {
   return out.is_relative() && !l.spec().cwd().empty() ? fs::path(l.spec().cwd()) / out : out;
 }
 
-pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, std::string& error) {
+pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, bool allow_root, std::string& error) {
   // The user is looked up here, before the fork: the name service is loaded once in
   // sbatchd rather than in every supervisor.
-  User user;
-  const bool known_user = lookup_user(launch.user(), user);
+  std::optional<User> user = lookup_user(launch.user());
   pid_t pid = fork();
   if (pid < 0) {
     error = std::string("fork: ") + std::strerror(errno);
@@ -394,7 +455,7 @@ pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir,
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  supervise(launch, state_dir, user, known_user);
+  supervise(launch, state_dir, user, allow_root);
 }
 
 bool read_outcome(const fs::path& dir, const std::string& key, JobOutcome& out) {

@@ -7,6 +7,8 @@
 // its jobs again through those files, whether they ended while it was away or not.
 //
 // Files in the state directory, per job (key = "<id>.<index>"):
+// The directory is root's (mode 0711): users reach only the host file handed to them,
+// and every file that holds a job's environment or output is 0600.
 //   <key>.out   the job's standard output when it has no -o file
 //   <key>.pid   the job's pid (= its process group), written once it is started
 //   <key>.exit  "<kind> <wait status> <cpu seconds> <max rss KB> <end time>" where kind
@@ -25,8 +27,10 @@ namespace lsf::sbd {
 std::string job_key(std::int64_t id, std::int32_t index);
 
 // Forks the supervisor; returns its pid, or -1 with `error` set. Call only from a
-// single-threaded process: the child runs C++ after fork.
-pid_t spawn_supervisor(const wire::JobLaunch& launch, const std::filesystem::path& state_dir, std::string& error);
+// single-threaded process: the child runs C++ after fork. A job whose user is root
+// runs only with `allow_root` (LSF_ROOT_USER=Y); otherwise it ends as not started.
+pid_t spawn_supervisor(const wire::JobLaunch& launch, const std::filesystem::path& state_dir, bool allow_root,
+                       std::string& error);
 
 struct JobOutcome {
   std::string kind;  // done, preexec, nostart

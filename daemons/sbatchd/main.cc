@@ -17,6 +17,7 @@
 #include "daemons/common/daemon_process.h"
 #include "daemons/sbatchd/sbatchd.h"
 #include "libconfig/config_loader.h"
+#include "libconfig/text.h"
 
 namespace po = boost::program_options;
 
@@ -63,6 +64,11 @@ int main(int argc, char** argv) {
   lsf::sbd::SbatchdOptions so;
   so.key = auth.key;
   so.trust_unsigned = auth.trust_unsigned;
+  if (auto err = lsf::net::apply_connection_limits(cfg.lsf_conf, so.limits); !err.empty()) {
+    std::cerr << "sbatchd: " << err << "\n";
+    return 1;
+  }
+  so.allow_root_jobs = lsf::config::parse_yes_no(cfg.lsf_conf.get("LSF_ROOT_USER").value_or("N")).value_or(false);
   so.host_name = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
   if (!cfg.find_host(so.host_name)) {
     std::cerr << "sbatchd: host " << so.host_name << " is not in lsf.cluster." << cfg.cluster_name << "\n";
@@ -84,6 +90,7 @@ int main(int argc, char** argv) {
   }
   so.log = lsf::net::open_daemon_log("sbatchd", cfg.lsf_conf.logdir, so.host_name,
                                      cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
+  so.log->info("open file limit: {} descriptors", lsf::net::raise_descriptor_limit());
   lsf::sbd::Sbatchd sbd(so);
   if (auto err = sbd.start(); !err.empty()) {
     so.log->critical("{}", err);

@@ -10,7 +10,7 @@ constexpr std::size_t kMaxBatch = 512;
 MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout,
                          std::optional<net::ClusterKey> key, Post post)
     : client_(std::move(host), port, timeout), post_(std::move(post)) {
-  if (key) client_.set_key(std::move(*key));
+  if (key) client_.set_key(std::move(*key), "mbatchd");
   thread_ = std::thread([this] { run(); });
 }
 

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "daemons/sbatchd/job_supervisor.h"
+#include "daemons/sbatchd/user_identity.h"
 
 namespace lsf::sbd {
 namespace fs = std::filesystem;
@@ -77,10 +79,15 @@ std::string Sbatchd::start() {
   std::error_code ec;
   fs::create_directories(options_.state_dir, ec);
   if (ec) return "cannot create " + options_.state_dir.string() + ": " + ec.message();
+  // Users may pass through (their jobs read the host file handed to them) but neither
+  // list nor create anything here: job files hold whole environments.
+  fs::permissions(options_.state_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, ec);
   load_state();
   try {
-    net::ServerOptions so;
+    net::ServerOptions so = options_.limits;
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    so.destination = "sbatchd@" + options_.host_name;
+    so.started_at = wall_now();
     so.key = options_.key;
     so.trust_unsigned = options_.trust_unsigned;
     // No local socket: everything sbatchd serves (start a job as any user, signal it)
@@ -263,7 +270,7 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
     fs::remove(options_.state_dir / (key + ext), ec);
   }
   std::string error;
-  pid_t pid = spawn_supervisor(l, options_.state_dir, error);
+  pid_t pid = spawn_supervisor(l, options_.state_dir, options_.allow_root_jobs, error);
   if (pid < 0) return "cannot start job " + key + ": " + error;
   Tracked t;
   *t.job.mutable_launch() = l;
@@ -283,13 +290,31 @@ void Sbatchd::on_peek(const wire::PeekRequest& r, const net::Responder& respond)
   constexpr std::int64_t kChunk = 1 << 20;
   wire::ReplyEnvelope reply;
   auto* out = reply.mutable_peek();
-  std::ifstream in(output_path(it->second.job.launch(), options_.state_dir), std::ios::binary);
   std::int64_t offset = std::max<std::int64_t>(0, r.offset());
-  if (in) {
-    in.seekg(offset);
+  const auto& launch = it->second.job.launch();
+  const std::string path = output_path(launch, options_.state_dir).string();
+  // The spool is sbatchd's own; a -o file is the user's to name and to swap for a link
+  // or a FIFO, so it is opened with the user's rights and must be a regular file.
+  int fd = -1;
+  std::string why;
+  if (launch.spec().out_file().empty()) {
+    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  } else if (auto user = lookup_user(launch.user())) {
+    fd = open_user_file_for_reading(*user, path, why);
+  } else if (geteuid() != 0) {
+    fd = open_user_file_for_reading(UserIdentity{}, path, why);  // not root: our own rights
+  } else {
+    why = "user " + launch.user() + " does not exist on this host";
+  }
+  if (fd < 0 && !why.empty()) {
+    log_->warn("bpeek of job {} refused: {}", key, why);
+    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "cannot read its output file " + why));
+  }
+  if (fd >= 0) {
     std::string text(static_cast<size_t>(kChunk), '\0');
-    in.read(text.data(), kChunk);
-    text.resize(static_cast<size_t>(in.gcount()));
+    ssize_t n = ::pread(fd, text.data(), text.size(), static_cast<off_t>(offset));
+    ::close(fd);
+    text.resize(n > 0 ? static_cast<size_t>(n) : 0);
     offset += static_cast<std::int64_t>(text.size());
     out->set_text(std::move(text));
   }
@@ -459,13 +484,14 @@ void Sbatchd::save_job(const std::string& key) {
   if (it == jobs_.end()) return;
   fs::path path = options_.state_dir / (key + ".job");
   fs::path tmp = options_.state_dir / (key + ".job.tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    it->second.job.SerializeToOstream(&out);
-  }
+  const std::string bytes = it->second.job.SerializeAsString();
+  // 0600: the job's environment may hold the user's secrets.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  bool ok = fd >= 0 && ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+  if (fd >= 0) ::close(fd);
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) log_->error("cannot write {}: {}", path.string(), ec.message());
+  if (ok) fs::rename(tmp, path, ec);
+  if (!ok || ec) log_->error("cannot write {}: {}", path.string(), ok ? ec.message() : std::strerror(errno));
 }
 
 void Sbatchd::load_state() {

@@ -39,6 +39,8 @@ struct SbatchdOptions {
   std::shared_ptr<spdlog::logger> log;
   std::optional<net::ClusterKey> key;  // signs calls to mbatchd, checks calls from it
   bool trust_unsigned = false;         // LSF_AUTH=none
+  bool allow_root_jobs = false;        // LSF_ROOT_USER=Y: jobs may run as root
+  net::ServerOptions limits;           // connection limits and timeouts (lsf.conf)
 };
 
 class Sbatchd {

@@ -99,7 +99,7 @@ before=$(share_row lsfsched_fb | awk '{print $7}')
 # --- the history survives a restart of mbatchd
 kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
 sleep 0.5
-LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
 echo $! >"$TEST_DIR/mbatchd.pid"
 check "mbatchd comes back" wait_for 10 lsid
 check "fb's charged run time is still there after the restart" bash -c \

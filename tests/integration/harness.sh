@@ -82,7 +82,7 @@ export -f job_state state_is bjobs_l_flat
 restart_mbatchd() {
   kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
   sleep 0.2
-  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
   echo $! >"$TEST_DIR/mbatchd.pid"
   wait_for 10 lsid
 }

@@ -43,7 +43,7 @@ consumer_restart() {
   consumer_start
 }
 consumer_start() {
-  LSF_ENVDIR="$CONSUMER/conf" "$BIN/mbatchd" --host-name hostX >>"$CONSUMER/log/mbatchd.out" 2>&1 &
+  LSF_ENVDIR="$CONSUMER/conf" "$BIN/mbatchd" --host-name hostX --listen 127.0.0.1 >>"$CONSUMER/log/mbatchd.out" 2>&1 &
   echo $! >"$CONSUMER/mbatchd.pid"
   wait_for 10 consumer lsid
 }

@@ -84,9 +84,9 @@ TEST(ClusterKey, RefusesAShortKeyAndReportsAMissingOne) {
 
 TEST(RequestAuth, ASignedRequestVerifiesOnceAndOnlyUnchanged) {
   net::ClusterKey key{"correct horse battery"};
-  net::RequestVerifier verifier(key);
+  net::RequestVerifier verifier(key, "mbatchd", 0);
   auto r = ping_as("alice", 1000);
-  net::sign_request(r, key, now());
+  net::sign_request(r, key, now(), "mbatchd");
   auto replay = r;
   auto tampered = r;
   EXPECT_EQ(verifier.verify(r, now()), "");
@@ -97,12 +97,12 @@ TEST(RequestAuth, ASignedRequestVerifiesOnceAndOnlyUnchanged) {
 }
 
 TEST(RequestAuth, RefusesAnotherKeyAStaleClockAndNoSignature) {
-  net::RequestVerifier verifier(net::ClusterKey{"correct horse battery"});
+  net::RequestVerifier verifier(net::ClusterKey{"correct horse battery"}, "mbatchd", 0);
   auto other = ping_as("alice", 1000);
-  net::sign_request(other, net::ClusterKey{"another key entirely"}, now());
+  net::sign_request(other, net::ClusterKey{"another key entirely"}, now(), "mbatchd");
   EXPECT_NE(verifier.verify(other, now()).find("does not match the cluster key"), std::string::npos);
   auto stale = ping_as("alice", 1000);
-  net::sign_request(stale, net::ClusterKey{"correct horse battery"}, now() - 600);
+  net::sign_request(stale, net::ClusterKey{"correct horse battery"}, now() - 600, "mbatchd");
   EXPECT_EQ(verifier.verify(stale, now()),
             "the sender's clock is 600 s away from this host's (at most 300 s is accepted)");
   auto unsigned_request = ping_as("root", 0);
@@ -168,12 +168,12 @@ TEST_F(AuthServerTest, TcpNeedsTheKeyAndThenBelievesTheClaimedUser) {
   EXPECT_EQ(refused.reply->status(), wire::STATUS_PERMISSION_DENIED);
   EXPECT_EQ(refused.reply->message(), "Authentication failed: the request is not signed with the cluster key");
   auto wrong = client();
-  wrong.set_key(net::ClusterKey{"a guess at the key"});
+  wrong.set_key(net::ClusterKey{"a guess at the key"}, "");
   EXPECT_EQ(wrong.call(ping_as("root", 0)).reply->status(), wire::STATUS_PERMISSION_DENIED);
   EXPECT_EQ(handled_.load(), 0);  // neither reached the handler
 
   auto signer = client();
-  signer.set_key(net::ClusterKey{"correct horse battery"});
+  signer.set_key(net::ClusterKey{"correct horse battery"}, "");
   auto ok = signer.call(ping_as("lsfadmin", 500));
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok.reply->ping().cluster_name(), "lsfadmin/500");
@@ -227,9 +227,10 @@ TEST_F(AuthServerTest, ARemoteClusterSignsWithItsPairKey) {
   net::ServerOptions o;
   o.key = net::ClusterKey{"correct horse battery"};
   o.pair_keys["east"] = net::ClusterKey{"shared with east"};
+  o.cluster_name = "here";
   start(o);
   auto east = client();
-  east.set_cluster_key("east", net::ClusterKey{"shared with east"});
+  east.set_cluster_key("east", net::ClusterKey{"shared with east"}, "here");
   auto ok = east.call(ping_as("root", 0));
   ASSERT_TRUE(ok.ok()) << ok.message();
   EXPECT_EQ(ok.reply->ping().master_name(), "cluster east");
@@ -238,10 +239,10 @@ TEST_F(AuthServerTest, ARemoteClusterSignsWithItsPairKey) {
   EXPECT_FALSE(remote.is_daemon());
 
   auto pretender = client();  // the cluster key is not east's key
-  pretender.set_cluster_key("east", net::ClusterKey{"correct horse battery"});
+  pretender.set_cluster_key("east", net::ClusterKey{"correct horse battery"}, "here");
   EXPECT_EQ(pretender.call(ping_as("root", 0)).reply->status(), wire::STATUS_PERMISSION_DENIED);
   auto west = client();
-  west.set_cluster_key("west", net::ClusterKey{"shared with east"});
+  west.set_cluster_key("west", net::ClusterKey{"shared with east"}, "here");
   auto refused = west.call(ping_as("root", 0));
   ASSERT_TRUE(refused.reply);
   EXPECT_EQ(refused.reply->message(),
