@@ -173,9 +173,9 @@ void EventLogWriter::append(const wire::EventRecord& record) {
   std::string framed = frame_record(record.SerializeAsString());
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().events += framed;
-    ++queue_.back().records;
+    Batch& b = tail();
+    b.events += framed;
+    ++b.records;
   }
   cv_.notify_one();
 }
@@ -183,8 +183,7 @@ void EventLogWriter::append(const wire::EventRecord& record) {
 void EventLogWriter::append_acct(std::string line) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().acct += line;
+    tail().acct += line;
   }
   cv_.notify_one();
 }
@@ -192,8 +191,7 @@ void EventLogWriter::append_acct(std::string line) {
 void EventLogWriter::when_durable(Durable done) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().callbacks.push_back(std::move(done));
+    tail().callbacks.push_back(std::move(done));
   }
   cv_.notify_one();
 }
@@ -201,9 +199,30 @@ void EventLogWriter::when_durable(Durable done) {
 void EventLogWriter::rotate(std::string snapshot_payload) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().rotate_after = true;
-    queue_.back().snapshot = std::move(snapshot_payload);
+    Batch& b = tail();
+    b.rotate_after = true;
+    b.snapshot = std::move(snapshot_payload);
+  }
+  cv_.notify_one();
+}
+
+EventLogWriter::Batch& EventLogWriter::tail() {
+  auto& q = holding_ ? held_ : queue_;
+  if (q.empty() || q.back().rotate_after) q.emplace_back();
+  return q.back();
+}
+
+void EventLogWriter::hold() {
+  std::lock_guard lock(mu_);
+  holding_ = true;
+}
+
+void EventLogWriter::release() {
+  {
+    std::lock_guard lock(mu_);
+    holding_ = false;
+    for (auto& b : held_) queue_.push_back(std::move(b));
+    held_.clear();
   }
   cv_.notify_one();
 }

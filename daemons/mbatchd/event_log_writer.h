@@ -93,6 +93,11 @@ class EventLogWriter {
   // never will be (failure() says why).
   void when_durable(Durable done);
   void rotate(std::string snapshot_payload);
+  // Between hold() and release() what is appended (records, lines, callbacks, a
+  // rotation) waits and then goes to the writer at once, so it is written and synced in
+  // one round: a request's records are all durable or, when that round fails, none.
+  void hold();
+  void release();
   // Flushes what is queued and stops the thread.
   void stop();
 
@@ -115,6 +120,7 @@ class EventLogWriter {
   };
 
   void run();
+  Batch& tail();  // the batch to add to; under mu_
   // Writes `bytes` at the end of `f`; on failure cuts it back and returns the cause.
   std::string append_to(LogFile& f, const std::string& bytes);
   // Tops up `f`'s reserve; empty on success (or where the file system cannot reserve).
@@ -136,6 +142,8 @@ class EventLogWriter {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Batch> queue_;
+  std::deque<Batch> held_;  // appended since hold()
+  bool holding_ = false;
   bool stopping_ = false;
   std::string refusal_;  // under mu_
   std::string failure_;  // under mu_

@@ -130,6 +130,13 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
                                     "User permission denied: only an sbatchd holding the cluster key may send this"));
   }
+  // The request's records, and its wait for them, go to the writer together when it
+  // returns: all of them durable, or (a failed write) none.
+  struct HoldLog {
+    EventLogWriter& log;
+    explicit HoldLog(EventLogWriter& l) : log(l) { log.hold(); }
+    ~HoldLog() { log.release(); }
+  } hold(*event_log_);
   if (changes_state(kind))
     if (auto why = log_refusal(); !why.empty()) {
       // bsub adds ". Job not submitted."; the others say it here.

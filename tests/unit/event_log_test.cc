@@ -382,3 +382,32 @@ TEST(EventLog, DamagedLengthWithRecordsAfterItIsDamage) {
   ASSERT_TRUE(o.damage_offset.has_value());
   EXPECT_EQ(*o.damage_offset, third);
 }
+
+// What is appended between hold() and release() is written together: a request's
+// records are not split over two rounds, one synced and one failed.
+TEST(EventLog, HeldRecordsGoToTheWriterTogether) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  w.hold();
+  w.append(job_new(2));
+  // Unheld, the writer takes a record as soon as it is appended.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+  disk.write_cut = true;
+  w.append(job_new(3));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<bool> result;
+  w.when_durable([&](bool ok) {
+    std::lock_guard l(mu);
+    result = ok;
+    cv.notify_all();
+  });
+  w.release();
+  std::unique_lock l(mu);
+  cv.wait(l, [&] { return result.has_value(); });
+  EXPECT_FALSE(*result);
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+}
