@@ -30,10 +30,10 @@ int main(int argc, char** argv) {
   po::options_description opts("Options");
   opts.add_options()("envdir", po::value<std::string>(), "directory of lsf.conf (default: $LSF_ENVDIR or /etc)")(
       "host-name", po::value<std::string>(), "this host's name (default: the system host name)")(
-      "listen", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")("daemon",
-                                                                                            "run in the background")(
-      "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit")(
-      "check,C", "check the configuration and exit")("help,h", "this help")("version,V", "print the version");
+      "listen", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
+      "daemon", "run in the background")("check,C", "check the configuration and exit")("help,h", "this help")(
+      "version,V", "print the version")(
+      "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
