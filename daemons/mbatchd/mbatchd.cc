@@ -235,6 +235,9 @@ void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double
 }
 
 void Mbatchd::maybe_snapshot() {
+  // Not on a full disk: the rotation would fail, and with lsb.events past its size limit
+  // every finished job would serialize the whole state again for nothing.
+  if (!event_log_->refusal().empty()) return;
   const int max_jobs = std::max(1, config_->params.max_job_num);
   if (state_.finished_since_snapshot() < max_jobs && event_log_->stats().bytes < kMaxEventLogBytes) return;
   int cleaned = state_.clean_finished(now() - config_->params.clean_period);
