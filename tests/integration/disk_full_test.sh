@@ -5,7 +5,7 @@
 # there exactly once, every refused one is not, and no job id was given twice.
 #   disk_full_test.sh BIN ROOT
 # Needs root (for the tmpfs), in a mount namespace of its own so the mount goes with it.
-if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
   echo "skipped: needs root and unshare for a tmpfs"
   exit 77
 fi
