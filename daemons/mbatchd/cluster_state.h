@@ -6,6 +6,7 @@
 // recomputed by scanning jobs), so queries and the scheduling view stay cheap.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -97,6 +98,8 @@ class ClusterState {
   const std::map<std::string, JobGroup>& job_groups() const { return job_groups_; }
 
   std::int64_t next_job_id() const { return next_job_id_; }
+  // After recovery: ids below `id` may have been given to jobs the log lost.
+  void raise_next_job_id(std::int64_t id) { next_job_id_ = std::max(next_job_id_, id); }
   std::int64_t last_seq() const { return last_seq_; }
   int finished_since_snapshot() const { return finished_since_snapshot_; }
   void reset_finished_since_snapshot() { finished_since_snapshot_ = 0; }

@@ -9,6 +9,15 @@
 
 namespace lsf::mbd {
 
+std::optional<std::uint64_t> find_next_record(std::string_view data, std::uint64_t from) {
+  for (std::uint64_t pos = from; pos + kRecordHeaderSize <= data.size(); ++pos) {
+    std::uint32_t length = get_u32(data.data() + pos);
+    if (length == 0 || length > kMaxRecordSize || pos + kRecordHeaderSize + length > data.size()) continue;
+    if (record_crc(data.substr(pos + kRecordHeaderSize, length)) == get_u32(data.data() + pos + 4)) return pos;
+  }
+  return std::nullopt;
+}
+
 ReadOutcome read_event_file(const std::filesystem::path& path,
                             const std::function<std::string(std::string_view, std::uint64_t)>& on_record) {
   ReadOutcome out;
@@ -49,10 +58,19 @@ ReadOutcome read_event_file(const std::filesystem::path& path,
     if (length > kMaxRecordSize) {
       out.error = path.string() + ": damaged record at offset " + std::to_string(pos) + " (length " +
                   std::to_string(length) + ")";
+      out.damage_offset = pos;
       break;
     }
     if (end > data.size()) {
-      out.torn_tail = true;
+      // A length damaged to point past the end looks like a torn write, but a crash
+      // tears only the last record: one that follows proves damage.
+      if (find_next_record(data, pos + 1)) {
+        out.error = path.string() + ": damaged record at offset " + std::to_string(pos) + " (length " +
+                    std::to_string(length) + " runs past the end, but records follow)";
+        out.damage_offset = pos;
+      } else {
+        out.torn_tail = true;
+      }
       break;
     }
     std::string_view payload = data.substr(pos + kRecordHeaderSize, length);
@@ -61,6 +79,7 @@ ReadOutcome read_event_file(const std::filesystem::path& path,
         out.torn_tail = true;  // the last record, half on disk
       } else {
         out.error = path.string() + ": damaged record at offset " + std::to_string(pos) + " (checksum mismatch)";
+        out.damage_offset = pos;
       }
       break;
     }

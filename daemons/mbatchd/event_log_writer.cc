@@ -1,6 +1,7 @@
 #include "daemons/mbatchd/event_log_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,69 +43,126 @@ bool fsync_dir(const fs::path& dir) {
   return ok;
 }
 
+// Jobs' environments and commands are in these files: owner only.
+constexpr mode_t kLogFileMode = 0600;
+
 }  // namespace
+
+std::string make_log_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return {};
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  // Only the directory this call made is narrowed: LSB_SHAREDIR above it is the admin's.
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  return {};
+}
 
 std::string write_snapshot_file(const fs::path& path, const std::string& payload) {
   fs::path tmp = path;
   tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
   if (fd < 0) return "cannot create " + tmp.string() + ": " + std::strerror(errno);
+  ::fchmod(fd, kLogFileMode);  // a temp file left by an older mbatchd may be wider
   std::string bytes(kEventLogMagic);
   bytes += frame_record(payload);
   bool ok = write_fd(fd, bytes.data(), bytes.size()) && ::fsync(fd) == 0;
+  int err = errno;
   ::close(fd);
-  if (!ok) return "cannot write " + tmp.string() + ": " + std::strerror(errno);
+  if (!ok) {
+    ::unlink(tmp.c_str());  // a partial snapshot must not keep the space it took
+    return "cannot write " + tmp.string() + ": " + std::strerror(err);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename " + tmp.string() + ": " + std::strerror(errno);
   if (!fsync_dir(path.parent_path())) return "cannot sync " + path.parent_path().string();
   return {};
 }
 
-EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post post)
-    : logdir_(std::move(logdir)), post_(std::move(post)) {
-  std::error_code ec;
-  fs::create_directories(logdir_, ec);
+EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post post, EventLogOptions options)
+    : logdir_(std::move(logdir)), post_(std::move(post)), options_(std::move(options)) {
+  if (auto err = make_log_dir(logdir_); !err.empty()) {
+    open_error_ = err;
+    return;
+  }
   fs::path events = logdir_ / "lsb.events";
   if (valid_bytes < kEventLogMagic.size()) {
-    if (!open_events()) return;
+    LogFile fresh;
+    if (auto err = create_events(fresh); !err.empty()) {
+      open_error_ = err;
+      return;
+    }
+    if (::rename((logdir_ / "lsb.events.new").c_str(), events.c_str()) != 0 || !fsync_dir(logdir_)) {
+      open_error_ = "cannot create " + events.string() + ": " + std::strerror(errno);
+      ::close(fresh.fd);
+      return;
+    }
+    events_ = fresh;
   } else {
-    events_fd_ = ::open(events.c_str(), O_WRONLY | O_CLOEXEC);
-    if (events_fd_ < 0 || ::ftruncate(events_fd_, static_cast<off_t>(valid_bytes)) != 0 ||
-        ::lseek(events_fd_, 0, SEEK_END) < 0) {
+    events_.fd = ::open(events.c_str(), O_WRONLY | O_CLOEXEC);
+    if (events_.fd < 0 || ::fchmod(events_.fd, kLogFileMode) != 0 ||
+        ::ftruncate(events_.fd, static_cast<off_t>(valid_bytes)) != 0 || ::lseek(events_.fd, 0, SEEK_END) < 0) {
       open_error_ = "cannot open " + events.string() + ": " + std::strerror(errno);
       return;
     }
-    stats_.bytes = valid_bytes;
+    events_.size = events_.reserved_end = valid_bytes;
   }
+  stats_.bytes = events_.size;
   fs::path acct = logdir_ / "lsb.acct";
-  acct_fd_ = ::open(acct.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (acct_fd_ < 0) {
+  acct_.fd = ::open(acct.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, kLogFileMode);
+  off_t acct_end = acct_.fd < 0 ? -1 : ::lseek(acct_.fd, 0, SEEK_END);
+  if (acct_.fd < 0 || ::fchmod(acct_.fd, kLogFileMode) != 0 || acct_end < 0) {
     open_error_ = "cannot open " + acct.string() + ": " + std::strerror(errno);
     return;
   }
+  acct_.size = acct_.reserved_end = static_cast<std::uint64_t>(acct_end);
+  // A full disk at start is not an open error: mbatchd serves queries, refuses changes
+  // and the writer tries again until there is room.
+  refusal_ = reserve_all();
   thread_ = std::thread([this] { run(); });
 }
 
 EventLogWriter::~EventLogWriter() {
   stop();
-  if (events_fd_ >= 0) ::close(events_fd_);
-  if (acct_fd_ >= 0) ::close(acct_fd_);
+  if (events_.fd >= 0) ::close(events_.fd);
+  if (acct_.fd >= 0) ::close(acct_.fd);
 }
 
-bool EventLogWriter::open_events() {
-  fs::path events = logdir_ / "lsb.events";
+std::string EventLogWriter::create_events(LogFile& out) {
   fs::path tmp = logdir_ / "lsb.events.new";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || !write_fd(fd, kEventLogMagic.data(), kEventLogMagic.size()) || ::fsync(fd) != 0 ||
-      ::rename(tmp.c_str(), events.c_str()) != 0 || !fsync_dir(logdir_)) {
-    open_error_ = "cannot create " + events.string() + ": " + std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    return false;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
+  if (fd < 0) return "cannot create " + tmp.string() + ": " + std::strerror(errno);
+  LogFile f;
+  f.fd = fd;
+  std::string err;
+  if (::fchmod(fd, kLogFileMode) != 0 || !write_fd(fd, kEventLogMagic.data(), kEventLogMagic.size())) {
+    err = std::strerror(errno);
+  } else {
+    f.size = f.reserved_end = kEventLogMagic.size();
+    err = reserve(f, options_.events_reserve);
+    if (err.empty() && ::fsync(fd) != 0) err = std::strerror(errno);
   }
-  if (events_fd_ >= 0) ::close(events_fd_);
-  events_fd_ = fd;
+  if (!err.empty()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return "cannot create " + tmp.string() + ": " + err;
+  }
+  out = f;
+  return {};
+}
+
+std::string EventLogWriter::refusal() const {
   std::lock_guard lock(mu_);
-  stats_.bytes = kEventLogMagic.size();
-  return true;
+  return refusal_;
+}
+
+std::string EventLogWriter::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void EventLogWriter::set_refusal(std::string cause) {
+  std::lock_guard lock(mu_);
+  refusal_ = failure_.empty() ? std::move(cause) : failure_;
 }
 
 // A record nobody waits for (mbatchd's start, a decision of the pass) is written as
@@ -115,9 +173,9 @@ void EventLogWriter::append(const wire::EventRecord& record) {
   std::string framed = frame_record(record.SerializeAsString());
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().events += framed;
-    ++queue_.back().records;
+    Batch& b = tail();
+    b.events += framed;
+    ++b.records;
   }
   cv_.notify_one();
 }
@@ -125,8 +183,7 @@ void EventLogWriter::append(const wire::EventRecord& record) {
 void EventLogWriter::append_acct(std::string line) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().acct += line;
+    tail().acct += line;
   }
   cv_.notify_one();
 }
@@ -134,8 +191,7 @@ void EventLogWriter::append_acct(std::string line) {
 void EventLogWriter::when_durable(Durable done) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().callbacks.push_back(std::move(done));
+    tail().callbacks.push_back(std::move(done));
   }
   cv_.notify_one();
 }
@@ -143,9 +199,30 @@ void EventLogWriter::when_durable(Durable done) {
 void EventLogWriter::rotate(std::string snapshot_payload) {
   {
     std::lock_guard lock(mu_);
-    if (queue_.empty() || queue_.back().rotate_after) queue_.emplace_back();
-    queue_.back().rotate_after = true;
-    queue_.back().snapshot = std::move(snapshot_payload);
+    Batch& b = tail();
+    b.rotate_after = true;
+    b.snapshot = std::move(snapshot_payload);
+  }
+  cv_.notify_one();
+}
+
+EventLogWriter::Batch& EventLogWriter::tail() {
+  auto& q = holding_ ? held_ : queue_;
+  if (q.empty() || q.back().rotate_after) q.emplace_back();
+  return q.back();
+}
+
+void EventLogWriter::hold() {
+  std::lock_guard lock(mu_);
+  holding_ = true;
+}
+
+void EventLogWriter::release() {
+  {
+    std::lock_guard lock(mu_);
+    holding_ = false;
+    for (auto& b : held_) queue_.push_back(std::move(b));
+    held_.clear();
   }
   cv_.notify_one();
 }
@@ -165,59 +242,154 @@ EventLogStats EventLogWriter::stats() const {
   return stats_;
 }
 
-bool EventLogWriter::do_rotate(const std::string& snapshot) {
-  if (::fdatasync(events_fd_) != 0) return false;
-  if (!write_snapshot_file(logdir_ / "lsb.snapshot", snapshot).empty()) return false;
-  std::error_code ec;
-  fs::rename(logdir_ / "lsb.events", logdir_ / "lsb.events.1", ec);
-  if (ec) return false;
-  return open_events();
+std::string EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n > 0) {
+    ssize_t w = options_.ops.write(f.fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      std::string cause = std::strerror(errno);
+      // What did reach the file is a partial record: gone, so that records written
+      // once there is room follow the last whole one.
+      if (::ftruncate(f.fd, static_cast<off_t>(f.size)) == 0) ::lseek(f.fd, static_cast<off_t>(f.size), SEEK_SET);
+      f.reserved_end = f.size;  // truncation frees the blocks kept beyond the end
+      return cause;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  f.size += bytes.size();
+  return {};
+}
+
+std::string EventLogWriter::reserve(LogFile& f, std::uint64_t amount) {
+  if (amount == 0 || f.reserved_end >= f.size + amount) return {};
+  if (options_.ops.fallocate(f.fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(f.size), static_cast<off_t>(amount)) != 0) {
+    // A file system without fallocate keeps no reserve: a full disk then shows as a
+    // failed write, which cuts the record off and stops mbatchd (see the header).
+    if (errno == EOPNOTSUPP || errno == ENOSYS) return {};
+    return std::strerror(errno);
+  }
+  f.reserved_end = f.size + amount;
+  return {};
+}
+
+std::string EventLogWriter::reserve_all() {
+  if (auto err = reserve(events_, options_.events_reserve); !err.empty()) return err;
+  return reserve(acct_, options_.acct_reserve);
+}
+
+// Steps that cannot be made leave the old lsb.events in use: the snapshot names the
+// last record it holds, so recovery from it plus the old file replays nothing twice.
+std::string EventLogWriter::do_rotate(const std::string& snapshot) {
+  LogFile fresh;
+  if (auto err = create_events(fresh); !err.empty()) return err;
+  const fs::path events = logdir_ / "lsb.events", next = logdir_ / "lsb.events.new";
+  if (auto err = write_snapshot_file(logdir_ / "lsb.snapshot", snapshot); !err.empty()) {
+    ::close(fresh.fd);
+    ::unlink(next.c_str());
+    return err;
+  }
+  // lsb.events.1 is only for bhist: a link made and renamed over the old one.
+  const fs::path older = logdir_ / "lsb.events.1", older_tmp = logdir_ / "lsb.events.1.tmp";
+  ::unlink(older_tmp.c_str());
+  if (::link(events.c_str(), older_tmp.c_str()) == 0) ::rename(older_tmp.c_str(), older.c_str());
+  if (::rename(next.c_str(), events.c_str()) != 0) {
+    std::string err = "cannot rename " + next.string() + ": " + std::strerror(errno);
+    ::close(fresh.fd);
+    ::unlink(next.c_str());
+    return err;
+  }
+  fsync_dir(logdir_);
+  ::close(events_.fd);
+  events_ = fresh;
+  return {};
 }
 
 void EventLogWriter::run() {
   for (;;) {
     std::deque<Batch> work;
+    bool failed = false;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      auto ready = [&] { return stopping_ || !queue_.empty(); };
+      if (!refusal_.empty() && failure_.empty()) {
+        if (!cv_.wait_for(lock, options_.retry_interval, ready)) {
+          lock.unlock();
+          set_refusal(reserve_all());
+          continue;
+        }
+      } else {
+        cv_.wait(lock, ready);
+      }
       if (queue_.empty() && stopping_) return;
       work.swap(queue_);
+      failed = !failure_.empty();
     }
-    bool ok = true;
-    std::uint64_t records = 0, written = 0;
-    bool wrote_events = false, wrote_acct = false;
     std::vector<Durable> callbacks;
+    for (auto& batch : work)
+      for (auto& cb : batch.callbacks) callbacks.push_back(std::move(cb));
+    if (failed) {
+      // Nothing more is written once a record was lost: the file must end where the
+      // state that recovery will rebuild does.
+      for (auto& cb : callbacks) post_([cb = std::move(cb)] { cb(false); });
+      continue;
+    }
+    std::string err;
+    std::uint64_t records = 0;
+    bool wrote_events = false, wrote_acct = false;
+    std::uint64_t events_synced = events_.size, acct_synced = acct_.size;
     for (auto& batch : work) {
-      ok = write_fd(events_fd_, batch.events.data(), batch.events.size()) && ok;
-      written += batch.events.size();
-      wrote_events = wrote_events || !batch.events.empty();
-      records += batch.records;
-      if (!batch.acct.empty()) {
-        ok = write_fd(acct_fd_, batch.acct.data(), batch.acct.size()) && ok;
+      if (err.empty() && !batch.events.empty()) {
+        err = append_to(events_, batch.events);
+        wrote_events = true;
+        records += batch.records;
+      }
+      if (err.empty() && !batch.acct.empty()) {
+        err = append_to(acct_, batch.acct);
         wrote_acct = true;
       }
-      for (auto& cb : batch.callbacks) callbacks.push_back(std::move(cb));
-      if (batch.rotate_after) {
-        ok = do_rotate(batch.snapshot) && ok;
-        written = 0;  // the new lsb.events starts empty
-        wrote_events = true;
+      if (err.empty() && batch.rotate_after) {
+        // The old file's records must be on disk before a snapshot names them.
+        if (wrote_events && options_.ops.fdatasync(events_.fd) != 0) {
+          err = std::strerror(errno);
+          continue;
+        }
+        events_synced = events_.size;
+        wrote_events = false;
+        if (do_rotate(batch.snapshot).empty()) events_synced = events_.size;
+        // else: the old lsb.events goes on; the next MAX_JOB_NUM finished jobs try again
       }
     }
     // A batch of callbacks alone (appends wake the writer, so a request's records often
     // went out in the round before its when_durable) needs no sync: the last round's
-    // covered everything appended before it. A rotation syncs its own files.
-    if (wrote_events) ok = ::fdatasync(events_fd_) == 0 && ok;
-    if (wrote_acct) ok = ::fdatasync(acct_fd_) == 0 && ok;
-    if (wrote_events || wrote_acct)
-      last_sync_ok_ = ok;
-    else
-      ok = last_sync_ok_;  // what those records' own round said
+    // covered everything appended before it.
+    if (err.empty() && wrote_events && options_.ops.fdatasync(events_.fd) != 0) err = std::strerror(errno);
+    if (err.empty() && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) err = std::strerror(errno);
+    if (!err.empty()) {
+      // After a failed fdatasync the kernel may have dropped the pages it could not
+      // write, and the next fdatasync reports nothing: only what an earlier sync covered
+      // is known to be on disk, so the file ends there.
+      for (auto [f, synced] : {std::pair{&events_, events_synced}, std::pair{&acct_, acct_synced}}) {
+        if (f->size > synced && ::ftruncate(f->fd, static_cast<off_t>(synced)) == 0) {
+          ::lseek(f->fd, static_cast<off_t>(synced), SEEK_SET);
+          f->size = f->reserved_end = synced;
+        }
+      }
+    }
+    std::string short_reserve = err.empty() ? reserve_all() : std::string();
     {
       std::lock_guard lock(mu_);
+      if (!err.empty())
+        failure_ = refusal_ = err;
+      else
+        refusal_ = short_reserve;
       stats_.records += records;
-      stats_.bytes += written;
+      stats_.bytes = events_.size;
       if (wrote_events || wrote_acct) ++stats_.syncs;
     }
+    const bool ok = err.empty();
     for (auto& cb : callbacks) post_([cb = std::move(cb), ok] { cb(ok); });
   }
 }

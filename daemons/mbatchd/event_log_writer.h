@@ -5,11 +5,28 @@
 // then posts every waiting callback back to the state machine's thread. Concurrent
 // submissions thus share one fsync, and nothing is acknowledged before it is on disk.
 //
+// A full or failing disk: the writer keeps space allocated ahead of the end of both
+// files (fallocate, FALLOC_FL_KEEP_SIZE) and tops it up after every round. While it
+// cannot, refusal() names the cause and the state machine must refuse state changes
+// before applying them; what it still appends (mbatchd's own records) goes into what is
+// left of the reserve. It tries again every retry interval, so service returns by
+// itself once space does. A write or fdatasync that fails anyway cuts the file back to
+// the last whole synced record, fails every waiting callback and leaves the writer
+// failed for good (failure() names why): the state machine applied changes the log
+// does not hold, so only a restart (recovery from the log) makes them agree again.
+//
 // rotate() writes a snapshot (temp file, fsync, rename, fsync of the directory) and
 // starts a new lsb.events, keeping the old one as lsb.events.1; it is ordered with the
-// appends around it.
+// appends around it. A rotation that cannot be made leaves the old lsb.events in use.
+//
+// Every file is created 0600 (jobs' environments are in it), the log directory 0700.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -31,6 +48,24 @@ struct EventLogStats {
   std::uint64_t bytes = 0;  // of the current lsb.events
 };
 
+// The system calls through which the writer changes its files; tests replace them to
+// make a disk fail. Each returns what the system call does (-1 and errno on failure).
+struct DiskOps {
+  std::function<ssize_t(int fd, const void* data, std::size_t n)> write = ::write;
+  std::function<int(int fd)> fdatasync = ::fdatasync;
+  std::function<int(int fd, int mode, off_t offset, off_t len)> fallocate = ::fallocate;
+};
+
+struct EventLogOptions {
+  // Space kept allocated past the end of lsb.events and of lsb.acct. Records mbatchd
+  // makes on its own while changes are refused (a pass under way, host status) use it.
+  std::uint64_t events_reserve = 4u << 20;
+  std::uint64_t acct_reserve = 1u << 20;
+  // How often a writer whose reserve is short tries again.
+  std::chrono::milliseconds retry_interval{1000};
+  DiskOps ops;
+};
+
 class EventLogWriter {
  public:
   using Post = std::function<void(std::function<void()>)>;
@@ -39,19 +74,30 @@ class EventLogWriter {
   // Opens logdir/lsb.events for appending, first cutting it to `valid_bytes` (what
   // recovery read as whole records; 0 creates a new file). `post` runs a callback on
   // the state machine's thread.
-  EventLogWriter(std::filesystem::path logdir, std::uint64_t valid_bytes, Post post);
+  EventLogWriter(std::filesystem::path logdir, std::uint64_t valid_bytes, Post post, EventLogOptions options = {});
   ~EventLogWriter();
   EventLogWriter(const EventLogWriter&) = delete;
   EventLogWriter& operator=(const EventLogWriter&) = delete;
 
   // Empty when the log opened; else why not.
   const std::string& open_error() const { return open_error_; }
+  // Empty while state changes may be made; else why not ("No space left on device"):
+  // the reserve is short or the writer failed. Any thread.
+  std::string refusal() const;
+  // Empty unless a write or sync failed after changes were applied; then the cause.
+  std::string failure() const;
 
   void append(const wire::EventRecord& record);
   void append_acct(std::string line);
-  // `done` runs once everything appended before this call is durable.
+  // `done` runs once everything appended before this call is durable; false when it
+  // never will be (failure() says why).
   void when_durable(Durable done);
   void rotate(std::string snapshot_payload);
+  // Between hold() and release() what is appended (records, lines, callbacks, a
+  // rotation) waits and then goes to the writer at once, so it is written and synced in
+  // one round: a request's records are all durable or, when that round fails, none.
+  void hold();
+  void release();
   // Flushes what is queued and stops the thread.
   void stop();
 
@@ -66,22 +112,41 @@ class EventLogWriter {
     bool rotate_after = false;
     std::string snapshot;
   };
+  // An append-only file and how far it is known good and reserved.
+  struct LogFile {
+    int fd = -1;
+    std::uint64_t size = 0;          // the end of its last whole, written record
+    std::uint64_t reserved_end = 0;  // allocated up to here
+  };
 
   void run();
-  bool open_events();
-  bool do_rotate(const std::string& snapshot);
+  Batch& tail();  // the batch to add to; under mu_
+  // Writes `bytes` at the end of `f`; on failure cuts it back and returns the cause.
+  std::string append_to(LogFile& f, const std::string& bytes);
+  // Tops up `f`'s reserve; empty on success (or where the file system cannot reserve).
+  std::string reserve(LogFile& f, std::uint64_t amount);
+  std::string reserve_all();
+  // A new lsb.events, magic and reserve in place, synced, named lsb.events.new.
+  std::string create_events(LogFile& out);
+  std::string do_rotate(const std::string& snapshot);
+  void set_refusal(std::string cause);
 
   std::filesystem::path logdir_;
   Post post_;
+  EventLogOptions options_;
   std::string open_error_;
-  int events_fd_ = -1;
-  int acct_fd_ = -1;
+  LogFile events_;
+  LogFile acct_;
   bool last_sync_ok_ = true;  // the writer thread's own: how its last sync went
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Batch> queue_;
+  std::deque<Batch> held_;  // appended since hold()
+  bool holding_ = false;
   bool stopping_ = false;
+  std::string refusal_;  // under mu_
+  std::string failure_;  // under mu_
   EventLogStats stats_;
   std::thread thread_;
 };
@@ -89,5 +154,7 @@ class EventLogWriter {
 // Writes `payload` as the only record of `path` atomically: temp file, fsync, rename,
 // fsync of the directory. Empty on success.
 std::string write_snapshot_file(const std::filesystem::path& path, const std::string& payload);
+// Creates `dir` (and its parents) if missing; the last one created is 0700.
+std::string make_log_dir(const std::filesystem::path& dir);
 
 }  // namespace lsf::mbd

@@ -122,6 +122,10 @@ void Mbatchd::check_hosts() {
   host_timer_.expires_after(std::chrono::milliseconds(500));
   host_timer_.async_wait([this, before](const boost::system::error_code& ec) {
     if (ec) return;
+    // A failed write that no request waited on, and the end of a full disk, are
+    // noticed here too.
+    if (!event_log_->failure().empty()) return on_event_log_failure();
+    if (refusing_ && event_log_->refusal().empty()) log_refusal();
     bool changed = false;
     for (const auto& [name, status] : before) {
       auto now_status = host_status(name);

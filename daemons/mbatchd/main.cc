@@ -1,6 +1,7 @@
 // mbatchd: the master batch daemon.
 //
 //   mbatchd [--envdir DIR] [--host-name NAME] [--listen ADDR] [--daemon] [-C]
+//   mbatchd --salvage    keep lsb.events up to damage in its middle, move the rest aside
 //
 // Reads LSF_ENVDIR/lsf.conf (LSF_ENVDIR from the environment, default /etc), recovers
 // state from LSB_SHAREDIR/<cluster>/logdir and serves LSB_MBD_PORT. SIGTERM stops it
@@ -9,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -18,6 +20,7 @@
 #include "daemons/common/daemon_config.h"
 #include "daemons/common/daemon_log.h"
 #include "daemons/common/daemon_process.h"
+#include "daemons/mbatchd/event_log_salvage.h"
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
 
@@ -29,7 +32,8 @@ int main(int argc, char** argv) {
       "host-name", po::value<std::string>(), "this host's name (default: the system host name)")(
       "listen", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
       "daemon", "run in the background")("check,C", "check the configuration and exit")("help,h", "this help")(
-      "version,V", "print the version");
+      "version,V", "print the version")(
+      "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -64,6 +68,13 @@ int main(int argc, char** argv) {
   if (auto err = lsf::net::take_lock_file(lock); !err.empty()) {
     std::cerr << "mbatchd: another mbatchd is running for cluster " << cfg.cluster_name << ": " << err << "\n";
     return 1;
+  }
+
+  if (vm.count("salvage")) {
+    // Under the lock: no mbatchd may be writing the file being cut.
+    auto report = lsf::mbd::salvage_event_log(lsf::mbd::logdir_of(cfg), static_cast<std::int64_t>(std::time(nullptr)));
+    for (const auto& line : lsf::mbd::describe(report)) std::cout << "mbatchd: " << line << "\n";
+    return report.error.empty() ? 0 : 1;
   }
 
   auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
@@ -111,6 +122,10 @@ int main(int argc, char** argv) {
     signals_io.stop();
     signal_thread.join();
     restart = mbd.restart_requested();
+    if (mbd.event_log_failed()) {
+      std::cerr << "mbatchd: stopped: a write to the event log failed; see the mbatchd log\n";
+      return 1;
+    }
   }
   log->info("mbatchd stopped");
   if (restart) {

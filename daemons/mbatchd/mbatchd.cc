@@ -17,6 +17,8 @@ namespace {
 
 // Snapshots also start when lsb.events passes this size, whatever MAX_JOB_NUM says.
 constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
+// A full disk refuses every change; the log says so this often, not once per request.
+constexpr std::chrono::seconds kRefusalLogInterval{60};
 
 }  // namespace
 
@@ -47,9 +49,11 @@ std::int64_t Mbatchd::now() const {
 std::string Mbatchd::recover() {
   auto started = std::chrono::steady_clock::now();
   fs::path dir = logdir_of(*config_);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  if (auto err = make_log_dir(dir); !err.empty()) return err;
+  job_ids_ = JobIdMark(dir / "lsb.jobid");
+  std::string mark_error;
+  job_ids_.load(&mark_error);
+  if (!mark_error.empty()) return mark_error;
 
   std::uint64_t snapshot_jobs = 0;
   auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
@@ -71,7 +75,12 @@ std::string Mbatchd::recover() {
     ++replayed;
     return state_.apply(r);
   });
+  if (events.damage_offset)
+    return events.error +
+           "; `mbatchd --salvage` keeps the records before the damage and moves the rest aside (see docs/admin.md)";
   if (!events.error.empty()) return events.error;
+  // Ids handed out before records were lost (a salvage, a cut at a full disk) stay used.
+  state_.raise_next_job_id(job_ids_.mark());
   valid_log_bytes_ = events.good_bytes;
   if (events.torn_tail) {
     log_->warn(
@@ -91,10 +100,13 @@ std::string Mbatchd::start() {
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
   if (!event_log_->open_error().empty()) return event_log_->open_error();
 
-  wire::EventRecord start;
-  start.mutable_mbd_start()->set_master(options_.host_name);
-  start.mutable_mbd_start()->set_cluster(config_->cluster_name);
-  record(start);
+  // On a full disk the start is not recorded: the reserve is kept for what must be.
+  if (auto why = log_refusal(); why.empty()) {
+    wire::EventRecord start;
+    start.mutable_mbd_start()->set_master(options_.host_name);
+    start.mutable_mbd_start()->set_cluster(config_->cluster_name);
+    record(start);
+  }
 
   auto port = static_cast<std::uint16_t>(config_->lsf_conf.mbd_port.value_or(0));
   try {
@@ -139,13 +151,19 @@ void Mbatchd::stop() {
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {
-      event_log_->when_durable([this](bool) { io_.stop(); });
+      event_log_->when_durable([this](bool) {
+        if (auto err = job_ids_.settle(state_.next_job_id()); !err.empty())
+          log_->warn("cannot write lsb.jobid: {}; the next ids start after a gap", err);
+        io_.stop();
+      });
     } else {
       io_.stop();
     }
   });
 }
 
+// Callers check log_refusal() before the first change of a request; records made on
+// mbatchd's own account go into the log's reserve.
 void Mbatchd::record(wire::EventRecord& event) {
   event.set_time(now());
   event.set_seq(state_.last_seq() + 1);
@@ -154,10 +172,52 @@ void Mbatchd::record(wire::EventRecord& event) {
 }
 
 void Mbatchd::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
-  event_log_->when_durable([respond, reply = std::move(reply)](bool ok) mutable {
-    if (!ok) reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log; see the mbatchd log");
+  event_log_->when_durable([this, respond, reply = std::move(reply)](bool ok) mutable {
+    if (!ok) {
+      reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log: " + event_log_->failure());
+      respond(std::move(reply));
+      return on_event_log_failure();
+    }
     respond(std::move(reply));
   });
+}
+
+std::string Mbatchd::log_refusal() {
+  std::string cause = event_log_->refusal();
+  if (cause.empty()) {
+    if (refusing_) {
+      log_->info("the event log has room again; changes are accepted ({} refused meanwhile)", refused_);
+      refusing_ = false;
+      refused_ = 0;
+      last_refusal_log_ = {};
+    }
+    return {};
+  }
+  refusing_ = true;
+  note_refusal("cannot write the event log: " + cause);
+  return "cannot write the event log: " + cause;
+}
+
+void Mbatchd::note_refusal(const std::string& cause) {
+  ++refused_;
+  auto t = std::chrono::steady_clock::now();
+  if (last_refusal_log_ != std::chrono::steady_clock::time_point{} && t - last_refusal_log_ < kRefusalLogInterval)
+    return;
+  log_->error("{}; refusing changes until there is room ({} refused so far)", cause, refused_);
+  last_refusal_log_ = t;
+}
+
+// The state holds changes the log lost, and they cannot be taken back one by one:
+// recovery from the log is what makes the two agree again, so mbatchd stops and the
+// next start replays only what was durable (see event_log_writer.h).
+void Mbatchd::on_event_log_failure() {
+  if (event_log_failed_) return;
+  event_log_failed_ = true;
+  log_->critical(
+      "cannot write the event log: {}; changes made since the last sync are not in lsb.events: stopping, so that "
+      "the next start recovers only what is durable",
+      event_log_->failure());
+  stop();
 }
 
 void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
@@ -178,6 +238,9 @@ void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double
 }
 
 void Mbatchd::maybe_snapshot() {
+  // Not on a full disk: the rotation would fail, and with lsb.events past its size limit
+  // every finished job would serialize the whole state again for nothing.
+  if (!event_log_->refusal().empty()) return;
   const int max_jobs = std::max(1, config_->params.max_job_num);
   if (state_.finished_since_snapshot() < max_jobs && event_log_->stats().bytes < kMaxEventLogBytes) return;
   int cleaned = state_.clean_finished(now() - config_->params.clean_period);

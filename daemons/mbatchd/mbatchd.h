@@ -26,6 +26,7 @@
 #include "daemons/common/rpc_server.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
+#include "daemons/mbatchd/job_id_mark.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/mc/export_plan.h"
 #include "libsched/pass.h"
@@ -108,12 +109,21 @@ class Mbatchd {
   std::uint16_t port() const { return server_ ? server_->port() : 0; }
   // After run() returns: badmin mbdrestart asked for a fresh process.
   bool restart_requested() const { return restart_requested_; }
+  // After run() returns: it stopped because a write to the event log failed after the
+  // change was applied (see event_log_writer.h); it must exit non-zero.
+  bool event_log_failed() const { return event_log_failed_; }
 
  private:
   // --- state changes (mbatchd.cc)
   std::int64_t now() const;
   void record(wire::EventRecord& event);  // stamps, applies, appends
   void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply);
+  // Empty while state changes may be made; else the refusal to send ("cannot write the
+  // event log: No space left on device"), logged once per interval, not per request.
+  std::string log_refusal();
+  void note_refusal(const std::string& cause);
+  // A write the state already reflects failed: stops mbatchd (once).
+  void on_event_log_failure();
   void maybe_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason);
@@ -342,6 +352,11 @@ class Mbatchd {
   };
   std::map<sched::JobKey, Undelivered> undelivered_;
   std::uint64_t valid_log_bytes_ = 0;
+  JobIdMark job_ids_{""};
+  bool event_log_failed_ = false;
+  bool refusing_ = false;  // changes are being refused; logged when it ends
+  std::uint64_t refused_ = 0;
+  std::chrono::steady_clock::time_point last_refusal_log_{};
 
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;

@@ -80,6 +80,33 @@ bool daemon_only(wire::RequestEnvelope::RequestCase c) {
   return c == R::kRegisterHost || c == R::kLoadReport || c == R::kJobStatus || c == R::kJobStatusBatch;
 }
 
+// Requests that record events: refused before anything is applied while the event log
+// cannot take them. sbatchd sends its job reports again until one is taken. Host
+// registration and load reports are not refused (a host would look down); their few
+// records go into the log's reserve.
+bool changes_state(wire::RequestEnvelope::RequestCase c) {
+  using R = wire::RequestEnvelope;
+  switch (c) {
+    case R::kSubmit:
+    case R::kSubmitPack:
+    case R::kSignalJobs:
+    case R::kHostControl:
+    case R::kQueueControl:
+    case R::kJobMove:
+    case R::kForceRun:
+    case R::kRequeue:
+    case R::kSwitchQueue:
+    case R::kModify:
+    case R::kJobGroupControl:
+    case R::kMigrate:
+    case R::kJobStatus:
+    case R::kJobStatusBatch:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
@@ -105,6 +132,19 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
                                     "User permission denied: only an sbatchd holding the cluster key may send this"));
   }
+  // The request's records, and its wait for them, go to the writer together when it
+  // returns: all of them durable, or (a failed write) none.
+  struct HoldLog {
+    EventLogWriter& log;
+    explicit HoldLog(EventLogWriter& l) : log(l) { log.hold(); }
+    ~HoldLog() { log.release(); }
+  } hold(*event_log_);
+  if (changes_state(kind))
+    if (auto why = log_refusal(); !why.empty()) {
+      // bsub adds ". Job not submitted."; the others say it here.
+      if (kind != R::kSubmit && kind != R::kSubmitPack) why += "; nothing was changed";
+      return respond(net::error_reply(wire::STATUS_UNAVAILABLE, why));
+    }
   switch (request.request_case()) {
     case R::kPing: {
       auto reply = net::ok_reply();
@@ -414,12 +454,17 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
       fs && sched::share_path(*fs, caller.user_name()).empty())
     return "User <" + caller.user_name() + "> has no share in fairshare queue <" + queue + ">";
 
+  // The id is on record in lsb.jobid before it is used, and before anything is applied.
+  std::int64_t id = state_.next_job_id();
+  if (auto err = job_ids_.cover(id); !err.empty()) {
+    note_refusal("cannot write lsb.jobid: " + err);
+    return "cannot write lsb.jobid: " + err;
+  }
   // -g names a group that may not exist yet: LSF creates it (and the groups above it),
   // owned by the submitter.
   if (!spec.job_group().empty()) ensure_job_group(spec.job_group(), caller.user_name());
   wire::EventRecord ev;
   auto* e = ev.mutable_job_new();
-  std::int64_t id = state_.next_job_id();
   e->set_job_id(id);
   *e->mutable_spec() = std::move(with_app);
   if (sc) e->mutable_spec()->set_service_class(sc->name);

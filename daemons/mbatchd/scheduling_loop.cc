@@ -453,6 +453,8 @@ void Mbatchd::apply_pass(size_t running, sched::PassResult result, std::chrono::
   ++passes_;
   std::int64_t t = now();
   std::vector<sched::JobKey> started;
+  // No job starts while the event log refuses changes: its JOB_START could not be kept.
+  if (!event_log_->refusal().empty()) result.dispatches.clear();
   for (auto& d : result.dispatches) {
     Job* job = state_.find_job(d.job);
     if (!job || job->state != wire::JOB_PEND) continue;  // killed or stopped meanwhile

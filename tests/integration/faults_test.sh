@@ -6,20 +6,20 @@
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2"
 # Small MAX_JOB_NUM: snapshots and log switches happen during the submission stream, so
-# recovery after kill -9 goes through snapshot + log.
+# recovery after kill -9 goes through snapshot + log (the stream waits for one).
 echo "MAX_JOB_NUM = 100" >>"$PARAMS"
 sed -i 's/^End Parameters//' "$PARAMS" && echo "End Parameters" >>"$PARAMS"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 LOGDIR="$TEST_DIR/work/quickstart/logdir"
 mbd_port() { sed -n 's/^LSB_MBD_PORT=//p' "$TEST_DIR/conf/lsf.conf"; }
 restart_mbatchd() {
-  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
+  LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
   echo $! >"$TEST_DIR/mbatchd.pid"
   wait_for 10 lsid
 }
 
 # --- a second mbatchd names the holder of the lock and exits
-out=$(timeout 10 "$BIN/mbatchd" --host-name hostA 2>&1)
+out=$(timeout 10 "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 2>&1)
 check "second mbatchd exits non-zero" [ $? != 0 ]
 check "second mbatchd names the lock holder" bash -c "grep -q 'held by process $(cat "$TEST_DIR/mbatchd.pid")' <<<'$out'"
 
@@ -55,16 +55,27 @@ check "refused requests changed nothing" [ "$(job_count)" = "$before" ]
 check "mbatchd still serves" bash -c "lsid >/dev/null"
 
 # --- kill -9 mbatchd under a stream of submissions
-long=$(submit -o /dev/null 'sleep 4')
+rm -f "$TEST_DIR/stop"
+# Runs until the crash, however long the stream takes.
+long=$(submit -o /dev/null "while [ ! -e '$TEST_DIR/stop' ]; do sleep 0.2; done")
 wait_for 10 state_is "$long" RUN
 : >"$TEST_DIR/acked"
 submitters=""
 for c in 1 2 3 4; do
-  (for i in $(seq 1 400); do bsub -o /dev/null true 2>/dev/null | sed -n 's/^Job <\([0-9]*\)>.*/\1/p'; done >>"$TEST_DIR/acked.$c") &
+  (while [ ! -e "$TEST_DIR/stop" ]; do
+    bsub -o /dev/null true 2>/dev/null | sed -n 's/^Job <\([0-9]*\)>.*/\1/p'
+  done >>"$TEST_DIR/acked.$c") &
   submitters="$submitters $!"
 done
-sleep 1.5
+acked_count() { cat "$TEST_DIR"/acked.* 2>/dev/null | wc -l; }
+# The crash comes once a snapshot was taken (MAX_JOB_NUM jobs of the stream finished)
+# and submissions were acknowledged after it, however slowly this machine goes: recovery
+# then needs both the snapshot and the log after it.
+check "a snapshot was taken during the stream" wait_for 120 test -s "$LOGDIR/lsb.snapshot"
+after_snapshot=$(($(acked_count) + 20))
+check "submissions acknowledged after the snapshot" wait_for 60 bash -c "[ \$(cat '$TEST_DIR'/acked.* | wc -l) -ge $after_snapshot ]"
 kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
+touch "$TEST_DIR/stop"
 wait $submitters
 cat "$TEST_DIR"/acked.* >"$TEST_DIR/acked"
 check "some submissions were acknowledged before the crash" [ "$(wc -l <"$TEST_DIR/acked")" -gt 0 ]
@@ -72,10 +83,9 @@ restart_mbatchd
 check "mbatchd restarts after kill -9" bash -c "lsid >/dev/null"
 bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/known"
 check "every acknowledged job exists after recovery" bash -c "[ -z \"\$(sort '$TEST_DIR/acked' | comm -23 - '$TEST_DIR/known')\" ]"
-check "snapshots were taken during the stream" test -s "$LOGDIR/lsb.snapshot"
 check "each exactly once" bash -c "[ -z \"\$(uniq -d '$TEST_DIR/known')\" ]"
 check "job running during the crash ends DONE" wait_for 20 state_is "$long" DONE
-check "recovered jobs all finish" wait_for 60 bash -c "[ -z \"\$(bjobs -u all 2>/dev/null | awk 'NR>1')\" ]"
+check "recovered jobs all finish" wait_for 120 bash -c "[ -z \"\$(bjobs -u all 2>/dev/null | awk 'NR>1')\" ]"
 
 # --- kill -9 an sbatchd while its jobs run, then restart it
 badmin hclose hostB hostC >/dev/null 2>&1
@@ -122,15 +132,35 @@ check "accepts jobs after recovery" [ -n "$after" ]
 # so once that job is done, held jobs (which never end) write the records to damage.
 check "the job after recovery is done" wait_for 20 state_is "$after" DONE
 for i in 1 2 3 4 5; do submit -H -o /dev/null true >/dev/null; done
+bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort -u >"$TEST_DIR/before_damage"
 kill -9 "$(cat "$TEST_DIR/mbatchd.pid")"
 sleep 0.2
 size=$(stat -c %s "$LOGDIR/lsb.events")
 check "damaged log: the log holds the held jobs' records" [ "$size" -gt 200 ]
 printf '\xde\xad' | dd of="$LOGDIR/lsb.events" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
-out=$(timeout 10 "$BIN/mbatchd" --host-name hostA 2>&1)
+out=$(timeout 10 "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 2>&1)
 rc=$?
 # 124 would be timeout's: mbatchd running, not refusing.
 check "damaged log: mbatchd refuses to start" [ "$rc" != 0 -a "$rc" != 124 ]
 check "damaged log: error names the offset" grep -q 'damaged record at offset [0-9]*' <<<"$out"
+check "damaged log: error points at --salvage" grep -q 'mbatchd --salvage' <<<"$out"
+
+# --- mbatchd --salvage keeps the records before the damage and says what it lost
+out=$(timeout 30 "$BIN/mbatchd" --salvage 2>&1)
+check "salvage: succeeds" [ $? = 0 ]
+echo "$out" | sed 's/^/    /'
+check "salvage: moves the rest aside" bash -c "ls '$LOGDIR'/lsb.events.damaged.* >/dev/null"
+check "salvage: names what it could not recover" grep -q '^mbatchd: not recovered: ' <<<"$out"
+lost=$(sed -n 's/^mbatchd: jobs whose events were not recovered: //p' <<<"$out")
+check "salvage: names the jobs it could not recover" [ -n "$lost" ]
+restart_mbatchd
+check "salvage: mbatchd starts afterwards" bash -c "lsid >/dev/null"
+bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort -u >"$TEST_DIR/after_salvage"
+for i in $lost; do echo "$i"; done | sort -u >"$TEST_DIR/lost"
+check "salvage: every job whose events were all kept is back" \
+  bash -c "[ -z \"\$(comm -23 '$TEST_DIR/before_damage' '$TEST_DIR/lost' | comm -23 - '$TEST_DIR/after_salvage')\" ]"
+top=$(sort -n "$TEST_DIR/before_damage" | tail -1)
+new_id=$(submit -H -o /dev/null true)
+check "salvage: no id is given again" bash -c "[ -n '$new_id' ] && [ '$new_id' -gt '$top' ]"
 
 harness_done

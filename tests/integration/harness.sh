@@ -21,8 +21,9 @@ harness_cleanup() {
 }
 
 harness_init() {
-  BIN="$1"
-  ROOT="$2"
+  # Absolute: the test runs in its temporary directory.
+  BIN="$(cd "$1" && pwd)"
+  ROOT="$(cd "$2" && pwd)"
   source "$ROOT/scripts/cluster_lib.sh"
   TEST_DIR="$(mktemp -d "${TMPDIR:-/tmp}/lsfsched-it.XXXXXX")"
   trap harness_cleanup EXIT

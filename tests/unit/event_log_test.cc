@@ -2,10 +2,12 @@
 // middle is reported with its offset; group commit calls back once durable.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "daemons/mbatchd/event_log_format.h"
@@ -186,4 +188,226 @@ TEST(EventLog, GroupCommitSharesSyncs) {
   // share the next.
   EXPECT_LT(w.stats().syncs, 1000u);
   EXPECT_EQ(w.stats().records, 1000u);
+}
+
+// --- a full or failing disk
+
+namespace {
+
+// A disk that fails on demand. `no_space`: fallocate fails with ENOSPC (the file system
+// is full; what was reserved before is still there to write into). `write_cut`: a write
+// puts half its bytes down and the next fails with ENOSPC, as a write that runs into
+// the end of a file system does. `sync_error`: fdatasync fails with that errno.
+struct FailingDisk {
+  std::atomic<bool> no_space{false};
+  std::atomic<bool> write_cut{false};
+  std::atomic<bool> cut_made{false};
+  std::atomic<int> sync_error{0};
+  mbd::EventLogOptions options() {
+    mbd::EventLogOptions o;
+    o.events_reserve = 64 << 10;
+    o.acct_reserve = 16 << 10;
+    o.retry_interval = std::chrono::milliseconds(10);
+    o.ops.write = [this](int fd, const void* p, std::size_t n) -> ssize_t {
+      if (!write_cut) return ::write(fd, p, n);
+      if (!cut_made.exchange(true)) return ::write(fd, p, (n + 1) / 2);
+      errno = ENOSPC;
+      return -1;
+    };
+    o.ops.fallocate = [this](int fd, int mode, off_t off, off_t len) {
+      if (no_space) {
+        errno = ENOSPC;
+        return -1;
+      }
+      return ::fallocate(fd, mode, off, len);
+    };
+    o.ops.fdatasync = [this](int fd) {
+      if (int e = sync_error.load()) {
+        errno = e;
+        return -1;
+      }
+      return ::fdatasync(fd);
+    };
+    return o;
+  }
+};
+
+// Appends `record` (and an lsb.acct line when given), waits for its callback, returns ok.
+bool append_and_wait(mbd::EventLogWriter& w, const wire::EventRecord& record, const std::string& acct = {}) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<bool> result;
+  w.append(record);
+  if (!acct.empty()) w.append_acct(acct);
+  w.when_durable([&](bool ok) {
+    std::lock_guard l(mu);
+    result = ok;
+    cv.notify_all();
+  });
+  std::unique_lock l(mu);
+  cv.wait(l, [&] { return result.has_value(); });
+  return *result;
+}
+
+// Polls for up to 10 s: the writer retries on its own thread.
+bool eventually(const std::function<bool()>& condition) {
+  for (int i = 0; i < 1000; ++i) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+
+void run_inline(std::function<void()> f) { f(); }
+
+}  // namespace
+
+// While the writer cannot keep space ahead of the log, changes are refused up front
+// (refusal() names the cause) and what is appended meanwhile still goes into the space
+// kept before; once space returns, the writer takes changes again by itself.
+TEST(EventLog, FullDiskRefusesChangesUntilSpaceReturns) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_EQ(w.open_error(), "");
+  EXPECT_EQ(w.refusal(), "");
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+
+  disk.no_space = true;
+  EXPECT_TRUE(append_and_wait(w, job_new(2), "\"JOB_FINISH\" 2\n"));
+  EXPECT_EQ(w.refusal(), "No space left on device");
+  EXPECT_EQ(w.failure(), "");
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2}));
+
+  disk.no_space = false;
+  EXPECT_TRUE(eventually([&] { return w.refusal().empty(); }));
+  EXPECT_TRUE(append_and_wait(w, job_new(3)));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+// A write that fails half-way leaves nothing of its record behind, fails the callback
+// with the cause, and the writer takes nothing more (the state machine applied a
+// change the log does not hold).
+TEST(EventLog, FailedWriteLeavesNoPartialRecord) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_TRUE(append_and_wait(w, job_new(1), "\"JOB_FINISH\" 1\n"));
+  const auto events_size = fs::file_size(d.path / "lsb.events");
+  const auto acct_size = fs::file_size(d.path / "lsb.acct");
+
+  disk.write_cut = true;
+  EXPECT_FALSE(append_and_wait(w, job_new(2), "\"JOB_FINISH\" 2\n"));
+  EXPECT_EQ(w.failure(), "No space left on device");
+  EXPECT_EQ(w.refusal(), "No space left on device");
+  EXPECT_EQ(fs::file_size(d.path / "lsb.events"), events_size);
+  EXPECT_EQ(fs::file_size(d.path / "lsb.acct"), acct_size);
+
+  disk.write_cut = false;
+  EXPECT_FALSE(append_and_wait(w, job_new(3)));
+  mbd::ReadOutcome o;
+  EXPECT_EQ(read_ids(d.path / "lsb.events", &o), std::vector<std::int64_t>{1});
+  EXPECT_FALSE(o.torn_tail);
+  EXPECT_EQ(o.error, "");
+}
+
+// After fdatasync fails, what it was to cover may be gone from the disk while still in
+// the page cache: the file is cut back to what the last good sync covered.
+TEST(EventLog, FailedSyncCutsTheLogBackToTheLastGoodSync) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  disk.sync_error = EIO;
+  EXPECT_FALSE(append_and_wait(w, job_new(2)));
+  EXPECT_EQ(w.failure(), "Input/output error");
+  disk.sync_error = 0;
+  EXPECT_FALSE(append_and_wait(w, job_new(3)));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+}
+
+// A snapshot that cannot be written on a full disk leaves the old lsb.events in use:
+// records appended after it are in the file recovery reads.
+TEST(EventLog, RotationOnAFullDiskKeepsTheOldLog) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  disk.no_space = true;
+  wire::Snapshot s;
+  s.set_last_seq(1);
+  w.rotate(s.SerializeAsString());
+  EXPECT_TRUE(append_and_wait(w, job_new(2)));
+  EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_FALSE(fs::exists(d.path / "lsb.events.new"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2}));
+}
+
+// Jobs' environments are in these files: only their owner reads them.
+TEST(EventLog, FilesAreOwnerOnly) {
+  TempDir d;
+  const auto dir = d.path / "cluster" / "logdir";
+  {
+    mbd::EventLogWriter w(dir, 0, run_inline);
+    ASSERT_TRUE(append_and_wait(w, job_new(1), "\"JOB_FINISH\" 1\n"));
+    w.rotate(wire::Snapshot().SerializeAsString());
+    ASSERT_TRUE(append_and_wait(w, job_new(2)));
+  }
+  for (const char* name : {"lsb.events", "lsb.events.1", "lsb.snapshot", "lsb.acct"})
+    EXPECT_EQ(fs::status(dir / name).permissions(), fs::perms::owner_read | fs::perms::owner_write) << name;
+  EXPECT_EQ(fs::status(dir).permissions(), fs::perms::owner_all);
+}
+
+// A crash tears only the last record; a length damaged to run past the end, with
+// whole records after it, is damage, not a tail to drop with everything after it.
+TEST(EventLog, DamagedLengthWithRecordsAfterItIsDamage) {
+  TempDir d;
+  write_records(d.path, 10);
+  auto file = d.path / "lsb.events";
+  std::uint64_t third = 0;
+  int n = 0;
+  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> std::string {
+    if (++n == 3) third = offset;
+    return {};
+  });
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(third + 2));
+    f.put('\x10');  // length + 1 MiB
+  }
+  mbd::ReadOutcome o;
+  auto ids = read_ids(file, &o);
+  EXPECT_EQ(ids.size(), 2u);
+  EXPECT_FALSE(o.torn_tail);
+  ASSERT_TRUE(o.damage_offset.has_value());
+  EXPECT_EQ(*o.damage_offset, third);
+}
+
+// What is appended between hold() and release() is written together: a request's
+// records are not split over two rounds, one synced and one failed.
+TEST(EventLog, HeldRecordsGoToTheWriterTogether) {
+  TempDir d;
+  FailingDisk disk;
+  mbd::EventLogWriter w(d.path, 0, run_inline, disk.options());
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  w.hold();
+  w.append(job_new(2));
+  // Unheld, the writer takes a record as soon as it is appended.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+  disk.write_cut = true;
+  w.append(job_new(3));
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<bool> result;
+  w.when_durable([&](bool ok) {
+    std::lock_guard l(mu);
+    result = ok;
+    cv.notify_all();
+  });
+  w.release();
+  std::unique_lock l(mu);
+  cv.wait(l, [&] { return result.has_value(); });
+  EXPECT_FALSE(*result);
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
 }
