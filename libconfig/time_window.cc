@@ -1,5 +1,6 @@
 #include "libconfig/time_window.h"
 
+#include "libconfig/input_limits.h"
 #include "libconfig/text.h"
 
 namespace lsf::config {
@@ -78,6 +79,7 @@ std::string TimeWindow::to_string() const {
 
 Result<TimeWindowSet> TimeWindowSet::parse(std::string_view text) {
   TimeWindowSet set;
+  if (text.size() > kMaxExpressionBytes) return fail(too_long("time window list"));
   std::string inner = strip_parens(text);
   for (const auto& word : split_words(inner)) {
     size_t dash = word.find('-');
