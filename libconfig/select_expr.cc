@@ -1,5 +1,6 @@
 #include "libconfig/select_expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <deque>
 #include <optional>
@@ -103,6 +104,8 @@ class ChainBuilder {
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool is_word(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_name_char); }
+bool is_name(std::string_view s) { return is_word(s) && is_name_start(s.front()); }
 
 class Parser {
  public:
@@ -244,6 +247,9 @@ class Parser {
     if (c == '"' || c == '\'') {
       size_t end = s_.find(c, pos_ + 1);
       if (end == std::string_view::npos) return fail("unterminated string in select expression");
+      // A bracket would end the select[] it is printed in.
+      if (s_.substr(pos_, end - pos_).find_first_of("[]") != std::string_view::npos)
+        return fail("a string in a select expression cannot hold '[' or ']'");
       auto n = make_leaf(Node::Kind::kString, std::string(s_.substr(pos_ + 1, end - pos_ - 1)));
       pos_ = end + 1;
       return n;
@@ -313,6 +319,7 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
       continue;
     }
     if (term.front() == '-') {
+      if (!is_name(term.substr(1))) return fail("bad term \"" + term + "\" in select expression");
       add(make_op(Node::Kind::kNot, "!", make_leaf(Node::Kind::kName, term.substr(1)), nullptr));
       continue;
     }
@@ -325,7 +332,18 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
     }
     std::string name(trim(std::string_view(term).substr(0, eq)));
     std::string value(trim(std::string_view(term).substr(eq + 1)));
-    auto number = parse_double(value);
+    if (!value.empty() && value.front() == '+') value.erase(0, 1);  // the new syntax has no unary +
+    // The value as the new syntax reads it, which must be one name or number (negative
+    // allowed): what to_string() prints must read back, with the same meaning.
+    auto as_new = Parser(value).parse();
+    if (!is_name(name) || !as_new) return fail("bad term \"" + term + "\" in select expression");
+    const Node& v = **as_new;
+    const bool negative = v.kind == Node::Kind::kNeg && v.left->kind == Node::Kind::kNumber;
+    if (v.kind != Node::Kind::kName && v.kind != Node::Kind::kNumber && !negative)
+      return fail("bad term \"" + term + "\" in select expression");
+    std::optional<double> number;
+    if (v.kind == Node::Kind::kNumber) number = v.number;
+    if (negative) number = -v.left->number;
     std::string op = "==";
     if (number) {
       auto index = find_load_index(name);
@@ -513,8 +531,11 @@ std::string format(const Node& n) {
   switch (n.kind) {
     case Node::Kind::kNumber:
       return n.text;
-    case Node::Kind::kString:
-      return "\"" + n.text + "\"";
+    case Node::Kind::kString: {
+      // Written in whichever quotes it does not hold (the parser allows either).
+      const char quote = n.text.find('"') == std::string::npos ? '"' : '\'';
+      return quote + n.text + quote;
+    }
     case Node::Kind::kName:
       return n.text;
     case Node::Kind::kDefined:
