@@ -26,7 +26,8 @@ Result<Point> parse_point(std::string_view text) {
   std::vector<int> values;
   for (auto f : fields) {
     auto v = parse_int(f);
-    if (!v || f.empty() || f.front() == '-' || f.front() == '+')
+    // Checked before narrowing to int: 4294967305 must not read as hour 9.
+    if (!v || f.empty() || f.front() == '-' || f.front() == '+' || *v > 9999)
       return fail("\"" + std::string(text) + "\" is not [day:]hour[:minute]");
     values.push_back(static_cast<int>(*v));
   }
