@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "libconfig/text.h"
 
@@ -44,8 +45,14 @@ Result<std::int64_t> parse_memory(std::string_view text, MemoryUnit default_unit
     if (!u) return fail("\"" + std::string(text) + "\": " + u.error());
     unit = *u;
   }
-  return static_cast<std::int64_t>(*number * static_cast<double>(kb_per(unit)));
+  const double kb = *number * static_cast<double>(kb_per(unit));
+  // Converting a double past int64's range is undefined: refuse it first.
+  if (!(kb < 9.2e18)) return fail("\"" + std::string(text) + "\" is too large a memory amount");
+  return static_cast<std::int64_t>(kb);
 }
+
+// Minutes kept in an int, and in seconds (x 60) in an int64 on the wire.
+constexpr long long kMaxMinutes = std::numeric_limits<int>::max();
 
 Result<TimeLimit> TimeLimit::parse(std::string_view text) {
   text = trim(text);
@@ -60,11 +67,15 @@ Result<TimeLimit> TimeLimit::parse(std::string_view text) {
   if (colon == std::string_view::npos) {
     auto m = parse_int(text);
     if (!m || *m < 0) return fail("\"" + std::string(text) + "\" is not [hours:]minutes");
+    if (*m > kMaxMinutes) return fail("\"" + std::string(text) + "\" is too long a time");
     t.minutes = static_cast<int>(*m);
   } else {
     auto h = parse_int(text.substr(0, colon));
     auto m = parse_int(text.substr(colon + 1));
     if (!h || !m || *h < 0 || *m < 0) return fail("\"" + std::string(text) + "\" is not [hours:]minutes");
+    // Checked before multiplying: a huge hour count must not wrap into a small limit.
+    if (*h > kMaxMinutes / 60 || *h * 60 + *m > kMaxMinutes)
+      return fail("\"" + std::string(text) + "\" is too long a time");
     t.minutes = static_cast<int>(*h * 60 + *m);
   }
   return t;
