@@ -61,7 +61,7 @@ po::variables_map parse_options(const std::vector<std::string>& option_args) {
     const int style = option_style();
     po::store(po::command_line_parser(option_args).options(opts).style(style).run(), vm);
   } catch (const po::error& e) {
-    throw Refused("Bad argument", std::string("bsub: ") + e.what());
+    throw Refused("Bad argument", "bsub: " + option_error_message(e, option_args));
   }
   return vm;
 }
