@@ -5,11 +5,16 @@
 namespace lsf::config {
 namespace {
 
+std::set<std::string> resolve(const ClusterConfig& config, const std::vector<HostListItem>& items,
+                              std::set<std::string>& visiting);
+
+// `visiting` holds the groups and compute units being expanded, from the outermost
+// list down: one met again is a cycle (reported by the checks) and adds nothing.
 void add_name(const ClusterConfig& config, const std::string& name, std::set<std::string>& out,
               std::set<std::string>& visiting) {
   if (const HostGroup* g = config.find_host_group(name)) {
-    if (!visiting.insert(name).second) return;  // a cycle; reported by the checks
-    for (const auto& h : resolve_host_list(config, g->members)) out.insert(h);
+    if (!visiting.insert(name).second) return;
+    for (const auto& h : resolve(config, g->members, visiting)) out.insert(h);
     visiting.erase(name);
     return;
   }
@@ -19,7 +24,9 @@ void add_name(const ClusterConfig& config, const std::string& name, std::set<std
   }
   for (const auto& cu : config.compute_units) {
     if (cu.name == name) {
-      for (const auto& h : resolve_host_list(config, cu.members)) out.insert(h);
+      if (!visiting.insert(name).second) return;
+      for (const auto& h : resolve(config, cu.members, visiting)) out.insert(h);
+      visiting.erase(name);
       return;
     }
   }
@@ -27,11 +34,9 @@ void add_name(const ClusterConfig& config, const std::string& name, std::set<std
     if (h.model == name || h.type == name) out.insert(h.name);
 }
 
-}  // namespace
-
-std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::vector<HostListItem>& items) {
+std::set<std::string> resolve(const ClusterConfig& config, const std::vector<HostListItem>& items,
+                              std::set<std::string>& visiting) {
   std::set<std::string> in, out, named;
-  std::set<std::string> visiting;
   bool others = false;
   for (const auto& item : items) {
     if (!item.cluster.empty()) continue;  // borrowed hosts are not this cluster's
@@ -62,6 +67,13 @@ std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::
       if (!named.count(h.name)) in.insert(h.name);
   for (const auto& h : out) in.erase(h);
   return in;
+}
+
+}  // namespace
+
+std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::vector<HostListItem>& items) {
+  std::set<std::string> visiting;
+  return resolve(config, items, visiting);
 }
 
 ResourceValue static_host_resource(const ClusterConfig& config, const ClusterHost& host, std::string_view name) {
