@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "libconfig/host_resolution.h"
 #include "libconfig/semantic_checks.h"
 #include "libsched/model/policy.h"
 
@@ -59,6 +60,9 @@ TEST(GroupNesting, LatticeOfGroupsIsCheckedAndExpandedInLinearTime) {
   EXPECT_EQ(diags.to_string().find("includes the group itself"), std::string::npos) << diags.to_string();
   auto policy = sched::build_policy(cfg);
   EXPECT_EQ(policy->group_members.at("g0"), (std::set<std::string, std::less<>>{"alice"}));
+  config::HostListItem g0;
+  g0.name = "g0";
+  EXPECT_EQ(config::resolve_host_list(cfg, {g0}), (std::set<std::string>{"hostA"}));
 }
 
 }  // namespace
