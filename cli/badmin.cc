@@ -161,7 +161,7 @@ int ckconfig(const std::vector<std::string>& args) {
   try {
     po::store(po::command_line_parser(args).options(opts).run(), vm);
   } catch (const po::error& e) {
-    std::cerr << "badmin ckconfig: " << e.what() << "\n";
+    std::cerr << "badmin ckconfig: " << lsf::cli::option_error_message(e, args) << "\n";
     return usage(std::cerr, 2);
   }
   if (vm.count("help")) return usage(std::cout, 0);

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -220,6 +221,19 @@ int print_results(const wire::SignalJobsReply& reply) {
   return rc;
 }
 
+std::string option_error_message(const boost::program_options::error& e, const std::vector<std::string>& words) {
+  auto holds_placeholder = [](const std::string& w) {
+    for (size_t open = w.find('%'); open != std::string::npos; open = w.find('%', open + 1)) {
+      size_t end = open + 1;
+      while (end < w.size() && (std::islower(static_cast<unsigned char>(w[end])) || w[end] == '_')) ++end;
+      if (end > open + 1 && end < w.size() && w[end] == '%') return true;
+    }
+    return false;
+  };
+  if (std::any_of(words.begin(), words.end(), holds_placeholder)) return "invalid option";
+  return e.what();
+}
+
 boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,
                                                     boost::program_options::options_description opts,
                                                     const boost::program_options::positional_options_description& pos,
@@ -230,7 +244,8 @@ boost::program_options::variables_map parse_options(const std::string& command, 
   try {
     po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).style(option_style()).run(), vm);
   } catch (const po::error& e) {
-    std::cerr << command << ": " << e.what() << "\n" << usage;
+    std::cerr << command << ": " << option_error_message(e, std::vector<std::string>(argv, argv + argc)) << "\n"
+              << usage;
     std::exit(255);
   }
   if (vm.count("h")) {

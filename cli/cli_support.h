@@ -81,6 +81,11 @@ boost::program_options::variables_map parse_options(const std::string& command, 
 // no abbreviations.
 int option_style();
 
+// boost's message for a bad option. boost fills its placeholders (`%option%` ...) with
+// the words given and loops for ever when a word holds a placeholder itself (`bsub
+// '--%option%'` hung): then the message is a plain "invalid option" instead.
+std::string option_error_message(const boost::program_options::error& e, const std::vector<std::string>& words);
+
 // "Oct 19 17:10" (bjobs), "10/19-17:10:27" (bjobs -W), "Wed Oct 19 17:10:27" (-l).
 std::string short_time(std::int64_t t);
 std::string wide_time(std::int64_t t);

@@ -1,37 +1,48 @@
 #include "libconfig/host_resolution.h"
 
 #include <functional>
+#include <map>
 
 namespace lsf::config {
 namespace {
 
-void add_name(const ClusterConfig& config, const std::string& name, std::set<std::string>& out,
-              std::set<std::string>& visiting) {
-  if (const HostGroup* g = config.find_host_group(name)) {
-    if (!visiting.insert(name).second) return;  // a cycle; reported by the checks
-    for (const auto& h : resolve_host_list(config, g->members)) out.insert(h);
-    visiting.erase(name);
-    return;
+// One resolve_host_list call's state. `visiting` holds the groups and compute units
+// being expanded, from the outermost list down: one met again is a cycle (reported by
+// the checks) and adds nothing. `hosts_of` keeps each one's hosts once expanded, so
+// groups nested as a lattice expand in time linear in their number, not their paths.
+struct Expansion {
+  std::set<std::string> visiting;
+  std::map<std::string, std::set<std::string>> hosts_of;
+};
+
+std::set<std::string> resolve(const ClusterConfig& config, const std::vector<HostListItem>& items, Expansion& x);
+
+void add_members(const ClusterConfig& config, const std::string& name, const std::vector<HostListItem>& members,
+                 std::set<std::string>& out, Expansion& x) {
+  auto known = x.hosts_of.find(name);
+  if (known == x.hosts_of.end()) {
+    if (!x.visiting.insert(name).second) return;
+    auto hosts = resolve(config, members, x);
+    x.visiting.erase(name);
+    known = x.hosts_of.emplace(name, std::move(hosts)).first;
   }
+  out.insert(known->second.begin(), known->second.end());
+}
+
+void add_name(const ClusterConfig& config, const std::string& name, std::set<std::string>& out, Expansion& x) {
+  if (const HostGroup* g = config.find_host_group(name)) return add_members(config, name, g->members, out, x);
   if (config.find_host(name)) {
     out.insert(name);
     return;
   }
-  for (const auto& cu : config.compute_units) {
-    if (cu.name == name) {
-      for (const auto& h : resolve_host_list(config, cu.members)) out.insert(h);
-      return;
-    }
-  }
+  for (const auto& cu : config.compute_units)
+    if (cu.name == name) return add_members(config, name, cu.members, out, x);
   for (const auto& h : config.hosts)
     if (h.model == name || h.type == name) out.insert(h.name);
 }
 
-}  // namespace
-
-std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::vector<HostListItem>& items) {
+std::set<std::string> resolve(const ClusterConfig& config, const std::vector<HostListItem>& items, Expansion& x) {
   std::set<std::string> in, out, named;
-  std::set<std::string> visiting;
   bool others = false;
   for (const auto& item : items) {
     if (!item.cluster.empty()) continue;  // borrowed hosts are not this cluster's
@@ -41,7 +52,7 @@ std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::
         for (const auto& h : config.hosts) these.insert(h.name);
         break;
       case HostListItem::Kind::kName:
-        add_name(config, item.name, these, visiting);
+        add_name(config, item.name, these, x);
         break;
       case HostListItem::Kind::kOthers:
         others = true;
@@ -62,6 +73,13 @@ std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::
       if (!named.count(h.name)) in.insert(h.name);
   for (const auto& h : out) in.erase(h);
   return in;
+}
+
+}  // namespace
+
+std::set<std::string> resolve_host_list(const ClusterConfig& config, const std::vector<HostListItem>& items) {
+  Expansion x;
+  return resolve(config, items, x);
 }
 
 ResourceValue static_host_resource(const ClusterConfig& config, const ClusterHost& host, std::string_view name) {

@@ -44,7 +44,9 @@ constexpr std::array kSections{
     SectionSpec{"lsf.task", "LocalTasks", true, A, "local tasks for lsrun"},
 };
 
-constexpr std::array kParams{
+// A plain array: std::array's deduction guide folds over every element, and clang
+// refuses a fold of more than 256 (this table has more).
+constexpr ParamSpec kParams[] = {
     // lsf.conf
     ParamSpec{"lsf.conf", "", "LSF_ENVDIR", S, "directory of lsf.conf"},
     ParamSpec{"lsf.conf", "", "LSF_CONFDIR", S, "directory of lsf.shared and lsf.cluster.<name> (default: LSF_ENVDIR)"},

@@ -1,8 +1,9 @@
 #include "libconfig/resreq.h"
-#include <algorithm>
 
+#include <algorithm>
 #include <cctype>
 
+#include "libconfig/input_limits.h"
 #include "libconfig/load_index.h"
 #include "libconfig/text.h"
 
@@ -177,11 +178,13 @@ Result<ComputeUnitRequest> parse_cu(std::string_view text) {
 
 Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
   ResourceRequirement rr;
+  if (text.size() > kMaxExpressionBytes) return fail(too_long("resource requirement"));
   text = trim(text);
   if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = trim(text.substr(1, text.size() - 2));
   size_t pos = 0;
-  std::string select_text;
-  bool have_select = false, have_order = false, have_rusage = false;
+  // Every select[] must hold: they are joined by one flat `&&`, each in parentheses.
+  std::vector<std::string> selects;
+  bool have_order = false, have_rusage = false;
   while (true) {
     while (pos < text.size() && std::isspace(static_cast<unsigned char>(text[pos]))) ++pos;
     if (pos >= text.size()) break;
@@ -196,8 +199,7 @@ Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
         if (section_at(text, end, &ignored)) break;
         ++end;
       }
-      select_text = std::string(trim(text.substr(0, end)));
-      have_select = true;
+      if (auto leading = trim(text.substr(0, end)); !leading.empty()) selects.emplace_back(leading);
       pos = end;
       continue;
     }
@@ -213,9 +215,7 @@ Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
     pos = close + 1;
 
     if (name == "select") {
-      // Several select[] sections must all hold.
-      select_text = select_text.empty() ? std::string(body) : "(" + select_text + ") && (" + std::string(body) + ")";
-      have_select = true;
+      if (!body.empty()) selects.emplace_back(body);
     } else if (name == "order") {
       if (have_order) return fail("order[] is given twice");
       have_order = true;
@@ -260,7 +260,9 @@ Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
       rr.affinity = std::string(body);
     }
   }
-  if (have_select) {
+  if (!selects.empty()) {
+    std::string select_text = selects.front();
+    if (selects.size() > 1) select_text = "(" + join(selects, ") && (") + ")";
     auto s = SelectExpr::parse(select_text);
     if (!s) return fail(s.error());
     rr.select = *s;

@@ -1,16 +1,22 @@
 #include "libconfig/select_expr.h"
 
+#include <algorithm>
 #include <cctype>
 #include <deque>
+#include <optional>
 #include <vector>
 
+#include "libconfig/input_limits.h"
 #include "libconfig/load_index.h"
 #include "libconfig/text.h"
 
 namespace lsf::config {
 
 struct SelectExpr::Node {
-  enum class Kind { kNumber, kString, kName, kDefined, kNot, kNeg, kBinary };
+  // kBinary is a comparison of left and right. kChain is `a && b && ...`, `a || b ...`,
+  // `a + b - c ...` or `a * b / c ...`: one node for a whole run of operators of one
+  // precedence, so that a long flat expression is a wide tree, not a deep one.
+  enum class Kind { kNumber, kString, kName, kDefined, kNot, kNeg, kBinary, kChain };
   Kind kind = Kind::kNumber;
   double number = 0;
   std::string text;  // name, string literal, or operator
@@ -23,6 +29,9 @@ struct SelectExpr::Node {
   // as text on every host.
   bool attribute = false, keyword = false;
   std::shared_ptr<const Node> left, right;
+  // kChain: ops[i] joins operands[i + 1] to what comes before it; all of one precedence.
+  std::vector<std::shared_ptr<const Node>> operands;
+  std::vector<Op> ops;
 };
 
 namespace {
@@ -42,23 +51,61 @@ NodePtr make_leaf(Node::Kind kind, std::string text, double number = 0) {
   return n;
 }
 
+constexpr std::pair<std::string_view, Node::Op> kOps[] = {
+    {"||", Node::Op::kOr}, {"&&", Node::Op::kAnd}, {"==", Node::Op::kEq}, {"!=", Node::Op::kNe},
+    {"<", Node::Op::kLt},  {">", Node::Op::kGt},   {"<=", Node::Op::kLe}, {">=", Node::Op::kGe},
+    {"+", Node::Op::kAdd}, {"-", Node::Op::kSub},  {"*", Node::Op::kMul}, {"/", Node::Op::kDiv}};
+
+Node::Op op_code(std::string_view text) {
+  for (const auto& [t, code] : kOps)
+    if (text == t) return code;
+  return Node::Op::kOther;
+}
+
+std::string_view op_text(Node::Op op) {
+  for (const auto& [t, code] : kOps)
+    if (op == code) return t;
+  return {};
+}
+
 NodePtr make_op(Node::Kind kind, std::string op, NodePtr l, NodePtr r) {
   auto n = std::make_shared<Node>();
   n->kind = kind;
   n->text = std::move(op);
-  static const std::pair<std::string_view, Node::Op> kOps[] = {
-      {"||", Node::Op::kOr}, {"&&", Node::Op::kAnd}, {"==", Node::Op::kEq}, {"!=", Node::Op::kNe},
-      {"<", Node::Op::kLt},  {">", Node::Op::kGt},   {"<=", Node::Op::kLe}, {">=", Node::Op::kGe},
-      {"+", Node::Op::kAdd}, {"-", Node::Op::kSub},  {"*", Node::Op::kMul}, {"/", Node::Op::kDiv}};
-  for (const auto& [text, code] : kOps)
-    if (n->text == text) n->op = code;
+  n->op = op_code(n->text);
   n->left = std::move(l);
   n->right = std::move(r);
   return n;
 }
 
+// Operands joined by operators of one precedence; one operand is itself.
+class ChainBuilder {
+ public:
+  explicit ChainBuilder(NodePtr first) { operands_.push_back(std::move(first)); }
+  void add(Node::Op op, NodePtr operand) {
+    ops_.push_back(op);
+    operands_.push_back(std::move(operand));
+  }
+  NodePtr build() && {
+    if (ops_.empty()) return std::move(operands_.front());
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::kChain;
+    n->op = ops_.front();
+    n->text = std::string(op_text(n->op));
+    n->operands = std::move(operands_);
+    n->ops = std::move(ops_);
+    return n;
+  }
+
+ private:
+  std::vector<NodePtr> operands_;
+  std::vector<Node::Op> ops_;
+};
+
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+bool is_word(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_name_char); }
+bool is_name(std::string_view s) { return is_word(s) && is_name_start(s.front()); }
 
 class Parser {
  public:
@@ -86,28 +133,47 @@ class Parser {
     return true;
   }
 
+  // One level of nesting for the rest of the enclosing parse_*; refuses past the limit.
+  class Level {
+   public:
+    explicit Level(int& depth) : depth_(depth) { ++depth_; }
+    ~Level() { --depth_; }
+    Level(const Level&) = delete;
+    Level& operator=(const Level&) = delete;
+    bool too_deep() const { return depth_ > kMaxNesting; }
+
+   private:
+    int& depth_;
+  };
+
   Result<NodePtr> parse_or() {
-    auto l = parse_and();
-    while (l && eat("||")) {
+    auto first = parse_and();
+    if (!first) return first;
+    ChainBuilder chain(*first);
+    while (eat("||")) {
       auto r = parse_and();
       if (!r) return r;
-      l = make_op(Node::Kind::kBinary, "||", *l, *r);
+      chain.add(Node::Op::kOr, *r);
     }
-    return l;
+    return std::move(chain).build();
   }
   Result<NodePtr> parse_and() {
-    auto l = parse_not();
-    while (l && eat("&&")) {
+    auto first = parse_not();
+    if (!first) return first;
+    ChainBuilder chain(*first);
+    while (eat("&&")) {
       auto r = parse_not();
       if (!r) return r;
-      l = make_op(Node::Kind::kBinary, "&&", *l, *r);
+      chain.add(Node::Op::kAnd, *r);
     }
-    return l;
+    return std::move(chain).build();
   }
   Result<NodePtr> parse_not() {
     skip();
     if (peek("!") && !peek("!=")) {
       ++pos_;
+      Level level(depth_);
+      if (level.too_deep()) return fail(nests_too_deep("select[]"));
       auto n = parse_not();
       if (!n) return n;
       return make_op(Node::Kind::kNot, "!", *n, nullptr);
@@ -127,37 +193,37 @@ class Parser {
     return l;
   }
   Result<NodePtr> parse_sum() {
-    auto l = parse_product();
-    while (l) {
+    auto first = parse_product();
+    if (!first) return first;
+    ChainBuilder chain(*first);
+    while (true) {
       skip();
-      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) {
-        std::string op(1, s_[pos_++]);
-        auto r = parse_product();
-        if (!r) return r;
-        l = make_op(Node::Kind::kBinary, op, *l, *r);
-      } else {
-        break;
-      }
+      if (pos_ >= s_.size() || (s_[pos_] != '+' && s_[pos_] != '-')) break;
+      Node::Op op = s_[pos_++] == '+' ? Node::Op::kAdd : Node::Op::kSub;
+      auto r = parse_product();
+      if (!r) return r;
+      chain.add(op, *r);
     }
-    return l;
+    return std::move(chain).build();
   }
   Result<NodePtr> parse_product() {
-    auto l = parse_unary();
-    while (l) {
+    auto first = parse_unary();
+    if (!first) return first;
+    ChainBuilder chain(*first);
+    while (true) {
       skip();
-      if (pos_ < s_.size() && (s_[pos_] == '*' || s_[pos_] == '/')) {
-        std::string op(1, s_[pos_++]);
-        auto r = parse_unary();
-        if (!r) return r;
-        l = make_op(Node::Kind::kBinary, op, *l, *r);
-      } else {
-        break;
-      }
+      if (pos_ >= s_.size() || (s_[pos_] != '*' && s_[pos_] != '/')) break;
+      Node::Op op = s_[pos_++] == '*' ? Node::Op::kMul : Node::Op::kDiv;
+      auto r = parse_unary();
+      if (!r) return r;
+      chain.add(op, *r);
     }
-    return l;
+    return std::move(chain).build();
   }
   Result<NodePtr> parse_unary() {
     if (eat("-")) {
+      Level level(depth_);
+      if (level.too_deep()) return fail(nests_too_deep("select[]"));
       auto n = parse_unary();
       if (!n) return n;
       return make_op(Node::Kind::kNeg, "-", *n, nullptr);
@@ -171,6 +237,8 @@ class Parser {
     char c = s_[pos_];
     if (c == '(') {
       ++pos_;
+      Level level(depth_);
+      if (level.too_deep()) return fail(nests_too_deep("select[]"));
       auto n = parse_or();
       if (!n) return n;
       if (!eat(")")) return fail("missing ')' in select expression");
@@ -179,6 +247,9 @@ class Parser {
     if (c == '"' || c == '\'') {
       size_t end = s_.find(c, pos_ + 1);
       if (end == std::string_view::npos) return fail("unterminated string in select expression");
+      // A bracket would end the select[] it is printed in.
+      if (s_.substr(pos_, end - pos_).find_first_of("[]") != std::string_view::npos)
+        return fail("a string in a select expression cannot hold '[' or ']'");
       auto n = make_leaf(Node::Kind::kString, std::string(s_.substr(pos_ + 1, end - pos_ - 1)));
       pos_ = end + 1;
       return n;
@@ -224,12 +295,18 @@ class Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 // `r15m=1.5:mem=20:-ultrix`, the select syntax before LSF 6.
 Result<NodePtr> parse_old_syntax(std::string_view text) {
-  NodePtr all;
-  auto add = [&](NodePtr n) { all = all ? make_op(Node::Kind::kBinary, "&&", all, n) : n; };
+  std::optional<ChainBuilder> all;
+  auto add = [&](NodePtr n) {
+    if (all)
+      all->add(Node::Op::kAnd, std::move(n));
+    else
+      all.emplace(std::move(n));
+  };
   size_t start = 0;
   while (start <= text.size()) {
     size_t colon = text.find(':', start);
@@ -242,6 +319,7 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
       continue;
     }
     if (term.front() == '-') {
+      if (!is_name(term.substr(1))) return fail("bad term \"" + term + "\" in select expression");
       add(make_op(Node::Kind::kNot, "!", make_leaf(Node::Kind::kName, term.substr(1)), nullptr));
       continue;
     }
@@ -254,7 +332,18 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
     }
     std::string name(trim(std::string_view(term).substr(0, eq)));
     std::string value(trim(std::string_view(term).substr(eq + 1)));
-    auto number = parse_double(value);
+    if (!value.empty() && value.front() == '+') value.erase(0, 1);  // the new syntax has no unary +
+    // The value as the new syntax reads it, which must be one name or number (negative
+    // allowed): what to_string() prints must read back, with the same meaning.
+    auto as_new = Parser(value).parse();
+    if (!is_name(name) || !as_new) return fail("bad term \"" + term + "\" in select expression");
+    const Node& v = **as_new;
+    const bool negative = v.kind == Node::Kind::kNeg && v.left->kind == Node::Kind::kNumber;
+    if (v.kind != Node::Kind::kName && v.kind != Node::Kind::kNumber && !negative)
+      return fail("bad term \"" + term + "\" in select expression");
+    std::optional<double> number;
+    if (v.kind == Node::Kind::kNumber) number = v.number;
+    if (negative) number = -v.left->number;
     std::string op = "==";
     if (number) {
       auto index = find_load_index(name);
@@ -263,7 +352,7 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
     add(make_op(Node::Kind::kBinary, op, make_leaf(Node::Kind::kName, name),
                 number ? make_leaf(Node::Kind::kNumber, value, *number) : make_leaf(Node::Kind::kName, value)));
   }
-  return all;
+  return std::move(*all).build();  // the loop adds at least one term or fails
 }
 
 struct Evaluator {
@@ -290,8 +379,43 @@ struct Evaluator {
       }
       case Node::Kind::kBinary:
         return binary(n);
+      case Node::Kind::kChain:
+        return chain(n);
     }
     return {};
+  }
+
+  // Left to right in a loop, stopping early where the outcome is known.
+  SelectValue chain(const Node& n) const {
+    using Op = Node::Op;
+    if (n.op == Op::kAnd || n.op == Op::kOr) {
+      const bool any = n.op == Op::kOr;
+      for (const auto& operand : n.operands)
+        if (truth(*operand) == any) return boolean(any);
+      return boolean(!any);
+    }
+    auto acc = value(*n.operands.front());
+    for (size_t i = 0; i < n.ops.size() && acc.kind == Kind::kNumber; ++i) {
+      auto r = value(*n.operands[i + 1]);
+      if (r.kind != Kind::kNumber) return {};
+      acc = arithmetic(n.ops[i], acc.number, r.number);
+    }
+    return acc.kind == Kind::kNumber ? acc : SelectValue{};
+  }
+
+  static SelectValue arithmetic(Node::Op op, double a, double b) {
+    switch (op) {
+      case Node::Op::kAdd:
+        return SelectValue::of(a + b);
+      case Node::Op::kSub:
+        return SelectValue::of(a - b);
+      case Node::Op::kMul:
+        return SelectValue::of(a * b);
+      case Node::Op::kDiv:
+        return b == 0 ? SelectValue{} : SelectValue::of(a / b);
+      default:
+        return {};
+    }
   }
 
   bool truth(const Node& n) const {
@@ -302,10 +426,9 @@ struct Evaluator {
 
   static SelectValue boolean(bool b) { return SelectValue::of(b ? 1.0 : 0.0); }
 
+  // A comparison.
   SelectValue binary(const Node& n) const {
     using Op = Node::Op;
-    if (n.op == Op::kAnd) return boolean(truth(*n.left) && truth(*n.right));
-    if (n.op == Op::kOr) return boolean(truth(*n.left) || truth(*n.right));
     auto l = value(*n.left);
     auto r = value(*n.right);
     if (n.op == Op::kEq || n.op == Op::kNe) {
@@ -324,14 +447,6 @@ struct Evaluator {
         return boolean(a <= b);
       case Op::kGe:
         return boolean(a >= b);
-      case Op::kAdd:
-        return SelectValue::of(a + b);
-      case Op::kSub:
-        return SelectValue::of(a - b);
-      case Op::kMul:
-        return SelectValue::of(a * b);
-      case Op::kDiv:
-        return b == 0 ? SelectValue{} : SelectValue::of(a / b);
       default:
         return {};
     }
@@ -379,24 +494,48 @@ class LookupHost final : public SelectHost {
   mutable std::deque<ResourceValue> kept_;
 };
 
-bool needs_parens(const Node& child, const std::string& parent_op) {
-  if (child.kind != Node::Kind::kBinary) return false;
-  auto rank = [](const std::string& op) {
-    if (op == "||") return 1;
-    if (op == "&&") return 2;
-    if (op == "+" || op == "-") return 4;
-    if (op == "*" || op == "/") return 5;
-    return 3;  // comparisons
-  };
-  return rank(child.text) < rank(parent_op) || (rank(child.text) == 3 && rank(parent_op) == 3);
+int rank(Node::Op op) {
+  switch (op) {
+    case Node::Op::kOr:
+      return 1;
+    case Node::Op::kAnd:
+      return 2;
+    case Node::Op::kAdd:
+    case Node::Op::kSub:
+      return 4;
+    case Node::Op::kMul:
+    case Node::Op::kDiv:
+      return 5;
+    default:
+      return 3;  // comparisons
+  }
+}
+
+bool needs_parens(const Node& child, Node::Op parent) {
+  if (child.kind != Node::Kind::kBinary && child.kind != Node::Kind::kChain) return false;
+  return rank(child.op) < rank(parent) || (rank(child.op) == 3 && rank(parent) == 3);
+}
+
+std::string format(const Node& n);
+
+// Within a chain of one precedence, an operand of that same precedence was written in
+// parentheses; they matter after `-` and `/`.
+std::string format_operand(const Node& child, Node::Op parent, bool after_minus_or_div) {
+  std::string out = format(child);
+  const bool same = child.kind == Node::Kind::kChain && rank(child.op) == rank(parent);
+  if (needs_parens(child, parent) || (after_minus_or_div && same)) out = "(" + out + ")";
+  return out;
 }
 
 std::string format(const Node& n) {
   switch (n.kind) {
     case Node::Kind::kNumber:
       return n.text;
-    case Node::Kind::kString:
-      return "\"" + n.text + "\"";
+    case Node::Kind::kString: {
+      // Written in whichever quotes it does not hold (the parser allows either).
+      const char quote = n.text.find('"') == std::string::npos ? '"' : '\'';
+      return quote + n.text + quote;
+    }
     case Node::Kind::kName:
       return n.text;
     case Node::Kind::kDefined:
@@ -404,17 +543,21 @@ std::string format(const Node& n) {
     case Node::Kind::kNot:
     case Node::Kind::kNeg: {
       std::string inner = format(*n.left);
-      if (n.left->kind == Node::Kind::kBinary) inner = "(" + inner + ")";
+      if (n.left->kind == Node::Kind::kBinary || n.left->kind == Node::Kind::kChain) inner = "(" + inner + ")";
       return n.text + inner;
     }
-    case Node::Kind::kBinary: {
-      std::string l = format(*n.left), r = format(*n.right);
-      if (needs_parens(*n.left, n.text)) l = "(" + l + ")";
-      if (needs_parens(*n.right, n.text) ||
-          (n.right->kind == Node::Kind::kBinary && n.right->text == n.text && (n.text == "-" || n.text == "/")))
-        r = "(" + r + ")";
-      bool spaced = n.text == "&&" || n.text == "||";
-      return spaced ? l + " " + n.text + " " + r : l + n.text + r;
+    case Node::Kind::kBinary:
+      return format_operand(*n.left, n.op, false) + n.text + format_operand(*n.right, n.op, false);
+    case Node::Kind::kChain: {
+      std::string out = format_operand(*n.operands.front(), n.op, false);
+      for (size_t i = 0; i < n.ops.size(); ++i) {
+        const Node::Op op = n.ops[i];
+        const bool spaced = op == Node::Op::kAnd || op == Node::Op::kOr;
+        std::string text(op_text(op));
+        out += spaced ? " " + text + " " : text;
+        out += format_operand(*n.operands[i + 1], op, op == Node::Op::kSub || op == Node::Op::kDiv);
+      }
+      return out;
     }
   }
   return {};
@@ -424,6 +567,7 @@ void walk_names(const Node& n, const std::function<void(const std::string&)>& f)
   if (n.kind == Node::Kind::kName || n.kind == Node::Kind::kDefined) f(n.text);
   if (n.left) walk_names(*n.left, f);
   if (n.right) walk_names(*n.right, f);
+  for (const auto& operand : n.operands) walk_names(*operand, f);
 }
 
 bool is_old_syntax(std::string_view text) {
@@ -439,6 +583,7 @@ bool is_old_syntax(std::string_view text) {
 Result<SelectExpr> SelectExpr::parse(std::string_view text) {
   text = trim(text);
   if (text.empty()) return SelectExpr{};
+  if (text.size() > kMaxExpressionBytes) return fail(too_long("select[]"));
   auto root = is_old_syntax(text) ? parse_old_syntax(text) : Parser(text).parse();
   if (!root) return fail(root.error());
   return SelectExpr(*root);
@@ -460,7 +605,9 @@ std::string SelectExpr::to_string() const { return root_ ? format(*root_) : std:
 SelectExpr SelectExpr::both(const SelectExpr& a, const SelectExpr& b) {
   if (!a.root_) return b;
   if (!b.root_) return a;
-  return SelectExpr(make_op(Node::Kind::kBinary, "&&", a.root_, b.root_));
+  ChainBuilder all(a.root_);
+  all.add(Node::Op::kAnd, b.root_);
+  return SelectExpr(std::move(all).build());
 }
 
 void SelectExpr::for_each_name(const std::function<void(const std::string&)>& f) const {

@@ -232,35 +232,41 @@ class Checker {
       std::string context = "host group \"" + g.name + "\"";
       if (cfg_.find_host(g.name)) diags_.error(g.where, context + ": the name is also a host name");
       check_host_list(g.members, g.where, context, "GROUP_MEMBER", false);
-      std::set<std::string> path{g.name};
-      if (cycle_from(g, path)) diags_.error(g.where, context + ": GROUP_MEMBER includes the group itself");
+      std::set<std::string> path{g.name}, cleared;
+      if (cycle_from(g, path, cleared)) diags_.error(g.where, context + ": GROUP_MEMBER includes the group itself");
     }
   }
 
-  bool cycle_from(const HostGroup& g, std::set<std::string>& path) {
+  // `cleared`: groups already searched from here with no cycle found; not searched
+  // again, so groups nested as a lattice take linear, not exponential, time.
+  bool cycle_from(const HostGroup& g, std::set<std::string>& path, std::set<std::string>& cleared) {
     for (const auto& m : g.members) {
       if (m.kind != HostListItem::Kind::kName || m.exclude) continue;
       const HostGroup* sub = cfg_.find_host_group(m.name);
       if (!sub) continue;
       if (path.count(sub->name)) return true;
+      if (cleared.count(sub->name)) continue;
       path.insert(sub->name);
-      if (cycle_from(*sub, path)) return true;
+      if (cycle_from(*sub, path, cleared)) return true;
       path.erase(sub->name);
+      cleared.insert(sub->name);
     }
     return false;
   }
 
   // ---- lsb.users ----
 
-  bool user_cycle_from(const UserGroup& g, std::set<std::string>& path) {
+  bool user_cycle_from(const UserGroup& g, std::set<std::string>& path, std::set<std::string>& cleared) {
     for (const auto& m : g.members) {
       if (m.kind != UserListItem::Kind::kName) continue;
       const UserGroup* sub = cfg_.find_user_group(m.name);
       if (!sub) continue;
       if (path.count(sub->name)) return true;
+      if (cleared.count(sub->name)) continue;
       path.insert(sub->name);
-      if (user_cycle_from(*sub, path)) return true;
+      if (user_cycle_from(*sub, path, cleared)) return true;
       path.erase(sub->name);
+      cleared.insert(sub->name);
     }
     return false;
   }
@@ -269,8 +275,9 @@ class Checker {
     for (const auto& g : cfg_.user_groups) {
       std::string context = "user group \"" + g.name + "\"";
       check_user_list(g.members, g.where, context, "GROUP_MEMBER");
-      std::set<std::string> path{g.name};
-      if (user_cycle_from(g, path)) diags_.error(g.where, context + ": GROUP_MEMBER includes the group itself");
+      std::set<std::string> path{g.name}, cleared;
+      if (user_cycle_from(g, path, cleared))
+        diags_.error(g.where, context + ": GROUP_MEMBER includes the group itself");
       bool all_members = std::any_of(g.members.begin(), g.members.end(),
                                      [](const UserListItem& m) { return m.kind == UserListItem::Kind::kAll; });
       for (const auto& share : g.user_shares) {

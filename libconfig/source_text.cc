@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "libconfig/input_limits.h"
 #include "libconfig/text.h"
 
 namespace lsf::config {
@@ -43,6 +44,7 @@ class ConditionParser {
   ConditionParser(std::string_view text, const WeekInstant& now) : s_(text), now_(now) {}
 
   Result<bool> parse() {
+    if (s_.size() > kMaxExpressionBytes) return fail(too_long("condition"));
     auto v = parse_or();
     if (!v) return v;
     skip_space();
@@ -81,15 +83,16 @@ class ConditionParser {
     }
     return left;
   }
+  // `!` and `(` open a level of nesting: the only places the parser recurses.
   Result<bool> parse_not() {
-    if (eat("!")) {
-      auto v = parse_not();
+    const bool negate = eat("!");
+    if (negate || eat("(")) {
+      if (depth_ >= kMaxNesting) return fail(nests_too_deep("condition"));
+      ++depth_;
+      auto v = negate ? parse_not() : parse_or();
+      --depth_;
       if (!v) return v;
-      return !*v;
-    }
-    if (eat("(")) {
-      auto v = parse_or();
-      if (!v) return v;
+      if (negate) return !*v;
       if (!eat(")")) return fail("missing ')'");
       return v;
     }
@@ -117,6 +120,7 @@ class ConditionParser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
   const WeekInstant& now_;
   std::vector<std::string> notes_;
 };

@@ -1,5 +1,6 @@
 #include "libconfig/time_window.h"
 
+#include "libconfig/input_limits.h"
 #include "libconfig/text.h"
 
 namespace lsf::config {
@@ -25,7 +26,8 @@ Result<Point> parse_point(std::string_view text) {
   std::vector<int> values;
   for (auto f : fields) {
     auto v = parse_int(f);
-    if (!v || f.empty() || f.front() == '-' || f.front() == '+')
+    // Checked before narrowing to int: 4294967305 must not read as hour 9.
+    if (!v || f.empty() || f.front() == '-' || f.front() == '+' || *v > 9999)
       return fail("\"" + std::string(text) + "\" is not [day:]hour[:minute]");
     values.push_back(static_cast<int>(*v));
   }
@@ -78,6 +80,7 @@ std::string TimeWindow::to_string() const {
 
 Result<TimeWindowSet> TimeWindowSet::parse(std::string_view text) {
   TimeWindowSet set;
+  if (text.size() > kMaxExpressionBytes) return fail(too_long("time window list"));
   std::string inner = strip_parens(text);
   for (const auto& word : split_words(inner)) {
     size_t dash = word.find('-');

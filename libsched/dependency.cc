@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <optional>
+
+#include "libconfig/input_limits.h"
+#include "libconfig/text.h"
 
 namespace lsf::sched {
 
@@ -24,7 +28,9 @@ enum class Cond {
 
 struct DependencyExpr::Node {
   enum class Kind { kAnd, kOr, kNot, kCond } kind = Kind::kCond;
-  std::shared_ptr<const Node> left, right;
+  // kAnd, kOr: every term of one run of `&&` or `||`, so a long flat expression is a wide
+  // tree, not a deep one. kNot: its one operand.
+  std::vector<std::shared_ptr<const Node>> operands;
   Cond cond = Cond::kDone;
   DependencyRef ref;
   std::string op;             // comparison for exit(, op code) and num*(, op n)
@@ -77,39 +83,39 @@ class Parser {
     return false;
   }
 
-  config::Result<NodePtr> parse_or() {
-    auto l = parse_and();
-    if (!l) return l;
-    NodePtr left = *l;
-    while (eat("||")) {
-      auto r = parse_and();
-      if (!r) return r;
-      left = std::make_shared<const Node>(Node{Node::Kind::kOr, left, *r, {}, {}, {}, {}});
+  // Terms joined by `op` (`&&` or `||`) into one node; a single term is itself.
+  template <typename ParseTerm>
+  config::Result<NodePtr> parse_run(std::string_view op, Node::Kind kind, ParseTerm parse_term) {
+    auto first = parse_term();
+    if (!first) return first;
+    std::vector<NodePtr> terms{*first};
+    while (eat(op)) {
+      auto next = parse_term();
+      if (!next) return next;
+      terms.push_back(*next);
     }
-    return left;
+    if (terms.size() == 1) return terms.front();
+    return std::make_shared<const Node>(Node{kind, std::move(terms), {}, {}, {}, {}});
+  }
+
+  config::Result<NodePtr> parse_or() {
+    return parse_run("||", Node::Kind::kOr, [this] { return parse_and(); });
   }
 
   config::Result<NodePtr> parse_and() {
-    auto l = parse_unary();
-    if (!l) return l;
-    NodePtr left = *l;
-    while (eat("&&")) {
-      auto r = parse_unary();
-      if (!r) return r;
-      left = std::make_shared<const Node>(Node{Node::Kind::kAnd, left, *r, {}, {}, {}, {}});
-    }
-    return left;
+    return parse_run("&&", Node::Kind::kAnd, [this] { return parse_unary(); });
   }
 
+  // `!` and `(` open a level of nesting: the only places the parser recurses.
   config::Result<NodePtr> parse_unary() {
-    if (eat("!")) {
-      auto e = parse_unary();
+    const bool negate = eat("!");
+    if (negate || eat("(")) {
+      if (depth_ >= config::kMaxNesting) return error(config::nests_too_deep("dependency expression"));
+      ++depth_;
+      auto e = negate ? parse_unary() : parse_or();
+      --depth_;
       if (!e) return e;
-      return std::make_shared<const Node>(Node{Node::Kind::kNot, *e, nullptr, {}, {}, {}, {}});
-    }
-    if (eat("(")) {
-      auto e = parse_or();
-      if (!e) return e;
+      if (negate) return std::make_shared<const Node>(Node{Node::Kind::kNot, {*e}, {}, {}, {}, {}});
       if (!eat(")")) return error("missing \")\"");
       return e;
     }
@@ -139,10 +145,14 @@ class Parser {
     std::int32_t index = 0;
     if (auto b = n.find('['); b != std::string_view::npos && n.back() == ']') {
       auto inner = n.substr(b + 1, n.size() - b - 2);
-      if (!inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) { return std::isdigit(c); }))
-        index = std::stoi(std::string(inner));
-      else if (inner != "*")
+      if (!inner.empty() && std::all_of(inner.begin(), inner.end(), [](char c) { return std::isdigit(c); })) {
+        auto i = config::parse_int(inner);
+        if (!i || *i > std::numeric_limits<std::int32_t>::max())
+          return error("array index in \"" + ref.name + "\" is too large");
+        index = static_cast<std::int32_t>(*i);
+      } else if (inner != "*") {
         return error("bad array index in \"" + ref.name + "\"");
+      }
       n = n.substr(0, b);
     }
     if (!n.empty() && n.size() < 12 && std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(c); })) {
@@ -165,11 +175,11 @@ class Parser {
       pos_ = start;
       auto ref = parse_ref();
       if (!ref) return config::fail(ref.error());
-      return std::make_shared<const Node>(Node{Node::Kind::kCond, nullptr, nullptr, Cond::kDone, *ref, {}, {}});
+      return std::make_shared<const Node>(Node{Node::Kind::kCond, {}, Cond::kDone, *ref, {}, {}});
     }
     auto ref = parse_ref();
     if (!ref) return config::fail(ref.error());
-    Node node{Node::Kind::kCond, nullptr, nullptr, *cond, *ref, {}, {}};
+    Node node{Node::Kind::kCond, {}, *cond, *ref, {}, {}};
     if (eat(",")) {
       if (*cond != Cond::kExit && !is_counter(*cond)) return error(word + "() takes no second argument");
       skip();
@@ -186,7 +196,9 @@ class Parser {
         size_t ns = pos_;
         while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
         if (ns == pos_) return error("expected a number in " + word + "()");
-        node.value = std::stol(std::string(s_.substr(ns, pos_ - ns)));
+        auto v = config::parse_int(s_.substr(ns, pos_ - ns));
+        if (!v || *v > std::numeric_limits<long>::max()) return error("number in " + word + "() is too large");
+        node.value = static_cast<long>(*v);
         if (node.op.empty()) node.op = "==";
       }
     } else if (is_counter(*cond)) {
@@ -198,6 +210,7 @@ class Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 bool compare(long a, const std::string& op, long b) {
@@ -278,18 +291,21 @@ DependencyState eval(const Node& n, const DependencyLookup& lookup) {
     case Node::Kind::kCond:
       return eval_cond(n, lookup);
     case Node::Kind::kNot: {
-      S s = eval(*n.left, lookup);
+      S s = eval(*n.operands.front(), lookup);
       return s == S::kSatisfied ? S::kNever : S::kSatisfied;
     }
-    case Node::Kind::kAnd: {
-      S a = eval(*n.left, lookup), b = eval(*n.right, lookup);
-      if (a == S::kNever || b == S::kNever) return S::kNever;
-      return a == S::kSatisfied && b == S::kSatisfied ? S::kSatisfied : S::kWaiting;
-    }
+    case Node::Kind::kAnd:
     case Node::Kind::kOr: {
-      S a = eval(*n.left, lookup), b = eval(*n.right, lookup);
-      if (a == S::kSatisfied || b == S::kSatisfied) return S::kSatisfied;
-      return a == S::kNever && b == S::kNever ? S::kNever : S::kWaiting;
+      // `&&`: never once any term is never, satisfied when all are. `||` the other way.
+      const S decides = n.kind == Node::Kind::kAnd ? S::kNever : S::kSatisfied;
+      const S unanimous = n.kind == Node::Kind::kAnd ? S::kSatisfied : S::kNever;
+      bool all = true;
+      for (const auto& term : n.operands) {
+        S s = eval(*term, lookup);
+        if (s == decides) return decides;
+        all = all && s == unanimous;
+      }
+      return all ? unanimous : S::kWaiting;
     }
   }
   return S::kWaiting;
@@ -300,13 +316,14 @@ void collect(const Node& n, std::vector<DependencyRef>& out) {
     out.push_back(n.ref);
     return;
   }
-  if (n.left) collect(*n.left, out);
-  if (n.right) collect(*n.right, out);
+  for (const auto& term : n.operands) collect(*term, out);
 }
 
 }  // namespace
 
 config::Result<DependencyExpr> DependencyExpr::parse(std::string_view text) {
+  if (text.size() > config::kMaxExpressionBytes)
+    return config::fail("Dependency condition syntax error: " + config::too_long("dependency expression"));
   auto root = Parser(text).parse();
   if (!root) return config::fail(root.error());
   DependencyExpr e;

@@ -24,6 +24,9 @@ DEPENDENCIES=(
   "libssl-dev:/usr/include/openssl/hmac.h"
   "zlib1g-dev:/usr/include/zlib.h"
   "util-linux:/usr/bin/unshare"
+  # The fuzz build (tests/fuzz): clang and its libFuzzer + sanitizer runtimes.
+  "clang-14:/usr/bin/clang++-14"
+  "libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
 )
 
 install_missing() {

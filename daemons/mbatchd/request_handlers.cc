@@ -17,6 +17,7 @@
 #include "libconfig/text.h"
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
+#include "libsched/array_index_list.h"
 #include "libsched/pending_reason.h"
 #include "libsched/pool_usage.h"
 
@@ -25,32 +26,9 @@ namespace {
 
 // "1-100:2,200" -> indices. Empty string on success.
 std::string parse_array_spec(const std::string& spec, int max_size, std::vector<std::int32_t>& out) {
-  std::set<std::int32_t> seen;
-  for (const auto& part : config::split(spec, ',')) {
-    std::string_view p = config::trim(part);
-    long start = 0, end = 0, step = 1;
-    auto colon = p.find(':');
-    std::string_view range = p.substr(0, colon);
-    if (colon != std::string_view::npos) {
-      auto s = config::parse_int(p.substr(colon + 1));
-      if (!s || *s <= 0) return "Bad job array index list";
-      step = static_cast<long>(*s);
-    }
-    auto dash = range.find('-');
-    auto a = config::parse_int(range.substr(0, dash));
-    if (!a) return "Bad job array index list";
-    start = end = static_cast<long>(*a);
-    if (dash != std::string_view::npos) {
-      auto b = config::parse_int(range.substr(dash + 1));
-      if (!b) return "Bad job array index list";
-      end = static_cast<long>(*b);
-    }
-    if (start < 1 || end < start) return "Bad job array index list";
-    if (end > max_size) return "Job array index too large (MAX_JOB_ARRAY_SIZE is " + std::to_string(max_size) + ")";
-    for (long i = start; i <= end; i += step) seen.insert(static_cast<std::int32_t>(i));
-  }
-  if (seen.empty()) return "Bad job array index list";
-  out.assign(seen.begin(), seen.end());
+  auto indices = sched::parse_array_index_list(spec, max_size);
+  if (!indices) return indices.error();
+  out = *indices;
   return {};
 }
 

@@ -24,7 +24,10 @@ void expand_group(const config::ClusterConfig& cfg, const std::string& name, std
     out.insert(name);
     return;
   }
-  if (!visiting.insert(name).second) return;  // cycles are reported by the checks
+  // Each group once per expansion: `out` is a union, so a group met again (a cycle,
+  // reported by the checks, or a second path to it) adds nothing, and groups nested as
+  // a lattice expand in linear, not exponential, time.
+  if (!visiting.insert(name).second) return;
   for (const auto& m : g->members) {
     if (m.kind == config::UserListItem::Kind::kAll) {
       all = true;
@@ -33,7 +36,6 @@ void expand_group(const config::ClusterConfig& cfg, const std::string& name, std
     if (m.kind != config::UserListItem::Kind::kName || m.exclude) continue;
     expand_group(cfg, m.name, out, all, visiting);
   }
-  visiting.erase(name);
 }
 
 ConsumerSet users_of(const config::ClusterConfig& cfg, const std::vector<config::UserListItem>& items, bool per) {

@@ -24,10 +24,12 @@ class ResourceMap {
  private:
   // Before their callers: their return types are deduced. For the const and
   // non-const vector alike.
+  // compare(), not `<`: clang 14 with libstdc++ 12 fails to rewrite string < string_view
+  // through operator<=> here (the fuzz build uses clang).
   template <class Entries>
   static auto lower(Entries& entries, std::string_view name) {
     return std::lower_bound(entries.begin(), entries.end(), name,
-                            [](const value_type& e, std::string_view n) { return e.first < n; });
+                            [](const value_type& e, std::string_view n) { return e.first.compare(n) < 0; });
   }
   template <class Entries>
   static auto locate(Entries& entries, std::string_view name) {

@@ -165,7 +165,8 @@ class Simulation {
       // named twice in a placement counts once, as host_slots() would count it.
       std::vector<std::pair<int, int>> slots;
       for (auto [h, n] : d.slots) {
-        auto same = std::find_if(slots.begin(), slots.end(), [h](const auto& e) { return e.first == h; });
+        // An init-capture: clang 14 cannot capture a structured binding.
+        auto same = std::find_if(slots.begin(), slots.end(), [host = h](const auto& e) { return e.first == host; });
         if (same == slots.end())
           slots.emplace_back(h, n);
         else

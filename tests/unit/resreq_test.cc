@@ -112,6 +112,23 @@ TEST(ResReq, Span) {
   EXPECT_EQ(ResourceRequirement::parse("span[block=4]")->span->block, 4);
 }
 
+TEST(ResReq, WhatIsPrintedReadsBack) {
+  // Found by tests/fuzz (corpus/resreq/crash-*): the old syntax took any text as a value,
+  // and a string holding a double quote was printed inside double quotes.
+  EXPECT_EQ(ResourceRequirement::parse("defspanl:usablecuslots=2]").error(),
+            "bad term \"usablecuslots=2]\" in select expression");
+  EXPECT_FALSE(ResourceRequirement::parse("-ux]:mem=20").ok());
+  EXPECT_FALSE(ResourceRequirement::parse("r15m=....1.5:mem=20").ok());
+  EXPECT_EQ(ResourceRequirement::parse("r15m=+.5:mem=-2")->to_string(), "select[r15m<=.5 && mem>=-2]");
+  EXPECT_TRUE(ResourceRequirement::parse("type=LINUX64:mem=20:ncpus=4").ok());
+  EXPECT_EQ(ResourceRequirement::parse("\"type=='a[b'\"").error(),
+            "a string in a select expression cannot hold '[' or ']'");
+  auto quoted = ResourceRequirement::parse("select[type == 'LINUX\"64']");
+  ASSERT_TRUE(quoted.ok()) << quoted.error();
+  EXPECT_EQ(quoted->to_string(), "select[type=='LINUX\"64']");
+  EXPECT_TRUE(ResourceRequirement::parse(quoted->to_string()).ok());
+}
+
 TEST(ResReq, Errors) {
   EXPECT_EQ(ResourceRequirement::parse("select[mem>]").error(), "select expression ends where a value is expected");
   EXPECT_EQ(ResourceRequirement::parse("select[(mem>1]").error(), "missing ')' in select expression");

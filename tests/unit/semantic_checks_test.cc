@@ -34,6 +34,19 @@ TEST(SemanticChecks, UnknownHostsGroupsQueuesAndClusters) {
             "lsb.hosts:8: host group \"hg2\": GROUP_MEMBER includes the group itself\n");
 }
 
+TEST(SemanticChecks, HostGroupCycleIsReportedNotFollowedWhereHostsAreCompared) {
+  // Queues of one SLOT_POOL must use the same hosts: comparing them expands hg1, whose
+  // members lead back to it. Expanding used to start afresh at every level and never end.
+  ConfigTree t;
+  t.lsb("lsb.hosts", "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\nhg1 (hostA hg2)\nhg2 (hg1)\nEnd HostGroup\n");
+  t.lsb("lsb.queues",
+        "Begin Queue\nQUEUE_NAME = a\nSLOT_POOL = p\nSLOT_SHARE = 50\nHOSTS = hg1\nEnd Queue\n"
+        "Begin Queue\nQUEUE_NAME = b\nSLOT_POOL = p\nSLOT_SHARE = 50\nHOSTS = hg2\nEnd Queue\n");
+  const std::string errors = errors_of(t.load());
+  EXPECT_NE(errors.find("host group \"hg1\": GROUP_MEMBER includes the group itself"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("host group \"hg2\": GROUP_MEMBER includes the group itself"), std::string::npos) << errors;
+}
+
 TEST(SemanticChecks, UnknownUsersAndServiceClassesAndResources) {
   ConfigTree t;
   t.lsb("lsb.users",

@@ -63,4 +63,10 @@ TEST(TimeWindow, Errors) {
   EXPECT_FALSE(TimeWindowSet::parse("a-b"));
 }
 
+TEST(TimeWindow, NumbersPastIntAreNotWrappedIntoRange) {
+  // 4294967305 is 2^32 + 9: narrowed before the range check, it read as hour 9.
+  EXPECT_EQ(TimeWindowSet::parse("3:4294967305-8:30").error(),
+            "time window \"3:4294967305-8:30\": \"3:4294967305\" is not [day:]hour[:minute]");
+}
+
 }  // namespace
