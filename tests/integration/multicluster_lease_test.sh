@@ -49,7 +49,7 @@ sleep 5
 consumer_start
 check "after the consumer's restart: the job that ended meanwhile is DONE" wait_for 20 bash -c \
   "[ \"\$(cstate $j4)\" = 'DONE hostA@provider' ]"
-check "... and the others run on" bash -c "[ \"\$(cstate $j2)\" = 'RUN hostA@provider' ] && [ \"\$(cstate $j3)\" = 'RUN hostA@provider' ]"
+check "... and the others run on" wait_for 20 bash -c "[ \"\$(cstate $j2)\" = 'RUN hostA@provider' ] && [ \"\$(cstate $j3)\" = 'RUN hostA@provider' ]"
 
 # A job started after the restart, so three run: j2, j3, j5 (newest).
 j5=$(cjob -q borrowed -o /dev/null sleep 300)

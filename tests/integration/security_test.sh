@@ -109,6 +109,23 @@ check "-n beyond the largest count is refused" bash -c "bsub -n 4294967297 true 
 printf 'echo one\0echo two\n' >"$TEST_DIR/nul.sh"
 check "a script with a NUL byte is refused, not cut" bash -c "bsub -o /dev/null <'$TEST_DIR/nul.sh' 2>&1 | grep -q 'contains a NUL character. Job not submitted.'"
 
+# --- §4: deep nesting and long lists get a clear error, and mbatchd answers at once after
+deep="select[$(printf '(%.0s' $(seq 1 200))mem>1$(printf ')%.0s' $(seq 1 200))]"
+out=$(bsub -R "$deep" true 2>&1)
+check "a select[] nested 200 deep is refused naming the limit" grep -q "nests deeper than 64 levels" <<<"$out"
+chain="select[$(printf 'mem>1 && %.0s' $(seq 1 5000))mem>1]"
+out=$(bsub -o /dev/null -R "$chain" true 2>&1)
+check "a flat chain of 5,000 && is accepted" grep -q "is submitted" <<<"$out"
+long="x[$(printf '1-1000,%.0s' $(seq 1 3000))1]"
+start=$(date +%s%N)
+out=$(bsub -J "$long" true 2>&1)
+check "a long array index list is refused" grep -q "Job array index too large" <<<"$out"
+check "  and mbatchd answers within a second after" bash -c "timeout 1 bjobs -u all >/dev/null 2>&1"
+echo "    long array list refused in $((($(date +%s%N) - start) / 1000000)) ms"
+dep="$(printf 'done(1) && %.0s' $(seq 1 5000))done(1)"
+out=$(bsub -w "$dep" true 2>&1)
+check "a dependency of 5,001 terms gets an answer, not a crash" bash -c "lsid >/dev/null"
+
 # --- root submits and runs jobs only with LSF_ROOT_USER=Y
 sed -i '/^LSF_ROOT_USER=/d' "$CONF/lsf.conf"
 restart_mbatchd
