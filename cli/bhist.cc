@@ -91,8 +91,9 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
       const auto& e = r.job_new();
       // A plain job is element 0. (Built in one step: GCC 12 warns, wrongly, about a
       // vector made from the range and then grown.)
-      const std::vector<std::int32_t> indices =
-          e.indices().empty() ? std::vector<std::int32_t>{0} : std::vector<std::int32_t>(e.indices().begin(), e.indices().end());
+      const std::vector<std::int32_t> indices = e.indices().empty()
+                                                    ? std::vector<std::int32_t>{0}
+                                                    : std::vector<std::int32_t>(e.indices().begin(), e.indices().end());
       for (auto i : indices) {
         History h;
         h.id = e.job_id();

@@ -37,7 +37,8 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
     client_->set_local_socket(endpoint_.local_socket);
     // An ordinary user cannot read the key and is refused over TCP; an administrator
     // (or root) on a host without the master's socket signs with it.
-    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client_->set_key(*key.key, "mbatchd");
+    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
+      client_->set_key(*key.key, "mbatchd");
   }
   *request.mutable_caller() = identity_;
   const bool changes = changes_state(request.request_case());

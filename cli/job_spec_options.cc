@@ -129,7 +129,8 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
       std::string rest = name.substr(e + 1);
       if (!rest.empty()) {
         auto lim = rest[0] == '%' ? config::parse_int(rest.substr(1)) : std::nullopt;
-        if (!lim || *lim < 1 || *lim > std::numeric_limits<std::int32_t>::max()) return fail("Bad job array index list");
+        if (!lim || *lim < 1 || *lim > std::numeric_limits<std::int32_t>::max())
+          return fail("Bad job array index list");
         spec.set_array_limit(static_cast<int>(*lim));
       }
       name = name.substr(0, b);

@@ -137,8 +137,8 @@ class Preprocessor {
  public:
   Preprocessor(const WeekInstant& now, Diagnostics& diags) : now_(now), diags_(diags) {}
 
-  void run(std::string_view text, const std::string& display, const std::filesystem::path& base,
-           int depth, std::vector<LogicalLine>& out) {
+  void run(std::string_view text, const std::string& display, const std::filesystem::path& base, int depth,
+           std::vector<LogicalLine>& out) {
     std::vector<Branch> branches;
     auto active = [&] { return branches.empty() || (branches.back().parent_active && branches.back().taking); };
 
@@ -154,9 +154,9 @@ class Preprocessor {
 
       if (d == Directive::kIf || d == Directive::kElif) {
         bool cond = false;
-        bool evaluate = d == Directive::kIf ? active()
-                                            : !branches.empty() && branches.back().parent_active &&
-                                                  !branches.back().taken;
+        bool evaluate = d == Directive::kIf
+                            ? active()
+                            : !branches.empty() && branches.back().parent_active && !branches.back().taken;
         if (d == Directive::kElif && (branches.empty() || branches.back().seen_else)) {
           diags_.error(where, "#elif without a matching #if");
           continue;
@@ -165,8 +165,7 @@ class Preprocessor {
           ConditionParser p(rest, now_);
           auto v = p.parse();
           if (!v) {
-            diags_.error(where, "#" + std::string(d == Directive::kIf ? "if" : "elif") +
-                                    " condition: " + v.error());
+            diags_.error(where, "#" + std::string(d == Directive::kIf ? "if" : "elif") + " condition: " + v.error());
           } else {
             cond = *v;
             for (const auto& note : p.notes()) diags_.warning(where, note);
@@ -226,8 +225,8 @@ class Preprocessor {
   }
 
  private:
-  void include(std::string_view rest, const SourceLocation& where, const std::filesystem::path& base,
-               int depth, std::vector<LogicalLine>& out) {
+  void include(std::string_view rest, const SourceLocation& where, const std::filesystem::path& base, int depth,
+               std::vector<LogicalLine>& out) {
     std::string target(trim(strip_comment(rest)));
     if (target.size() >= 2 && target.front() == '"' && target.back() == '"')
       target = target.substr(1, target.size() - 2);
@@ -236,8 +235,8 @@ class Preprocessor {
       return;
     }
     if (depth >= kMaxIncludeDepth) {
-      diags_.error(where, "#INCLUDE \"" + target + "\": nested more than " +
-                              std::to_string(kMaxIncludeDepth) + " deep (an include cycle?)");
+      diags_.error(where, "#INCLUDE \"" + target + "\": nested more than " + std::to_string(kMaxIncludeDepth) +
+                              " deep (an include cycle?)");
       return;
     }
     std::filesystem::path path(target);
@@ -259,17 +258,15 @@ class Preprocessor {
 }  // namespace
 
 std::vector<LogicalLine> preprocess_config_text(std::string_view text, const std::string& display,
-                                                const std::filesystem::path& base_dir,
-                                                const WeekInstant& now, Diagnostics& diags) {
+                                                const std::filesystem::path& base_dir, const WeekInstant& now,
+                                                Diagnostics& diags) {
   std::vector<LogicalLine> out;
   Preprocessor(now, diags).run(text, display, base_dir, 0, out);
   return out;
 }
 
-std::optional<std::vector<LogicalLine>> read_config_file(const std::filesystem::path& path,
-                                                         const std::string& display,
-                                                         const WeekInstant& now,
-                                                         Diagnostics& diags) {
+std::optional<std::vector<LogicalLine>> read_config_file(const std::filesystem::path& path, const std::string& display,
+                                                         const WeekInstant& now, Diagnostics& diags) {
   std::ifstream f(path);
   if (!f) {
     diags.error({display, 0}, "cannot read " + path.string());

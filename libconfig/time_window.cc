@@ -74,9 +74,7 @@ bool TimeWindow::is_open(const WeekInstant& at) const {
   return in_range(at.hour * 60 + at.minute, start, end);
 }
 
-std::string TimeWindow::to_string() const {
-  return format_point(weekly, start) + "-" + format_point(weekly, end);
-}
+std::string TimeWindow::to_string() const { return format_point(weekly, start) + "-" + format_point(weekly, end); }
 
 Result<TimeWindowSet> TimeWindowSet::parse(std::string_view text) {
   TimeWindowSet set;
@@ -84,19 +82,15 @@ Result<TimeWindowSet> TimeWindowSet::parse(std::string_view text) {
   std::string inner = strip_parens(text);
   for (const auto& word : split_words(inner)) {
     size_t dash = word.find('-');
-    if (dash == std::string::npos)
-      return fail("time window \"" + word + "\" has no '-' between start and end");
+    if (dash == std::string::npos) return fail("time window \"" + word + "\" has no '-' between start and end");
     auto a = parse_point(std::string_view(word).substr(0, dash));
     if (!a) return fail("time window \"" + word + "\": " + a.error());
     auto b = parse_point(std::string_view(word).substr(dash + 1));
     if (!b) return fail("time window \"" + word + "\": " + b.error());
-    if (a->has_day != b->has_day)
-      return fail("time window \"" + word + "\": give a day on both ends or on neither");
+    if (a->has_day != b->has_day) return fail("time window \"" + word + "\": give a day on both ends or on neither");
     TimeWindow w;
     w.weekly = a->has_day;
-    auto minute_of = [&](const Point& p) {
-      return (w.weekly ? p.day * kMinutesPerDay : 0) + p.hour * 60 + p.minute;
-    };
+    auto minute_of = [&](const Point& p) { return (w.weekly ? p.day * kMinutesPerDay : 0) + p.hour * 60 + p.minute; };
     w.start = minute_of(*a);
     w.end = minute_of(*b);
     set.windows_.push_back(w);

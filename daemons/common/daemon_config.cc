@@ -49,17 +49,18 @@ std::string apply_connection_limits(const config::LsfConf& conf, ServerOptions& 
     auto text = conf.get(name);
     if (!text) return {};
     auto v = config::parse_int(*text);
-    if (!v || *v <= 0 || *v > 100000000) return std::string("lsf.conf: ") + name + "=" + *text + " is not a positive number";
+    if (!v || *v <= 0 || *v > 100000000)
+      return std::string("lsf.conf: ") + name + "=" + *text + " is not a positive number";
     apply(*v);
     return {};
   };
-  for (auto err : {positive("LSB_CONN_IDLE_TIMEOUT", [&](long long v) { options.idle_timeout = std::chrono::seconds(v); }),
-                   positive("LSB_CONN_AUTH_TIMEOUT",
-                            [&](long long v) { options.unauthenticated_timeout = std::chrono::seconds(v); }),
-                   positive("LSB_MAX_CONNECTIONS",
-                            [&](long long v) { options.max_connections = static_cast<std::size_t>(v); }),
-                   positive("LSB_MAX_CONNECTIONS_PER_PEER",
-                            [&](long long v) { options.max_connections_per_peer = static_cast<std::size_t>(v); })})
+  for (auto err :
+       {positive("LSB_CONN_IDLE_TIMEOUT", [&](long long v) { options.idle_timeout = std::chrono::seconds(v); }),
+        positive("LSB_CONN_AUTH_TIMEOUT",
+                 [&](long long v) { options.unauthenticated_timeout = std::chrono::seconds(v); }),
+        positive("LSB_MAX_CONNECTIONS", [&](long long v) { options.max_connections = static_cast<std::size_t>(v); }),
+        positive("LSB_MAX_CONNECTIONS_PER_PEER",
+                 [&](long long v) { options.max_connections_per_peer = static_cast<std::size_t>(v); })})
     if (!err.empty()) return err;
   return {};
 }

@@ -99,8 +99,7 @@ CallResult RpcClient::call(wire::RequestEnvelope request) {
     result.error = err;
     return result;
   }
-  if (!local_ && !authenticated_ && request.ByteSizeLong() + 512 > kMaxUnauthenticatedFrame &&
-      !request.has_ping()) {
+  if (!local_ && !authenticated_ && request.ByteSizeLong() + 512 > kMaxUnauthenticatedFrame && !request.has_ping()) {
     // A daemon takes only small frames until a connection has proved itself: a signed
     // ping goes first.
     wire::RequestEnvelope ping;
@@ -110,7 +109,8 @@ CallResult RpcClient::call(wire::RequestEnvelope request) {
     auto first = call(std::move(ping));
     if (!first.reply || first.reply->status() == wire::STATUS_PERMISSION_DENIED) return first;
   }
-  if (key_ && !local_) sign_request(request, *key_, static_cast<std::int64_t>(std::time(nullptr)), destination_, cluster_);
+  if (key_ && !local_)
+    sign_request(request, *key_, static_cast<std::int64_t>(std::time(nullptr)), destination_, cluster_);
   auto result = call_raw(encode_frame(request));
   if (result.reply && result.reply->status() != wire::STATUS_PERMISSION_DENIED) authenticated_ = true;
   return result;

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cctype>
+#include <cerrno>
 #include <ctime>
 #include <map>
 #include <vector>
@@ -171,8 +171,8 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
 
   void read_body() {
     std::uint32_t n = decode_frame_length(header_);
-    const std::uint32_t max = authenticated() ? options().max_frame
-                                              : std::min(options().max_frame, options().max_unauthenticated_frame);
+    const std::uint32_t max =
+        authenticated() ? options().max_frame : std::min(options().max_frame, options().max_unauthenticated_frame);
     if (n > max) {
       return fail(wire::STATUS_BAD_REQUEST, "frame of " + std::to_string(n) + " bytes exceeds the maximum of " +
                                                 std::to_string(max) + " bytes" +
@@ -316,8 +316,8 @@ RpcServer::RpcServer(asio::io_context& io, const tcp::endpoint& endpoint, Reques
                                  "the key shared with cluster " + cluster + " (" + std::string(kPairKeyPrefix) +
                                      cluster + " differs between the clusters?)"));
   const std::size_t limit = descriptor_limit();
-  shared_->max_connections =
-      options.max_connections ? options.max_connections : (limit > 128 ? limit - 64 : std::max<std::size_t>(limit / 2, 8));
+  shared_->max_connections = options.max_connections ? options.max_connections
+                                                     : (limit > 128 ? limit - 64 : std::max<std::size_t>(limit / 2, 8));
   shared_->options = std::move(options);
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   acceptor_.open(endpoint.protocol());

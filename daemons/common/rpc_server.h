@@ -64,13 +64,13 @@ struct ServerOptions {
   std::chrono::milliseconds unauthenticated_timeout{10000};
   // 0: from the descriptor limit (all but 64 of it).
   std::size_t max_connections = 0;
-  std::size_t max_connections_per_peer = 256;  // per address (unauthenticated TCP) or local uid
-  std::size_t max_unauthenticated = 1024;      // in all
+  std::size_t max_connections_per_peer = 256;             // per address (unauthenticated TCP) or local uid
+  std::size_t max_unauthenticated = 1024;                 // in all
   std::size_t max_buffered_bytes = std::size_t{1} << 30;  // request bodies held at once, in all
   std::function<void(const std::string&)> log_error;      // optional
   std::optional<ClusterKey> key;                          // TCP requests must be signed with it
   std::map<std::string, ClusterKey> pair_keys;            // other clusters' mbatchds sign with these
-  bool trust_unsigned = false;  // LSF_AUTH=none: believe unsigned TCP requests
+  bool trust_unsigned = false;                            // LSF_AUTH=none: believe unsigned TCP requests
   // What a signed request must name as its destination to be accepted here
   // ("mbatchd", "sbatchd@hostA"); requests for another daemon are refused.
   std::string destination;

@@ -14,7 +14,6 @@
 #include "daemons/mbatchd/submission_bounds.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
-#include "libconfig/text.h"
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/array_index_list.h"

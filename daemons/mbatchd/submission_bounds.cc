@@ -11,8 +11,7 @@ namespace {
 // the job would run something other than what was submitted.
 std::string check_text(std::string_view value, std::size_t max, const std::string& what) {
   if (value.size() > max)
-    return what + " is too long (" + std::to_string(value.size()) + " characters; at most " + std::to_string(max) +
-           ")";
+    return what + " is too long (" + std::to_string(value.size()) + " characters; at most " + std::to_string(max) + ")";
   if (value.find('\0') != std::string_view::npos) return what + " contains a NUL character";
   return {};
 }

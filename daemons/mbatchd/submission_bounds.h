@@ -13,13 +13,13 @@
 
 namespace lsf::mbd {
 
-inline constexpr std::size_t kMaxNameLength = 4094;          // -J, -P, -G, -sla, -app, -g, -q, -m
-inline constexpr std::size_t kMaxPathLength = 4094;          // -o, -e, -i, -cwd
-inline constexpr std::size_t kMaxCommandLength = 1u << 20;   // the command or job script
+inline constexpr std::size_t kMaxNameLength = 4094;             // -J, -P, -G, -sla, -app, -g, -q, -m
+inline constexpr std::size_t kMaxPathLength = 4094;             // -o, -e, -i, -cwd
+inline constexpr std::size_t kMaxCommandLength = 1u << 20;      // the command or job script
 inline constexpr std::size_t kMaxExpressionLength = 64u << 10;  // -R, -w, -E, -Ep, -Q, array index list
 inline constexpr std::size_t kMaxEnvironmentBytes = 1u << 20;   // all variables, names and values
 inline constexpr std::size_t kMaxEnvironmentVariables = 10000;
-inline constexpr std::size_t kMaxListItems = 10000;          // -q candidates, -m hosts
+inline constexpr std::size_t kMaxListItems = 10000;  // -q candidates, -m hosts
 
 // Empty when `spec` is within bounds; else what is wrong, naming the option.
 std::string check_spec_bounds(const wire::JobSpec& spec);

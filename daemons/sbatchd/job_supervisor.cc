@@ -58,8 +58,7 @@ std::string open_terminal(Terminal& t, const fs::path& fifo, int output, const u
   if (mkfifo(fifo.c_str(), 0600) != 0) return "cannot make " + fifo.string() + ": " + std::strerror(errno);
   t.input = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   t.input_keep = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (t.input < 0 || t.input_keep < 0)
-    return "cannot open the terminal's files: " + std::string(std::strerror(errno));
+  if (t.input < 0 || t.input_keep < 0) return "cannot open the terminal's files: " + std::string(std::strerror(errno));
   return {};
 }
 
@@ -287,7 +286,8 @@ void report_child_failure(int fd, const std::string& why) {
   int spool = -1;
   if (spooled) {
     spool = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (spool < 0) finish("nostart", 0, 0, 0, "cannot create the job's output spool " + out + ": " + std::strerror(errno));
+    if (spool < 0)
+      finish("nostart", 0, 0, 0, "cannot create the job's output spool " + out + ": " + std::strerror(errno));
     if (root && ::fchown(spool, user.uid, user.gid) != 0) {
       // Only the job's own later opens would need it; it writes through this descriptor.
     }
@@ -325,7 +325,8 @@ void report_child_failure(int fd, const std::string& why) {
       // A session of its own, with the terminal as its controlling tty.
       setsid();
       int slave = ::open(term.slave_name.c_str(), O_RDWR);
-      if (slave < 0) report_child_failure(failed, std::string("cannot open the job's terminal: ") + std::strerror(errno));
+      if (slave < 0)
+        report_child_failure(failed, std::string("cannot open the job's terminal: ") + std::strerror(errno));
       ioctl(slave, TIOCSCTTY, 0);
       for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(slave, fd);
       if (slave > STDERR_FILENO) ::close(slave);
@@ -343,7 +344,9 @@ void report_child_failure(int fd, const std::string& why) {
     // Opened after the switch: the user's rights decide, links included.
     auto redirect = [&](const std::string& path, int target, int flags, const char* what) {
       int fd = ::open(path.c_str(), flags | O_NOCTTY, 0644);
-      if (fd < 0) report_child_failure(failed, std::string("cannot open the job's ") + what + " " + path + ": " + std::strerror(errno));
+      if (fd < 0)
+        report_child_failure(failed,
+                             std::string("cannot open the job's ") + what + " " + path + ": " + std::strerror(errno));
       dup2(fd, target);
       if (fd != target) ::close(fd);
     };

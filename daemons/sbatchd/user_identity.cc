@@ -16,8 +16,7 @@ std::optional<UserIdentity> lookup_user(const std::string& name) {
   std::vector<char> buf(16384);
   passwd pw{};
   passwd* found = nullptr;
-  if (name.empty() || getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found)
-    return std::nullopt;
+  if (name.empty() || getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &found) != 0 || !found) return std::nullopt;
   UserIdentity out;
   out.name = found->pw_name;
   out.home = found->pw_dir;

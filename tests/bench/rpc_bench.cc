@@ -65,9 +65,11 @@ int submit(int clients, long jobs) {
     threads.emplace_back([&] {
       net::RpcClient client(ep.host, ep.port, ep.timeout);
       client.set_local_socket(ep.local_socket);
-      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client.set_key(*key.key, "mbatchd");
+      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
+        client.set_key(*key.key, "mbatchd");
       client.set_local_socket(ep.local_socket);
-      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) client.set_key(*key.key, "mbatchd");
+      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
+        client.set_key(*key.key, "mbatchd");
       while (next.fetch_add(1) < jobs)
         if (!client.call(submit_request(id)).ok()) ++failed;
     });

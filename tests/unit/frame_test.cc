@@ -65,7 +65,8 @@ TEST_F(RpcServerTest, RefusesBadFramesWithClearErrors) {
   auto c = client();
   auto oversized = c.call_raw(std::string("\x00\x00\x10\x00", 4));
   ASSERT_TRUE(oversized.reply);
-  EXPECT_EQ(oversized.reply->message(), "frame of 4096 bytes exceeds the maximum of 1024 bytes before the connection has authenticated");
+  EXPECT_EQ(oversized.reply->message(),
+            "frame of 4096 bytes exceeds the maximum of 1024 bytes before the connection has authenticated");
   auto c2 = client();
   auto garbage = c2.call_raw(std::string("\x00\x00\x00\x03\xff\xff\xff", 7));
   ASSERT_TRUE(garbage.reply);

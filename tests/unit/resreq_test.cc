@@ -26,8 +26,18 @@ struct Host {
   }
 };
 
-const Host kHostA{{{"r15s", 0.2}, {"r1m", 0.5}, {"r15m", 0.4}, {"ut", 0.1}, {"pg", 2},   {"mem", 3000},
-                   {"swp", 60},   {"tmp", 900}, {"ncpus", 8},   {"maxmem", 16000},     {"cpuf", 4.5}, {"fs", 1}},
+const Host kHostA{{{"r15s", 0.2},
+                   {"r1m", 0.5},
+                   {"r15m", 0.4},
+                   {"ut", 0.1},
+                   {"pg", 2},
+                   {"mem", 3000},
+                   {"swp", 60},
+                   {"tmp", 900},
+                   {"ncpus", 8},
+                   {"maxmem", 16000},
+                   {"cpuf", 4.5},
+                   {"fs", 1}},
                   {{"type", "LINUX64"}, {"model", "Generic"}, {"hname", "hostA"}}};
 
 struct SelectCase {
@@ -45,25 +55,25 @@ TEST_P(SelectTable, AgainstHostA) {
 
 INSTANTIATE_TEST_SUITE_P(
     Operators, SelectTable,
-    ::testing::Values(
-        SelectCase{"select[mem>2000]", true}, SelectCase{"select[mem>3000]", false}, SelectCase{"mem>=3000", true},
-        SelectCase{"select[mem<3000]", false}, SelectCase{"select[mem<=3000]", true},
-        SelectCase{"select[ncpus==8]", true}, SelectCase{"select[ncpus!=8]", false},
-        SelectCase{"select[type==LINUX64]", true}, SelectCase{"select[type!=LINUX64]", false},
-        SelectCase{"select[type==\"LINUX64\"]", true}, SelectCase{"select[type==any]", true},
-        SelectCase{"select[type==local]", true},  // no submission host known: any type
-        SelectCase{"select[fs]", true}, SelectCase{"select[cs]", false}, SelectCase{"select[!cs]", true},
-        SelectCase{"select[defined(fs)]", true}, SelectCase{"select[defined(verilog)]", false},
-        SelectCase{"select[(swp>50 && mem>=10 && type==MIPS) || (swp>35 && type==LINUX64)]", true},
-        SelectCase{"select[((2*r15s + 3*r1m + r15m)/6 < 1.0) && fs && (cpuf > 4.0)]", true},
-        SelectCase{"select[maxmem - mem > 12000]", true}, SelectCase{"select[-mem < 0]", true},
-        SelectCase{"select[cpu < 0.6]", true},  // alias of r1m
-        SelectCase{"select[license > 0]", false},  // undefined: comparisons fail
-        SelectCase{"select[mem>1000] select[swp>100]", false},  // several select[] all hold
-        SelectCase{"mem>1000 order[r1m]", true},                // unlabeled leading select
-        // The select syntax before LSF 6: `=` means at most for increasing indices.
-        SelectCase{"r15m=1.5:mem=20:swp=12:-cs", true}, SelectCase{"r1m=0.1:mem=20", false},
-        SelectCase{"-:fs", true}));
+    ::testing::Values(SelectCase{"select[mem>2000]", true}, SelectCase{"select[mem>3000]", false},
+                      SelectCase{"mem>=3000", true}, SelectCase{"select[mem<3000]", false},
+                      SelectCase{"select[mem<=3000]", true}, SelectCase{"select[ncpus==8]", true},
+                      SelectCase{"select[ncpus!=8]", false}, SelectCase{"select[type==LINUX64]", true},
+                      SelectCase{"select[type!=LINUX64]", false}, SelectCase{"select[type==\"LINUX64\"]", true},
+                      SelectCase{"select[type==any]", true},
+                      SelectCase{"select[type==local]", true},  // no submission host known: any type
+                      SelectCase{"select[fs]", true}, SelectCase{"select[cs]", false}, SelectCase{"select[!cs]", true},
+                      SelectCase{"select[defined(fs)]", true}, SelectCase{"select[defined(verilog)]", false},
+                      SelectCase{"select[(swp>50 && mem>=10 && type==MIPS) || (swp>35 && type==LINUX64)]", true},
+                      SelectCase{"select[((2*r15s + 3*r1m + r15m)/6 < 1.0) && fs && (cpuf > 4.0)]", true},
+                      SelectCase{"select[maxmem - mem > 12000]", true}, SelectCase{"select[-mem < 0]", true},
+                      SelectCase{"select[cpu < 0.6]", true},                  // alias of r1m
+                      SelectCase{"select[license > 0]", false},               // undefined: comparisons fail
+                      SelectCase{"select[mem>1000] select[swp>100]", false},  // several select[] all hold
+                      SelectCase{"mem>1000 order[r1m]", true},                // unlabeled leading select
+                      // The select syntax before LSF 6: `=` means at most for increasing indices.
+                      SelectCase{"r15m=1.5:mem=20:swp=12:-cs", true}, SelectCase{"r1m=0.1:mem=20", false},
+                      SelectCase{"-:fs", true}));
 
 TEST(ResReq, ParsesEverySection) {
   auto rr = ResourceRequirement::parse(

@@ -139,8 +139,9 @@ TEST(SemanticChecks, DispatchOrderTakesQueueAndNeedsACrossQueueSet) {
         "Begin Queue\nQUEUE_NAME = fs2\nFAIRSHARE = USER_SHARES[[default, 1]]\nDISPATCH_ORDER = USER\n"
         "End Queue\n");
   auto r = t.load();
-  EXPECT_EQ(warnings_of(r), "lsb.queues:4: warning: queue \"fs\": DISPATCH_ORDER = QUEUE has no effect without "
-                            "FAIRSHARE_QUEUES\n");
+  EXPECT_EQ(warnings_of(r),
+            "lsb.queues:4: warning: queue \"fs\": DISPATCH_ORDER = QUEUE has no effect without "
+            "FAIRSHARE_QUEUES\n");
   EXPECT_EQ(errors_of(r), "lsb.queues:9: queue \"fs2\": DISPATCH_ORDER = USER: the only value is QUEUE\n");
 }
 

@@ -94,7 +94,8 @@ TEST(Limits, AmountsPastTheirTypeAreRefused) {
   // Found by tests/fuzz (corpus/bsub/crash-*): bsub -W 802379605485813759:30 overflowed
   // hours x 60 (undefined) and wrapped into some small limit; a huge -M converted a
   // double past int64's range (undefined too).
-  EXPECT_EQ(TimeLimit::parse("802379605485813759:30").error(), "\"802379605485813759:30\" is too long a time (at most 2147483647 minutes)");
+  EXPECT_EQ(TimeLimit::parse("802379605485813759:30").error(),
+            "\"802379605485813759:30\" is too long a time (at most 2147483647 minutes)");
   EXPECT_EQ(TimeLimit::parse("4294967296").error(), "\"4294967296\" is too long a time (at most 2147483647 minutes)");
   EXPECT_EQ(TimeLimit::parse("35791394:07")->minutes, 2147483647);
   EXPECT_EQ(parse_memory("99999999999999999999", MemoryUnit::kKB).error(),
