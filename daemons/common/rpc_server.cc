@@ -375,7 +375,10 @@ void RpcServer::stop() {
   }
 }
 
-void RpcServer::shed_one() {
+void RpcServer::shed_one(const boost::system::error_code& ec) {
+  shared_->log_limited("descriptors", "out of file descriptors (" + ec.message() + ") with " +
+                                          std::to_string(shared_->connections) +
+                                          " connections open; refusing new connections");
   if (spare_fd_ >= 0) {
     ::close(spare_fd_);
     spare_fd_ = -1;
@@ -424,12 +427,7 @@ void RpcServer::accept() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) {
-      if (out_of_descriptors(ec)) {
-        shared_->log_limited("descriptors", "out of file descriptors (" + ec.message() + ") with " +
-                                                std::to_string(shared_->connections) +
-                                                " connections open; refusing new connections");
-        shed_one();
-      }
+      if (out_of_descriptors(ec)) shed_one(ec);
       return accept_later();
     }
     boost::system::error_code ignored;
@@ -453,12 +451,7 @@ void RpcServer::accept_local() {
   local_acceptor_->async_accept([this](const boost::system::error_code& ec, local_socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) {
-      if (out_of_descriptors(ec)) {
-        shared_->log_limited("descriptors", "out of file descriptors (" + ec.message() + ") with " +
-                                                std::to_string(shared_->connections) +
-                                                " connections open; refusing new connections");
-        shed_one();
-      }
+      if (out_of_descriptors(ec)) shed_one(ec);
       local_retry_timer_.expires_after(std::chrono::milliseconds(50));
       local_retry_timer_.async_wait([this](const boost::system::error_code& e) {
         if (!e && local_acceptor_ && local_acceptor_->is_open()) accept_local();

@@ -112,7 +112,7 @@ class RpcServer {
   void accept_local();
   // Out of descriptors: drops the next waiting connection so it is refused at once
   // rather than left hanging, using a descriptor kept spare for this.
-  void shed_one();
+  void shed_one(const boost::system::error_code& why);
   void accept_later();
 
   asio::io_context& io_;

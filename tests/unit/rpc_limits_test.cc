@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -241,6 +245,52 @@ TEST_F(RpcLimitsTest, ConnectionsAreBoundedInAll) {
   EXPECT_EQ(reply_message(reply), "too many connections (2 open, at most 2)");
   // The connections it has are still served.
   EXPECT_TRUE(a->call(ping()).ok());
+}
+
+// Out of descriptors, the daemon still serves the connections it has, refuses new ones
+// at once, says so once, and recovers when descriptors come back.
+TEST_F(RpcLimitsTest, OutOfDescriptorsTheOpenConnectionsAreStillServed) {
+  start({});
+  auto c = signer();
+  ASSERT_TRUE(c->call(ping()).ok());
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &old), 0);
+  int open_now = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++open_now;
+  rlimit low{static_cast<rlim_t>(open_now + 16), old.rlim_max};
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  // The clients live in a child, whose descriptors are its own: only the server's run out.
+  const std::uint16_t port = port_;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setrlimit(RLIMIT_NOFILE, &old);
+    for (int i = 0; i < 64; ++i) {
+      int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(port);
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      if (fd >= 0) (void)::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    }
+    ::pause();
+    _exit(0);
+  }
+  auto said = [&] {
+    auto lines = logged();
+    return std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+      return l.find("out of file descriptors") != std::string::npos;
+    });
+  };
+  for (int i = 0; i < 200 && said() == 0; ++i) std::this_thread::sleep_for(25ms);
+  EXPECT_EQ(said(), 1) << "the condition is logged, once";
+  auto served = c->call(ping());
+  EXPECT_TRUE(served.ok()) << served.message();
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &old), 0);
+  ASSERT_TRUE(wait_connections(1)) << "the shed and the child's connections are all gone";
+  EXPECT_TRUE(signer()->call(ping()).ok()) << "new connections are served again";
 }
 
 TEST_F(RpcLimitsTest, ARequestForAnotherDaemonIsRefused) {
