@@ -39,16 +39,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // Whatever the request claims, checking it answers and leaves no auth behind.
   wire::RequestEnvelope received = request;
-  net::RequestVerifier verifier(key());
+  net::RequestVerifier verifier(key(), "mbatchd", kNow - 60);
   (void)verifier.verify(received, kNow);
   if (received.has_auth()) std::abort();
 
   // Signed with the key, it is accepted once, then refused as a replay.
   wire::RequestEnvelope signed_request = request;
-  net::sign_request(signed_request, key(), kNow, request.auth().cluster());
+  net::sign_request(signed_request, key(), kNow, "mbatchd", request.auth().cluster());
   wire::RequestEnvelope replay = signed_request;
-  net::RequestVerifier fresh(key());
+  wire::RequestEnvelope elsewhere = signed_request;
+  wire::RequestEnvelope after_restart = signed_request;
+  net::RequestVerifier fresh(key(), "mbatchd", kNow - 60);
   if (!fresh.verify(signed_request, kNow).empty()) std::abort();
   if (fresh.verify(replay, kNow).empty()) std::abort();
+  // Nor by another daemon, nor by this one once it has restarted.
+  net::RequestVerifier sbatchd(key(), "sbatchd@hostA", kNow - 60);
+  if (sbatchd.verify(elsewhere, kNow).empty()) std::abort();
+  net::RequestVerifier restarted(key(), "mbatchd", kNow + 1);
+  if (restarted.verify(after_restart, kNow + 1).empty()) std::abort();
   return 0;
 }
