@@ -117,6 +117,7 @@ class RpcLimitsTest : public ::testing::Test {
     thread_ = std::thread([this] { io_.run(); });
   }
   void TearDown() override {
+    if (!server_) return;  // skipped before start()
     net::asio::post(io_, [this] {
       server_->stop();
       io_.stop();
