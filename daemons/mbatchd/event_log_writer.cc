@@ -79,7 +79,10 @@ std::string write_snapshot_file(const fs::path& path, const std::string& payload
 }
 
 EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post post, EventLogOptions options)
-    : logdir_(std::move(logdir)), post_(std::move(post)), options_(std::move(options)) {
+    : logdir_(std::move(logdir)),
+      post_(std::move(post)),
+      options_(std::move(options)),
+      snapshot_needed_(options_.snapshot_first) {
   if (auto err = make_log_dir(logdir_); !err.empty()) {
     open_error_ = err;
     return;
@@ -152,7 +155,19 @@ std::string EventLogWriter::create_events(LogFile& out) {
 
 std::string EventLogWriter::refusal() const {
   std::lock_guard lock(mu_);
+  if (refusal_.empty() && snapshot_needed_) {
+    // The cause alone ("No space left on device"), not the paths of the files.
+    auto colon = rotate_error_.rfind(": ");
+    return rotate_error_.empty() ? "a fresh snapshot is being written after a failed write"
+                                 : rotate_error_.substr(colon == std::string::npos ? 0 : colon + 2) +
+                                       " (writing a fresh snapshot after a failed write)";
+  }
   return refusal_;
+}
+
+bool EventLogWriter::snapshot_needed() const {
+  std::lock_guard lock(mu_);
+  return snapshot_needed_;
 }
 
 std::string EventLogWriter::failure() const {
@@ -283,6 +298,12 @@ std::string EventLogWriter::reserve_all() {
 // Steps that cannot be made leave the old lsb.events in use: the snapshot names the
 // last record it holds, so recovery from it plus the old file replays nothing twice.
 std::string EventLogWriter::do_rotate(const std::string& snapshot) {
+  // The old file's reserve is given up first: the new one takes as much, and a disk
+  // with room for one reserve must still be able to rotate (lsb.events.1, a link to the
+  // old file, would otherwise keep it until the next rotation). Should the rotation
+  // fail, the end of the round tops the old file up again or refuses changes.
+  if (events_.reserved_end > events_.size && ::ftruncate(events_.fd, static_cast<off_t>(events_.size)) == 0)
+    events_.reserved_end = events_.size;
   LogFile fresh;
   if (auto err = create_events(fresh); !err.empty()) return err;
   const fs::path events = logdir_ / "lsb.events", next = logdir_ / "lsb.events.new";
@@ -358,8 +379,13 @@ void EventLogWriter::run() {
         }
         events_synced = events_.size;
         wrote_events = false;
-        if (do_rotate(batch.snapshot).empty()) events_synced = events_.size;
-        // else: the old lsb.events goes on; the next MAX_JOB_NUM finished jobs try again
+        // A rotation that fails leaves the old lsb.events in use; the next MAX_JOB_NUM
+        // finished jobs (or, for snapshot_first, the state machine's next try) try again.
+        std::string rotate_err = do_rotate(batch.snapshot);
+        if (rotate_err.empty()) events_synced = events_.size;
+        std::lock_guard lock(mu_);
+        if (rotate_err.empty()) snapshot_needed_ = false;
+        rotate_error_ = std::move(rotate_err);
       }
     }
     // A batch of callbacks alone (appends wake the writer, so a request's records often

@@ -14,6 +14,10 @@
 // the last whole synced record, fails every waiting callback and leaves the writer
 // failed for good (failure() names why): the state machine applied changes the log
 // does not hold, so only a restart (recovery from the log) makes them agree again.
+// After a failed fdatasync the file itself is not trusted either (what the kernel could
+// not write may still read back from its cache), so the restarted writer is made with
+// `snapshot_first`: it refuses changes until a rotation has put the recovered state in a
+// fresh lsb.snapshot and lsb.events.
 //
 // rotate() writes a snapshot (temp file, fsync, rename, fsync of the directory) and
 // starts a new lsb.events, keeping the old one as lsb.events.1; it is ordered with the
@@ -63,6 +67,8 @@ struct EventLogOptions {
   std::uint64_t acct_reserve = 1u << 20;
   // How often a writer whose reserve is short tries again.
   std::chrono::milliseconds retry_interval{1000};
+  // Changes are refused until a rotation succeeds (see the header comment).
+  bool snapshot_first = false;
   DiskOps ops;
 };
 
@@ -86,6 +92,8 @@ class EventLogWriter {
   std::string refusal() const;
   // Empty unless a write or sync failed after changes were applied; then the cause.
   std::string failure() const;
+  // True until a rotation has succeeded, for a writer made with snapshot_first.
+  bool snapshot_needed() const;
 
   void append(const wire::EventRecord& record);
   void append_acct(std::string line);
@@ -145,8 +153,10 @@ class EventLogWriter {
   std::deque<Batch> held_;  // appended since hold()
   bool holding_ = false;
   bool stopping_ = false;
-  std::string refusal_;  // under mu_
-  std::string failure_;  // under mu_
+  std::string refusal_;       // under mu_
+  std::string failure_;       // under mu_
+  bool snapshot_needed_;      // under mu_
+  std::string rotate_error_;  // under mu_: why the last rotation failed
   EventLogStats stats_;
   std::thread thread_;
 };

@@ -2,6 +2,7 @@
 //
 //   mbatchd [--envdir DIR] [--host-name NAME] [--listen ADDR] [--daemon] [-C]
 //   mbatchd --salvage    keep lsb.events up to damage in its middle, move the rest aside
+//   mbatchd --fresh-snapshot   (what mbatchd restarts itself with after a failed write)
 //
 // Reads LSF_ENVDIR/lsf.conf (LSF_ENVDIR from the environment, default /etc), recovers
 // state from LSB_SHAREDIR/<cluster>/logdir and serves LSB_MBD_PORT. SIGTERM stops it
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -33,7 +35,10 @@ int main(int argc, char** argv) {
       "listen", po::value<std::string>()->default_value("0.0.0.0"), "address to listen on")(
       "daemon", "run in the background")("check,C", "check the configuration and exit")("help,h", "this help")(
       "version,V", "print the version")(
-      "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit");
+      "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit")(
+      "fresh-snapshot",
+      "write the recovered state to a new lsb.snapshot and lsb.events before taking changes (mbatchd restarts itself "
+      "so after a failed write to the event log)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -91,13 +96,14 @@ int main(int argc, char** argv) {
   mo.key = auth.key;
   mo.pair_keys = auth.pair_keys;
   mo.trust_unsigned = auth.trust_unsigned;
+  mo.fresh_snapshot = vm.count("fresh-snapshot") > 0;
   if (auto err = lsf::net::apply_connection_limits(loaded.config->lsf_conf, mo.limits); !err.empty()) {
     std::cerr << "mbatchd: " << err << "\n";
     return 1;
   }
   if (auth.trust_unsigned && !auth.key)
     log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");
-  bool restart = false;
+  bool restart = false, log_failed = false;
   {
     lsf::mbd::Mbatchd mbd(mo);
     if (auto err = mbd.recover(); !err.empty()) {
@@ -122,19 +128,29 @@ int main(int argc, char** argv) {
     signals_io.stop();
     signal_thread.join();
     restart = mbd.restart_requested();
-    if (mbd.event_log_failed()) {
-      std::cerr << "mbatchd: stopped: a write to the event log failed; see the mbatchd log\n";
-      return 1;
-    }
+    log_failed = mbd.event_log_failed();
   }
   log->info("mbatchd stopped");
+  char fresh_flag[] = "--fresh-snapshot";
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i)
+    if (std::strcmp(argv[i], fresh_flag) != 0) args.push_back(argv[i]);
+  if (log_failed) {
+    // Its state held changes the log lost: a new image recovers what is durable and
+    // rewrites the log before it takes changes. A pause when this run was already such
+    // a restart, so that a disk failing every write does not make a busy loop.
+    if (mo.fresh_snapshot) sleep(1);
+    args.push_back(fresh_flag);
+    restart = true;
+  }
   if (restart) {
     // badmin mbdrestart: the same process image again, from the start, which reads
     // the configuration and replays lsb.snapshot and lsb.events. The lock file's
     // descriptor is close-on-exec, so the new image takes the lock again.
     log->info("restarting");
     log->flush();
-    execv("/proc/self/exe", argv);
+    args.push_back(nullptr);
+    execv("/proc/self/exe", args.data());
     log->critical("cannot restart: {}", std::strerror(errno));
     return 1;
   }

@@ -32,7 +32,8 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       sleep_timer_(io_),
       host_timer_(io_),
       retry_timer_(io_),
-      cluster_timer_(io_) {
+      cluster_timer_(io_),
+      snapshot_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
 }
 
@@ -96,9 +97,12 @@ std::string Mbatchd::recover() {
 
 std::string Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
+  EventLogOptions log_options;
+  log_options.snapshot_first = options_.fresh_snapshot;
   event_log_ = std::make_unique<EventLogWriter>(
-      dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+      dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
   if (!event_log_->open_error().empty()) return event_log_->open_error();
+  if (options_.fresh_snapshot) write_fresh_snapshot();
 
   // On a full disk the start is not recorded: the reserve is kept for what must be.
   if (auto why = log_refusal(); why.empty()) {
@@ -148,6 +152,7 @@ void Mbatchd::stop() {
     sleep_timer_.cancel();
     host_timer_.cancel();
     retry_timer_.cancel();
+    snapshot_timer_.cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {
@@ -208,16 +213,36 @@ void Mbatchd::note_refusal(const std::string& cause) {
 }
 
 // The state holds changes the log lost, and they cannot be taken back one by one:
-// recovery from the log is what makes the two agree again, so mbatchd stops and the
-// next start replays only what was durable (see event_log_writer.h).
+// recovery from the log is what makes the two agree again, so mbatchd stops and starts
+// again (main.cc), replaying only what was durable (see event_log_writer.h).
 void Mbatchd::on_event_log_failure() {
   if (event_log_failed_) return;
   event_log_failed_ = true;
   log_->critical(
-      "cannot write the event log: {}; changes made since the last sync are not in lsb.events: stopping, so that "
-      "the next start recovers only what is durable",
+      "cannot write the event log: {}; changes made since the last sync are not in lsb.events: restarting, so that "
+      "the state is recovered from what is durable",
       event_log_->failure());
   stop();
+}
+
+// Until the rotation is made, every change is refused (the writer's refusal says so);
+// on a full disk it fails, and is tried again with the state as it is then.
+void Mbatchd::write_fresh_snapshot() {
+  event_log_->rotate(state_.snapshot(now()).SerializeAsString());
+  event_log_->when_durable([this](bool) {
+    if (!event_log_->snapshot_needed()) {
+      log_->info("lsb.snapshot and a new lsb.events hold the recovered state; changes are accepted");
+      log_refusal();  // ends and logs a refusal under way
+      return;
+    }
+    // Once a minute on a disk that stays full, not every second.
+    if (snapshot_tries_++ % 60 == 0)
+      log_->warn("cannot write a fresh snapshot yet ({}); trying again each second", event_log_->refusal());
+    snapshot_timer_.expires_after(std::chrono::seconds(1));
+    snapshot_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) write_fresh_snapshot();
+    });
+  });
 }
 
 void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,

@@ -48,6 +48,9 @@ struct MbatchdOptions {
   bool trust_unsigned = false;                       // LSF_AUTH=none
   std::map<std::string, net::ClusterKey> pair_keys;  // MultiCluster: the key shared with each remote cluster
   net::ServerOptions limits;                         // connection limits and timeouts (lsf.conf)
+  // The previous run stopped on a failed write to the event log: the recovered state
+  // goes into a fresh lsb.snapshot and lsb.events before any change is taken.
+  bool fresh_snapshot = false;
 };
 
 // A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer
@@ -110,7 +113,8 @@ class Mbatchd {
   // After run() returns: badmin mbdrestart asked for a fresh process.
   bool restart_requested() const { return restart_requested_; }
   // After run() returns: it stopped because a write to the event log failed after the
-  // change was applied (see event_log_writer.h); it must exit non-zero.
+  // change was applied (see event_log_writer.h); it must start again from the log, with
+  // fresh_snapshot.
   bool event_log_failed() const { return event_log_failed_; }
 
  private:
@@ -125,6 +129,8 @@ class Mbatchd {
   // A write the state already reflects failed: stops mbatchd (once).
   void on_event_log_failure();
   void maybe_snapshot();
+  // Queues the rotation fresh_snapshot asks for, and again each second until it is made.
+  void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason);
 
@@ -361,8 +367,10 @@ class Mbatchd {
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
   net::asio::steady_timer host_timer_;
-  net::asio::steady_timer retry_timer_;    // a pass when a failed pre-exec may be retried
-  net::asio::steady_timer cluster_timer_;  // MultiCluster offers
+  net::asio::steady_timer retry_timer_;     // a pass when a failed pre-exec may be retried
+  net::asio::steady_timer cluster_timer_;   // MultiCluster offers
+  net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
+  std::uint64_t snapshot_tries_ = 0;
   bool pass_scheduled_ = false;
   bool pass_running_ = false;
   bool pass_again_ = false;

@@ -81,7 +81,8 @@ check "every job ends" wait_for 120 bash -c "[ -z \"\$(bjobs -u all 2>/dev/null 
 check "the log files are the owner's only" \
   bash -c "[ \"\$(stat -c %a '$LOGDIR/lsb.events' '$LOGDIR/lsb.acct' | sort -u)\" = 600 ]"
 
-# --- a write that fails anyway: mbatchd stops rather than keep what the log lost
+# --- a write that fails anyway: mbatchd starts again from what is durable, and rewrites
+# the log before it takes changes
 # A pack whose records outrun the 4 MiB kept ahead of lsb.events, on a file system with
 # no room left: no reserve prevents that, only what comes after can be right.
 bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/before_pack"
@@ -90,21 +91,34 @@ for i in $(seq 1 60); do echo "-o /dev/null $big"; done >"$TEST_DIR/pack"
 avail=$(df --output=avail -B1 "$LOGDIR" | tail -1)
 [ "$avail" -gt 0 ] && fallocate -l "$avail" "$LOGDIR/filler"
 pid=$(cat "$TEST_DIR/mbatchd.pid")
+snapshot_before=$(stat -c %Y.%i "$LOGDIR/lsb.snapshot" 2>/dev/null || echo none)
 out=$(bsub -pack "$TEST_DIR/pack" 2>&1)
 rc=$?
 check "the pack is refused" [ "$rc" != 0 ]
 check "... naming the cause" grep -q 'cannot write the event log: No space left on device' <<<"$out"
-check "mbatchd stops after the failed write" wait_for 30 bash -c "! kill -0 $pid"
-check "... and logs why" grep -q 'the next start recovers only what is durable' "$MBD_LOG"
-if ! kill -0 "$pid" 2>/dev/null; then
-  wait "$pid" 2>/dev/null
-  check "... with exit status 1, for its supervisor to start it again" [ $? = 1 ]
-fi
-rm -f "$LOGDIR/filler"
-LSF_ENVDIR="$TEST_DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$TEST_DIR/log/mbatchd.out" 2>&1 &
-echo $! >"$TEST_DIR/mbatchd.pid"
-check "mbatchd starts again on the log cut back to its last whole record" wait_for 20 lsid
+check "mbatchd restarts itself after the failed write" \
+  wait_for 30 grep -q 'restarting, so that the state is recovered from what is durable' "$MBD_LOG"
+check "... in the same process" kill -0 "$pid"
+check "... and answers again" wait_for 30 lsid
 bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/after_pack"
 check "no job of the refused pack is there; every earlier one is" cmp -s "$TEST_DIR/before_pack" "$TEST_DIR/after_pack"
+out=$(bsub -o /dev/null true 2>&1)
+check "changes are refused while the disk is still full" \
+  grep -q 'cannot write the event log: No space left on device (writing a fresh snapshot after a failed write)' <<<"$out"
+check "... and the snapshot is not yet rewritten" \
+  [ "$(stat -c %Y.%i "$LOGDIR/lsb.snapshot" 2>/dev/null || echo none)" = "$snapshot_before" ]
+rm -f "$LOGDIR/filler"
+check "a fresh snapshot is written once there is room" \
+  wait_for 30 grep -q 'lsb.snapshot and a new lsb.events hold the recovered state' "$MBD_LOG"
+check "... as a new lsb.snapshot" \
+  [ "$(stat -c %Y.%i "$LOGDIR/lsb.snapshot" 2>/dev/null || echo none)" != "$snapshot_before" ]
+after_fresh=$(submit -o /dev/null true)
+check "then changes are taken again, with no one's help" [ -n "$after_fresh" ]
+echo "$after_fresh" >>"$TEST_DIR/after_pack"
+sort -o "$TEST_DIR/after_pack" "$TEST_DIR/after_pack"
+restart_mbatchd
+check "mbatchd recovers from the fresh snapshot and log" wait_for 20 lsid
+bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort >"$TEST_DIR/after_restart"
+check "every job is still there, the new one too" cmp -s "$TEST_DIR/after_pack" "$TEST_DIR/after_restart"
 
 harness_done

@@ -1,6 +1,7 @@
 // lsb.events: what is written is read back; a torn tail is dropped; damage in the
 // middle is reported with its offset; group commit calls back once durable.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -158,6 +159,10 @@ TEST(EventLog, RotateWritesSnapshotAndStartsNewLog) {
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_EQ(ids[0], 2);
   EXPECT_EQ(read_ids(d.path / "lsb.events.1").size(), 1u);
+  // The old file's reserve went with the rotation: lsb.events.1 holds only its records.
+  struct stat old_file {};
+  ASSERT_EQ(::stat((d.path / "lsb.events.1").c_str(), &old_file), 0);
+  EXPECT_LT(old_file.st_blocks * 512, old_file.st_size + 64 * 1024);
   wire::Snapshot back;
   auto o = mbd::read_event_file(d.path / "lsb.snapshot", [&](std::string_view p, std::uint64_t) -> std::string {
     back.ParseFromArray(p.data(), static_cast<int>(p.size()));
@@ -324,6 +329,53 @@ TEST(EventLog, FailedSyncCutsTheLogBackToTheLastGoodSync) {
   disk.sync_error = 0;
   EXPECT_FALSE(append_and_wait(w, job_new(3)));
   EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+}
+
+// A writer opened after a failed write refuses changes until the recovered state is in
+// a fresh lsb.snapshot and lsb.events; a rotation that fails on a full disk keeps the
+// refusal (naming the full disk), and the next one once there is room ends it.
+TEST(EventLog, SnapshotFirstRefusesChangesUntilARotationIsMade) {
+  TempDir d;
+  write_records(d.path, 2);
+  const auto valid = fs::file_size(d.path / "lsb.events");
+  FailingDisk disk;
+  auto options = disk.options();
+  options.snapshot_first = true;
+  disk.no_space = true;
+  mbd::EventLogWriter w(d.path, valid, run_inline, options);
+  ASSERT_EQ(w.open_error(), "");
+  EXPECT_TRUE(w.snapshot_needed());
+  EXPECT_EQ(w.refusal(), "No space left on device");
+
+  wire::Snapshot s;
+  s.set_last_seq(2);
+  s.set_next_job_id(3);
+  w.rotate(s.SerializeAsString());
+  EXPECT_TRUE(append_and_wait(w, job_new(3)));  // mbatchd's own record, into the reserve
+  EXPECT_TRUE(w.snapshot_needed());
+  EXPECT_EQ(w.refusal(), "No space left on device");
+  EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2, 3}));
+
+  disk.no_space = false;
+  EXPECT_TRUE(eventually(
+      [&] { return w.refusal() == "No space left on device (writing a fresh snapshot after a failed write)"; }));
+  s.set_last_seq(3);
+  s.set_next_job_id(4);
+  w.rotate(s.SerializeAsString());
+  EXPECT_TRUE(append_and_wait(w, job_new(4)));
+  EXPECT_FALSE(w.snapshot_needed());
+  EXPECT_EQ(w.refusal(), "");
+  EXPECT_TRUE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{4});
+}
+
+// A writer made as usual needs no snapshot first.
+TEST(EventLog, AWriterTakesChangesAtOnceUnlessToldOtherwise) {
+  TempDir d;
+  mbd::EventLogWriter w(d.path, 0, run_inline);
+  EXPECT_FALSE(w.snapshot_needed());
+  EXPECT_EQ(w.refusal(), "");
 }
 
 // A snapshot that cannot be written on a full disk leaves the old lsb.events in use:
