@@ -81,7 +81,7 @@ cluster_start_mbatchd() {  # DIR BIN
 
 cluster_start_sbatchd() {  # DIR BIN HOST
   local dir="$1" bin="$2" host="$3"
-  LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --port 0 \
+  LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --listen 127.0.0.1 --port 0 \
     --load-file "$dir/load.$host" >>"$dir/log/sbatchd.$host.out" 2>&1 &
   echo $! >"$dir/sbatchd.$host.pid"
 }

@@ -31,6 +31,12 @@ void RpcClient::close() {
   socket_.reset();
 }
 
+void RpcClient::reset() {
+  boost::system::error_code ignored;
+  if (socket_) socket_->set_option(asio::socket_base::linger(true, 0), ignored);
+  close();
+}
+
 // Runs the io_context until `done` or the deadline; false on timeout.
 bool RpcClient::run_until(std::chrono::steady_clock::time_point deadline, const bool& done) {
   io_.restart();
@@ -54,10 +60,14 @@ bool closed_by_peer(int fd) {
 
 }  // namespace
 
-std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
+bool RpcClient::holds_open_connection() {
   if ((socket_ && closed_by_peer(socket_->native_handle())) || (local_ && closed_by_peer(local_->native_handle())))
     close();
-  if (socket_ || local_) return {};
+  return socket_ || local_;
+}
+
+std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
+  if (holds_open_connection()) return {};
   authenticated_ = false;
   boost::system::error_code ec;
   if (!local_path_.empty()) {
@@ -92,6 +102,18 @@ std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
 }
 
 CallResult RpcClient::call(wire::RequestEnvelope request) {
+  const bool reused = holds_open_connection();
+  auto result = call_once(request);
+  // Nothing came back on a connection opened for an earlier call: the daemon most
+  // likely closed it (restarted, or dropped it as idle) before reading this request.
+  if (!result.reply && !result.timed_out && reused) {
+    close();
+    result = call_once(std::move(request));
+  }
+  return result;
+}
+
+CallResult RpcClient::call_once(wire::RequestEnvelope request) {
   request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
   auto deadline = std::chrono::steady_clock::now() + timeout_;
   if (auto err = connect(deadline); !err.empty()) {
@@ -106,7 +128,7 @@ CallResult RpcClient::call(wire::RequestEnvelope request) {
     ping.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
     *ping.mutable_caller() = request.caller();
     ping.mutable_ping();
-    auto first = call(std::move(ping));
+    auto first = call_once(std::move(ping));
     if (!first.reply || first.reply->status() == wire::STATUS_PERMISSION_DENIED) return first;
   }
   if (key_ && !local_)
@@ -163,12 +185,13 @@ CallResult RpcClient::exchange(Socket& socket, const std::string& bytes,
     });
   });
   if (!run_until(deadline, done)) {
-    close();
+    reset();
     io_.restart();
     io_.run();
     result.error = "timed out after " + std::to_string(timeout_.count()) + " ms waiting for " + peer_name();
     // Some or all of the request may be with the daemon, which may yet act on it.
     result.may_have_arrived = true;
+    result.timed_out = true;
     return result;
   }
   if (ec) {

@@ -1,6 +1,10 @@
 // A blocking RPC client with a deadline on every call. Commands use one per run;
 // sbatchd keeps one to mbatchd. The connection is opened on first use and reused
-// while it stays healthy; any failure closes it so the next call reconnects.
+// while it stays healthy; any failure closes it so the next call reconnects. A call
+// that fails on a reused connection before any reply (the daemon restarted, or dropped
+// the connection as idle) is tried once more on a fresh one. A call that times out
+// resets its connection, so a request stuck in a cut network is dropped by the kernel
+// rather than delivered late, after the caller has given up on it.
 //
 // A client may prefer the master's local socket (where the kernel vouches for the
 // caller) and fall back to TCP when it is not there, and may sign what it sends over
@@ -25,6 +29,7 @@ struct CallResult {
   // No reply, but the request was sent (or partly sent) first: the daemon may have
   // acted on it, and the caller must not claim it did not.
   bool may_have_arrived = false;
+  bool timed_out = false;  // no reply by the deadline (the connection was reset)
   bool ok() const { return reply && reply->status() == wire::STATUS_OK; }
   // The daemon's message, or the transport error.
   std::string message() const { return reply ? reply->message() : error; }
@@ -65,6 +70,11 @@ class RpcClient {
   void close();
 
  private:
+  CallResult call_once(wire::RequestEnvelope request);
+  // Closes with a reset: what is still queued to send is dropped, not sent later.
+  void reset();
+  // Drops a connection the peer has closed; whether one is still open.
+  bool holds_open_connection();
   std::string peer_name() const;
   bool run_until(std::chrono::steady_clock::time_point deadline, const bool& done);
   std::string connect(std::chrono::steady_clock::time_point deadline);

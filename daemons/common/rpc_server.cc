@@ -129,6 +129,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
         local_peer_(local_peer),
         // Looked up once: the peer of a connection cannot change.
         local_user_(local_peer ? user_name_of(local_peer->uid) : std::string()),
+        address_(local_peer ? std::string() : peer),
         admission_(shared_, std::move(peer), true) {
     if (!local_peer_) admission_.unauthenticated();
   }
@@ -251,6 +252,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
     if (request.request_case() == wire::RequestEnvelope::REQUEST_NOT_SET)
       return fail(wire::STATUS_BAD_REQUEST, "unknown request type");
     Peer peer;
+    peer.address = address_;
     if (auto why = authenticate(request, peer); !why.empty())
       return fail(wire::STATUS_PERMISSION_DENIED, "Authentication failed: " + why);
     if (!authenticated_ && !local_peer_) {
@@ -292,6 +294,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
   std::shared_ptr<RpcServer::Shared> shared_;
   std::optional<ucred> local_peer_;
   std::string local_user_;
+  std::string address_;  // the TCP peer's address, for Peer
   Admission admission_;
   bool authenticated_ = false;
   FrameHeader header_{};

@@ -41,6 +41,7 @@ enum class PeerKind {
 struct Peer {
   PeerKind kind = PeerKind::kLocalUser;
   std::string cluster;  // kRemoteCluster: which cluster
+  std::string address;  // the TCP peer's address; empty over the local socket
   // Whether the caller may send what only this cluster's daemons send (host
   // registration, job status).
   bool is_daemon() const { return kind == PeerKind::kClusterKey || kind == PeerKind::kTrusted; }

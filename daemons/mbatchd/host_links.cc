@@ -45,11 +45,15 @@ double load_value(const wire::LoadIndices& l, std::string_view index) {
 
 // A host that stopped answering for good takes its jobs with it; rerunnable jobs
 // (bsub -r, RERUNNABLE queues) go back to PEND ahead of every waiting job.
+// So are jobs whose StartJob's outcome was never known: as far as anyone can tell they
+// never started, and should one have, the host's registration has it killed.
 void Mbatchd::requeue_lost_jobs(const std::string& host) {
   std::vector<sched::JobKey> lost;
   for (const auto& [key, job] : state_.started()) {
     if (std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
-    if (rerunnable(*job)) lost.push_back(key);
+    auto unknown = start_unknown_.find(key);
+    bool never_confirmed = unknown != start_unknown_.end() && unknown->second == job->attempt && job->pid == 0;
+    if (rerunnable(*job) || never_confirmed) lost.push_back(key);
   }
   for (const auto& key : lost) {
     wire::EventRecord ev;
@@ -57,7 +61,9 @@ void Mbatchd::requeue_lost_jobs(const std::string& host) {
     e->set_job_id(key.id);
     e->set_index(key.index);
     e->set_to_top(true);
-    log_->warn("job {} lost with host {}: rerunnable, requeued", job_label(key), host);
+    log_->warn("job {} lost with host {}: {}, requeued", job_label(key), host,
+               start_unknown_.erase(key) ? "its start never confirmed" : "rerunnable");
+    e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
     record(ev);
   }
 }
@@ -101,6 +107,7 @@ std::string Mbatchd::host_status(const std::string& host) const {
   auto interval = report_interval();
   if (silent > interval * (2 + 2 * std::max(1, config_->params.max_sbd_fail))) return "unavail";
   if (silent > interval * 2 + std::chrono::milliseconds(500)) return "unreach";
+  if (std::chrono::steady_clock::now() < link->second.unreach_until) return "unreach";
   const auto& st = state_.hosts().at(host);
   if (st.admin_closed) return "closed_Adm";
   const sched::HostPolicy& policy = config_index_.policy->host(host);
@@ -140,13 +147,36 @@ void Mbatchd::check_hosts() {
   });
 }
 
-void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond) {
+std::string Mbatchd::check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const {
+  if (r.address().empty() || r.port() == 0) return "host " + r.host_name() + " advertises no address or port";
+  boost::system::error_code ec;
+  auto advertised = net::asio::ip::make_address(r.address(), ec);
+  if (ec) return {};  // a host name: resolved when mbatchd connects
+  auto from = net::asio::ip::make_address(peer.address, ec);
+  const bool remote = !ec && !from.is_loopback();
+  if (remote && (advertised.is_loopback() || advertised.is_unspecified()))
+    return "host " + r.host_name() + " advertises " + r.address() + ", which does not reach it from the master (it " +
+           "registered from " + peer.address + "): start its sbatchd with --advertise set to its host name or an " +
+           "address the master reaches, listening there (--listen ADDRESS or 0.0.0.0)";
+  return {};
+}
+
+void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::Peer& peer,
+                               const net::Responder& respond) {
   const auto& r = request.register_host();
   if (!config_->find_host(r.host_name()))
     return respond(net::error_reply(wire::STATUS_NOT_FOUND,
                                     "host " + r.host_name() + " is not a host of cluster " + config_->cluster_name));
   auto& link = links_[r.host_name()];
-  bool address_changed = link.address != r.address() || link.port != r.port();
+  if (auto why = check_advertised(r, peer); !why.empty()) {
+    // It registers again every report interval: logged once a minute.
+    auto t = std::chrono::steady_clock::now();
+    if (t - link.last_refusal_log > std::chrono::minutes(1)) {
+      log_->error("registration refused: {}", why);
+      link.last_refusal_log = t;
+    }
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, why));
+  }
   link.address = r.address();
   link.port = static_cast<std::uint16_t>(r.port());
   link.registered = true;
@@ -155,10 +185,12 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   if (!link.strand)
     link.strand = std::make_unique<net::asio::strand<net::asio::thread_pool::executor_type>>(
         net::asio::make_strand(outbound_.get_executor()));
-  if (!link.client || address_changed) {
-    link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
-    if (options_.key) link.client->set_key(*options_.key, "sbatchd@" + r.host_name());
-  }
+  // Always a new connection: the old one may be to the sbatchd that this one replaced
+  // at the same address, and would fail the next call.
+  link.client = std::make_shared<net::RpcClient>(link.address, link.port, std::chrono::seconds(10));
+  if (options_.key) link.client->set_key(*options_.key, "sbatchd@" + r.host_name());
+  link.start_failures = 0;
+  link.unreach_until = {};
 
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);
@@ -209,7 +241,10 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   std::set<sched::JobKey> reported;
   for (const auto& rj : r.jobs()) {
     const Job* job = state_.find_job({rj.job_id(), rj.index()});
-    if (job && same_run(job, rj)) reported.insert({rj.job_id(), rj.index()});
+    if (job && same_run(job, rj)) {
+      reported.insert({rj.job_id(), rj.index()});
+      start_unknown_.erase({rj.job_id(), rj.index()});  // it did start
+    }
   }
   std::vector<sched::JobKey> resend, lost;
   for (const auto& [key, job] : state_.started()) {
@@ -245,7 +280,9 @@ void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Re
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);
   auto it = links_.find(r.host_name());
-  if (it == links_.end() || !it->second.registered) {
+  // A host back from unavail registers again before it is ok: its registration says
+  // which runs it has, and those mbatchd has given up on are killed first.
+  if (it == links_.end() || !it->second.registered || host_status(r.host_name()) == "unavail") {
     reply.mutable_load_report()->set_reregister(true);
     return respond(reply);
   }
@@ -301,7 +338,11 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
                  !job->pending() && (r.attempt() == 0 || r.attempt() == job->attempt);
   if (auto it = links_.find(r.host_name()); it != links_.end())
     it->second.last_report = std::chrono::steady_clock::now();
-  if (!current) return;
+  if (!current) {
+    if (job && r.event() == wire::JOB_EVENT_EXECUTE && r.attempt() != 0) kill_stale_run(r);
+    return;
+  }
+  start_unknown_.erase(job->key);
   auto record_execute = [&] {
     wire::EventRecord ev;
     auto* e = ev.mutable_job_execute();
@@ -487,22 +528,99 @@ void Mbatchd::start_on_hosts(const std::vector<sched::JobKey>& keys) {
   for (auto& [host, request] : by_host) {
     auto sent = keys_by_host[host];
     call_host(host, std::move(request), [this, sent, host](const net::CallResult& r) {
-      if (r.ok()) return;
+      if (r.ok()) {
+        if (auto link = links_.find(host); link != links_.end()) link->second.start_failures = 0;
+        return;
+      }
+      std::vector<sched::JobKey> waiting;  // still started there and not yet reported
       for (const auto& key : sent) {
         Job* j = state_.find_job(key);
-        if (!j || j->state != wire::JOB_RUN || j->exec_hosts.empty() || j->exec_hosts.front() != host || j->pid != 0)
-          continue;
-        log_->warn("cannot start job {} on {}: {}; job requeued", job_label(key), host, r.message());
-        wire::EventRecord ev;
-        auto* e = ev.mutable_job_requeue();
-        e->set_job_id(key.id);
-        e->set_index(key.index);
-        e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
-        record(ev);
+        if (j && j->state == wire::JOB_RUN && !j->exec_hosts.empty() && j->exec_hosts.front() == host && j->pid == 0)
+          waiting.push_back(key);
       }
-      request_pass();
+      if (!r.reply && r.may_have_arrived) {
+        for (const auto& key : waiting) start_unknown(key, host, r.message());
+        return;
+      }
+      start_failed(waiting, host, r.message());
     });
   }
+}
+
+void Mbatchd::start_unknown(const sched::JobKey& key, const std::string& host, const std::string& why) {
+  const Job* job = state_.find_job(key);
+  if (!job) return;
+  const bool arm = start_unknown_.empty();
+  if (start_unknown_.emplace(key, job->attempt).second)
+    log_->warn("start of job {} on {} unknown ({}); asking again until {} answers or is unavail", job_label(key), host,
+               why, host);
+  if (!arm) return;
+  start_retry_timer_.expires_after(std::chrono::seconds(kStartRetryDelay));
+  start_retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) recheck_unknown_starts();
+  });
+}
+
+// The same attempt is sent again (an sbatchd that has it takes it as a retry), on a
+// fresh connection: the one that failed was reset.
+void Mbatchd::recheck_unknown_starts() {
+  std::vector<sched::JobKey> resend;
+  std::set<std::string> lost_hosts;
+  for (auto it = start_unknown_.begin(); it != start_unknown_.end();) {
+    const Job* job = state_.find_job(it->first);
+    if (!job || job->state != wire::JOB_RUN || job->pid != 0 || job->attempt != it->second ||
+        job->exec_hosts.empty()) {
+      it = start_unknown_.erase(it);
+      continue;
+    }
+    if (host_status(job->exec_hosts.front()) == "unavail")
+      lost_hosts.insert(job->exec_hosts.front());
+    else
+      resend.push_back(it->first);
+    ++it;
+  }
+  for (const auto& host : lost_hosts) requeue_lost_jobs(host);
+  if (!resend.empty()) start_on_hosts(resend);
+  if (lost_hosts.size()) request_pass();
+  if (start_unknown_.empty()) return;
+  start_retry_timer_.expires_after(std::chrono::seconds(kStartRetryDelay));
+  start_retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) recheck_unknown_starts();
+  });
+}
+
+void Mbatchd::start_failed(const std::vector<sched::JobKey>& keys, const std::string& host, const std::string& why) {
+  auto& link = links_[host];
+  link.start_failures = std::min(link.start_failures + 1, 7);
+  const auto rest = std::chrono::seconds(std::min(60, 1 << (link.start_failures - 1)));
+  link.unreach_until = std::chrono::steady_clock::now() + rest;
+  log_->warn("cannot start {} job(s) on {}: {}; requeued, and {} is not used for {} s", keys.size(), host, why, host,
+             rest.count());
+  for (const auto& key : keys) {
+    start_unknown_.erase(key);
+    wire::EventRecord ev;
+    auto* e = ev.mutable_job_requeue();
+    e->set_job_id(key.id);
+    e->set_index(key.index);
+    e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
+    record(ev);
+  }
+  request_pass();
+}
+
+void Mbatchd::kill_stale_run(const wire::JobStatusRequest& report) {
+  const sched::JobKey key{report.job_id(), report.index()};
+  log_->warn("job {}: run {} on {} is not its current run; killing it", job_label(key), report.attempt(),
+             report.host_name());
+  wire::RequestEnvelope req;
+  auto* s = req.mutable_signal_job();
+  s->set_job_id(key.id);
+  s->set_index(key.index);
+  s->set_signal(SIGKILL);
+  s->set_host_name(report.host_name());
+  s->set_attempt(report.attempt());
+  // Should it fail, the host's next registration lists the run and has it killed.
+  call_host(report.host_name(), std::move(req), [](const net::CallResult&) {});
 }
 
 void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit_reason) {
@@ -517,6 +635,8 @@ void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit
   s->set_index(job.key.index);
   s->set_signal(signal);
   s->set_exit_reason(exit_reason);
+  s->set_host_name(job.exec_hosts.front());
+  s->set_attempt(job.attempt);
   auto key = job.key;
   undelivered_.erase(key);
   call_host(job.exec_hosts.front(), std::move(req), [this, key, signal, exit_reason](const net::CallResult& r) {

@@ -46,6 +46,8 @@ struct Submission {
 // Seconds (whole, so the pause is 1-2 s) a job whose pre-exec failed waits before it
 // may be dispatched again: LSF retries on a later scheduling pass, not at once.
 inline constexpr std::int64_t kPreExecRetryDelay = 2;
+// Seconds between StartJobs for a job whose earlier StartJob's outcome is unknown.
+inline constexpr std::int64_t kStartRetryDelay = 5;
 
 struct Job {
   // What a scheduling pass reads of a pending job comes first, in the first two cache

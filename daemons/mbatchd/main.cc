@@ -22,6 +22,7 @@
 #include "daemons/common/daemon_config.h"
 #include "daemons/common/daemon_log.h"
 #include "daemons/common/daemon_process.h"
+#include "daemons/common/host_names.h"
 #include "daemons/mbatchd/event_log_salvage.h"
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
@@ -67,7 +68,9 @@ int main(int argc, char** argv) {
     std::cerr << "mbatchd: " << auth.error << "\n";
     return 1;
   }
-  std::string host = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
+  std::string host = vm.count("host-name") ? vm["host-name"].as<std::string>()
+                                           : lsf::net::strip_domain(lsf::net::local_host_name(),
+                                                                    cfg.lsf_conf.get("LSF_STRIP_DOMAIN").value_or(""));
   if (vm.count("daemon")) lsf::net::daemonize();
   auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "mbatchd.lock";
   if (auto err = lsf::net::take_lock_file(lock); !err.empty()) {

@@ -33,7 +33,8 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       host_timer_(io_),
       retry_timer_(io_),
       cluster_timer_(io_),
-      snapshot_timer_(io_) {
+      snapshot_timer_(io_),
+      start_retry_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
 }
 
@@ -153,6 +154,7 @@ void Mbatchd::stop() {
     host_timer_.cancel();
     retry_timer_.cancel();
     snapshot_timer_.cancel();
+    start_retry_timer_.cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {

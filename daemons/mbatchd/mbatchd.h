@@ -77,6 +77,11 @@ struct HostLink {
   // Calls to this sbatchd run one at a time, in order, off the state thread.
   std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
   std::shared_ptr<net::RpcClient> client;
+  // StartJobs this sbatchd refused or could not be sent, in a row: the host is not
+  // used (unreach) until `unreach_until`, twice as long after each, up to a minute.
+  int start_failures = 0;
+  std::chrono::steady_clock::time_point unreach_until{};
+  std::chrono::steady_clock::time_point last_refusal_log{};  // of its registration
 };
 
 // What the scheduling view and submission checks need from a configuration, worked
@@ -253,12 +258,22 @@ class Mbatchd {
                                std::vector<std::int32_t>& indices) const;
 
   // --- sbatchds (host_links.cc)
-  void on_register_host(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_register_host(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  // Empty when mbatchd can reach an sbatchd at the address it advertises; else why not.
+  std::string check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
   // Sends StartJob for these jobs, one call per first execution host.
   void start_on_hosts(const std::vector<sched::JobKey>& keys);
+  // A StartJob that may or may not have arrived: asked again until the host answers
+  // (a report, or its registration), or requeued once the host is unavail.
+  void start_unknown(const sched::JobKey& key, const std::string& host, const std::string& why);
+  void recheck_unknown_starts();
+  // A StartJob the host certainly did not take: the job is requeued and the host rests.
+  void start_failed(const std::vector<sched::JobKey>& keys, const std::string& host, const std::string& why);
+  // Kills a run of a job that is no longer the job's current one (a late StartJob).
+  void kill_stale_run(const wire::JobStatusRequest& report);
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
   // Signals a host could not be sent (not registered yet), sent when it registers.
@@ -370,6 +385,9 @@ class Mbatchd {
   net::asio::steady_timer retry_timer_;     // a pass when a failed pre-exec may be retried
   net::asio::steady_timer cluster_timer_;   // MultiCluster offers
   net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
+  // Started jobs whose StartJob's outcome is unknown, with the attempt it was for.
+  std::map<sched::JobKey, std::int32_t> start_unknown_;
+  net::asio::steady_timer start_retry_timer_;
   std::uint64_t snapshot_tries_ = 0;
   bool pass_scheduled_ = false;
   bool pass_running_ = false;

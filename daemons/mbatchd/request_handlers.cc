@@ -209,7 +209,7 @@ void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, cons
     case R::kSharedResources:
       return on_shared_resources(request, respond);
     case R::kRegisterHost:
-      return on_register_host(request, respond);
+      return on_register_host(request, peer, respond);
     case R::kLoadReport:
       return on_load_report(request, respond);
     case R::kJobStatus:

@@ -15,6 +15,7 @@
 #include "daemons/common/daemon_config.h"
 #include "daemons/common/daemon_log.h"
 #include "daemons/common/daemon_process.h"
+#include "daemons/common/host_names.h"
 #include "daemons/sbatchd/sbatchd.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/text.h"
@@ -26,8 +27,11 @@ int main(int argc, char** argv) {
   opts.add_options()("envdir", po::value<std::string>(), "directory of lsf.conf (default: $LSF_ENVDIR or /etc)")(
       "host-name", po::value<std::string>(), "the host this sbatchd is (default: the system host name)")(
       "port", po::value<int>(), "port to serve (default: LSB_SBD_PORT; 0 = any free port)")(
-      "listen", po::value<std::string>()->default_value("127.0.0.1"), "address to listen on")(
-      "advertise", po::value<std::string>(), "address mbatchd uses to reach this sbatchd")(
+      "listen", po::value<std::string>(),
+      "address to listen on (default: the address the host name resolves to; 0.0.0.0: all)")(
+      "advertise", po::value<std::string>(),
+      "name or address mbatchd reaches this sbatchd at (default: the --listen address when it names one, else the "
+      "host name)")(
       "state-dir", po::value<std::string>(),
       "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
       "load-file", po::value<std::string>(), "file of `index = value` lines overriding measured load")(
@@ -69,13 +73,35 @@ int main(int argc, char** argv) {
     return 1;
   }
   so.allow_root_jobs = lsf::config::parse_yes_no(cfg.lsf_conf.get("LSF_ROOT_USER").value_or("N")).value_or(false);
-  so.host_name = vm.count("host-name") ? vm["host-name"].as<std::string>() : lsf::net::local_host_name();
+  so.host_name = vm.count("host-name") ? vm["host-name"].as<std::string>()
+                                       : lsf::net::strip_domain(lsf::net::local_host_name(),
+                                                                cfg.lsf_conf.get("LSF_STRIP_DOMAIN").value_or(""));
   if (!cfg.find_host(so.host_name)) {
     std::cerr << "sbatchd: host " << so.host_name << " is not in lsf.cluster." << cfg.cluster_name << "\n";
     return 1;
   }
-  so.listen_address = vm["listen"].as<std::string>();
-  if (vm.count("advertise")) so.advertise_address = vm["advertise"].as<std::string>();
+  // What mbatchd on another host can reach: the host name, and the address it stands for.
+  std::string listen_warning;
+  if (vm.count("listen")) {
+    so.listen_address = vm["listen"].as<std::string>();
+  } else {
+    std::string error;
+    so.listen_address = lsf::net::resolve_host(so.host_name, error);
+    if (so.listen_address.empty()) {
+      std::cerr << "sbatchd: " << error << ": give the address to listen on (--listen ADDRESS, or 0.0.0.0 for all)\n";
+      return 1;
+    }
+    if (lsf::net::is_loopback_address(so.listen_address))
+      listen_warning = "host name " + so.host_name + " resolves to " + so.listen_address +
+                       ", a loopback address: mbatchd on another host cannot reach this sbatchd; fix the hosts " +
+                       "file or DNS, or start sbatchd with --listen ADDRESS (or 0.0.0.0) --advertise NAME";
+  }
+  if (vm.count("advertise"))
+    so.advertise_address = vm["advertise"].as<std::string>();
+  else if (vm.count("listen") && !lsf::net::is_unspecified_address(so.listen_address))
+    so.advertise_address = so.listen_address;
+  else
+    so.advertise_address = so.host_name;
   so.port = static_cast<std::uint16_t>(vm.count("port") ? vm["port"].as<int>() : cfg.lsf_conf.sbd_port.value_or(0));
   so.master = endpoint.endpoint;
   so.state_dir = vm.count("state-dir")
@@ -91,6 +117,7 @@ int main(int argc, char** argv) {
   so.log = lsf::net::open_daemon_log("sbatchd", cfg.lsf_conf.logdir, so.host_name,
                                      cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
   so.log->info("open file limit: {} descriptors", lsf::net::raise_descriptor_limit());
+  if (!listen_warning.empty()) so.log->warn("{}", listen_warning);
   lsf::sbd::Sbatchd sbd(so);
   if (auto err = sbd.start(); !err.empty()) {
     so.log->critical("{}", err);

@@ -137,6 +137,11 @@ void Sbatchd::reap() {
   });
 }
 
+// MultiCluster names a provider's host as host@cluster in a consumer's launch.
+bool Sbatchd::is_this_host(const std::string& name) const {
+  return name == options_.host_name || name.substr(0, name.find('@')) == options_.host_name;
+}
+
 void Sbatchd::register_host() {
   auto req = envelope();
   auto* r = req.mutable_register_host();
@@ -248,8 +253,17 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
   }
 }
 
+// A launch for another host means mbatchd reached the wrong sbatchd (one advertising
+// an address that is not its own, say): running it would run the job where nobody
+// chose to, and again at every retry.
 std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
+  if (l.exec_hosts_size() > 0 && !is_this_host(l.exec_hosts(0))) {
+    log_->error("refused job {}: it is for host {}, and this sbatchd serves {}; mbatchd reached it at an address "
+                "that is not {}'s (check --advertise and --listen on both hosts)",
+                key, l.exec_hosts(0), options_.host_name, l.exec_hosts(0));
+    return "job " + key + " is for host " + l.exec_hosts(0) + ", not for " + options_.host_name;
+  }
   if (auto it = jobs_.find(key); it != jobs_.end()) {
     const auto& t = it->second;
     if (t.job.launch().attempt() == l.attempt()) return {};  // a retried StartJob: already running
@@ -325,10 +339,18 @@ void Sbatchd::on_peek(const wire::PeekRequest& r, const net::Responder& respond)
 
 void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond) {
   const std::string key = job_key(r.job_id(), r.index());
+  if (!r.host_name().empty() && !is_this_host(r.host_name()))
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "a signal for job " + key + " on host " + r.host_name() +
+                                                                  " reached " + options_.host_name));
   auto it = jobs_.find(key);
   if (it == jobs_.end())
     return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " is not on this host"));
   auto& t = it->second;
+  // Meant for another run of the job: not this one's to receive.
+  if (r.attempt() != 0 && t.job.launch().attempt() != 0 && r.attempt() != t.job.launch().attempt())
+    return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " run " + std::to_string(r.attempt()) +
+                                                                " is not on this host (run " +
+                                                                std::to_string(t.job.launch().attempt()) + " is)"));
   if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
   if (r.signal() == SIGSTOP) t.job.set_stopped(true);
   if (r.signal() == SIGCONT) t.job.set_stopped(false);

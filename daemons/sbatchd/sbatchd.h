@@ -30,7 +30,7 @@ namespace lsf::sbd {
 struct SbatchdOptions {
   std::string host_name;
   std::string listen_address = "127.0.0.1";
-  std::string advertise_address;  // how mbatchd reaches us; default: listen address
+  std::string advertise_address;  // how mbatchd reaches us; empty: the listen address
   std::uint16_t port = 0;         // 0: any free port
   net::MasterEndpoint master;
   std::filesystem::path state_dir;
@@ -66,6 +66,7 @@ class Sbatchd {
   void handle(wire::RequestEnvelope& request, const net::Responder& respond);
   // Empty on success, else why the job could not be started.
   std::string start_job(const wire::JobLaunch& launch);
+  bool is_this_host(const std::string& name) const;
   void on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond);
   void on_peek(const wire::PeekRequest& r, const net::Responder& respond);
   void register_host();
