@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Separate hosts (see hosts_test.sh) under faults: an sbatchd that advertises loopback,
+# bkill after an sbatchd restart, a StartJob sent while the host's cable is pulled, a
+# rerunnable job whose host goes unavail and comes back, and a host that registers but
+# refuses every connection (no storm of retries).
+#   hosts_faults_test.sh BIN ROOT
+# Needs root and `ip netns` (skipped, exit 77, without them).
+source "$(dirname "$0")/harness.sh"
+source "$(dirname "$0")/netns_lib.sh"
+netns_init "$1" "$2" master node1 node2
+# A silent host is unreach after 2.5 s and unavail after 4 s (host_status: 2 + 2 *
+# MAX_SBD_FAIL report intervals).
+set_param MAX_SBD_FAIL 1
+OUT="$TEST_DIR/out"
+EVENTS="$TEST_DIR/hosts/master/work/quickstart/logdir/lsb.events"
+
+# --- (a) node2's sbatchd on 127.0.0.1 with no --advertise: it must not get node2's jobs
+# run elsewhere (mbatchd would reach 127.0.0.1 on the master), and mbatchd says what to set.
+start_mbatchd || { echo "mbatchd did not start"; exit 1; }
+start_sbatchd master
+start_sbatchd node1
+start_sbatchd node2 --listen 127.0.0.1
+wait_for 20 host_status_is master ok && wait_for 20 host_status_is node1 ok
+wait_for 10 grep -q "node2" "$MBD_LOG"
+sleep 2
+j=$(submit master -m node2 -o "$OUT/loopback" hostname)
+check "(a) bsub -m node2 is taken" [ -n "$j" ]
+sleep 8
+check "(a) a node2 job never runs on another host" bash -c "! grep -qE 'master|node1' '$OUT/loopback' 2>/dev/null"
+check "(a) mbatchd's log names node2 and what to set (advertise/loopback)" \
+  bash -c "grep -iE 'node2' '$MBD_LOG' | grep -qiE 'advertise|loopback'"
+# node2 started as it should be: the job runs there.
+kill_sbatchd node2
+start_sbatchd node2
+check "(a) node2 ok once started right" wait_for 20 host_status_is node2 ok
+check "(a) the job then ends DONE" wait_for 20 state_is "$j" DONE
+check "(a) and ran on node2 only" bash -c "[ \"\$(sort -u '$OUT/loopback')\" = node2 ]"
+
+# --- (b) bkill after node1's sbatchd was killed and started again
+j=$(submit master -m node1 -o /dev/null 'sleep 120')
+check "(b) long job runs on node1" wait_for 20 state_is "$j" RUN
+n=$(registrations node1)
+kill_sbatchd node1
+start_sbatchd node1
+registered_since() { [ "$(registrations "$1")" -gt "$2" ]; }
+check "(b) node1 registered again" wait_for 20 registered_since node1 "$n"
+sleep 1
+on master bkill "$j" >/dev/null 2>&1
+check "(b) bkill after the restart: EXIT within 20 s" wait_for 20 state_is "$j" EXIT
+
+# --- (c) StartJob while node1's cable is pulled: the job runs once, after the cable is back
+cut node1
+j=$(submit master -m node1 -o /dev/null "echo \$(hostname) >>$OUT/once; sleep 3")
+check "(c) bsub during the cut is taken" [ -n "$j" ]
+sleep 15
+restore node1
+check "(c) node1 ok again after the cable is back" wait_for 30 host_status_is node1 ok
+check "(c) the job ends DONE" wait_for 40 state_is "$j" DONE
+sleep 2
+check "(c) it ran exactly once (one line)" bash -c "[ \"\$(cat '$OUT/once' 2>/dev/null | wc -l)\" = 1 ]"
+check "(c) bhist -l shows it started once" \
+  bash -c "[ \"\$(grep -c 'Starting (Pid' <<<\"\$1\")\" = 1 ]" _ "$(on master bhist -l "$j" 2>&1)"
+
+# --- (d) a rerunnable job on node1 when node1 goes unavail: requeued, runs on node2; node1
+# back: its old run is killed, and one run only completes.
+on master badmin hclose master >/dev/null 2>&1
+on master badmin hclose node2 >/dev/null 2>&1
+j=$(submit master -r -m "node1 node2" -o "$OUT/rerun.out" \
+  "echo start \$(hostname) \$\$ >>$OUT/rerun; sleep 20; echo done \$(hostname) >>$OUT/rerun")
+check "(d) rerunnable job runs on node1" wait_for 20 grep -q "start node1" "$OUT/rerun"
+on master badmin hopen node2 >/dev/null 2>&1
+on master badmin hopen master >/dev/null 2>&1
+cut node1
+check "(d) node1 unavail with its cable out" wait_for 20 host_status_is node1 unavail
+check "(d) the job is requeued and runs on node2" wait_for 30 grep -q "start node2" "$OUT/rerun"
+restore node1
+check "(d) node1 ok again" wait_for 30 host_status_is node1 ok
+old_pid=$(awk '$2 == "node1" {print $3}' "$OUT/rerun" | head -1)
+# Within 6 s of node1's return: well before the old run would have ended by itself.
+check "(d) the old run on node1 is killed" \
+  wait_for 6 bash -c "! ip netns exec $(ns_of node1) kill -0 ${old_pid:-0} 2>/dev/null"
+check "(d) the job ends DONE" wait_for 45 state_is "$j" DONE
+sleep 1
+check "(d) one completed run only (on node2)" bash -c "[ \"\$(grep '^done' '$OUT/rerun')\" = 'done node2' ]"
+
+# --- (e) node2 registered and ok but refusing every connection: its sbatchd listens on
+# .3 and advertises .13, an address of node2 where nothing listens (the kernel answers
+# with a reset; no firewall tool needed). Jobs for it must not make a storm.
+ip -n "$(ns_of node2)" addr add "$NETNS_SUBNET.13/24" dev eth0
+kill_sbatchd node2
+start_sbatchd node2 --listen "$(host_addr node2)" --advertise "$NETNS_SUBNET.13"
+check "(e) node2 registers as ok" wait_for 20 host_status_is node2 ok
+lines_before=$(grep -c "cannot start" "$MBD_LOG")
+size_before=$(stat -c %s "$EVENTS")
+for i in 1 2 3 4 5; do submit master -m node2 -o /dev/null 'sleep 1' >/dev/null; done
+sleep 20
+lines=$(($(grep -c "cannot start" "$MBD_LOG") - lines_before))
+growth=$(($(stat -c %s "$EVENTS") - size_before))
+echo "     (e) over 20 s: $lines 'cannot start' lines, lsb.events grew $growth bytes"
+check "(e) fewer than 100 'cannot start' lines in 20 s" [ "$lines" -lt 100 ]
+check "(e) lsb.events grew less than 100 KB in 20 s" [ "$growth" -lt 102400 ]
+
+netns_done
