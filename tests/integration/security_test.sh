@@ -84,6 +84,22 @@ check "a signed request is accepted once" bash -c "'$BIN/wire_probe' replay $POR
 check "  but not twice" bash -c "'$BIN/wire_probe' replay $PORT '$TEST_DIR/captured' | grep -q 'already received once'"
 sbd_port=$(sed -n 's/.*sbatchd for host hostA listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$TEST_DIR/log/sbatchd.log.hostA" | tail -1)
 check "  nor by an sbatchd" bash -c "'$BIN/wire_probe' replay $sbd_port '$TEST_DIR/captured' | grep -q 'addressed to mbatchd, not to this daemon (sbatchd@hostA)'"
+# --- an sbatchd runs only what is meant for its own host and run (issue 38)
+out=$("$BIN/rpc_probe" sbatchd-start "$sbd_port" hostA hostB "$TEST_DIR/wrong_host" 2>&1)
+check "an sbatchd refuses a job for another host" grep -q 'is for host hostB, not for hostA' <<<"$out"
+sleep 1
+check "  and does not run it" [ ! -e "$TEST_DIR/wrong_host" ]
+check "  and logs what to check" grep -q 'check --advertise and --listen' "$TEST_DIR/log/sbatchd.log.hostA"
+long=$(submit -m hostA -o /dev/null sleep 60)
+check "a job runs on hostA" wait_for 20 state_is "$long" RUN
+out=$("$BIN/rpc_probe" sbatchd-kill "$sbd_port" hostA hostB "$long" 1 2>&1)
+check "an sbatchd refuses a signal for another host" grep -q "on host hostB reached hostA" <<<"$out"
+out=$("$BIN/rpc_probe" sbatchd-kill "$sbd_port" hostA hostA "$long" 7 2>&1)
+check "  and one for another run of the job" grep -q "run 7 is not on this host (run 1 is)" <<<"$out"
+sleep 1
+check "  and the job still runs" state_is "$long" RUN
+bkill "$long" >/dev/null 2>&1
+
 "$BIN/wire_probe" capture "$TEST_DIR/captured2"
 sleep 1.1  # the restart happens in a later second than the signature
 restart_mbatchd

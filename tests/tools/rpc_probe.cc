@@ -5,16 +5,70 @@
 //   rpc_probe register-host HOST PORT    claim HOST is served at 127.0.0.1:PORT
 //   rpc_probe job-finish HOST JOBID      report job JOBID ended with exit code 0
 //   rpc_probe job-input JOBID TEXT       type TEXT into job JOBID's terminal (as bsub -Ip)
+//
+// And sends an sbatchd, signed with the cluster key (root), what mbatchd would send
+// were it to reach the wrong sbatchd, or for another run of a job:
+//   rpc_probe sbatchd-start PORT SBD_HOST JOB_HOST FILE     a job, for JOB_HOST, that creates FILE
+//   rpc_probe sbatchd-kill PORT SBD_HOST JOB_HOST JOBID ATTEMPT
 #include <cstdlib>
 #include <iostream>
 #include <string>
 
 #include "daemons/common/cluster_endpoint.h"
+#include "daemons/common/daemon_config.h"
 #include "daemons/common/rpc_client.h"
 
 using namespace lsf;
 
+namespace {
+
+int to_sbatchd(int argc, char** argv) {
+  const std::string what = argv[1];
+  if ((what == "sbatchd-start" && argc != 6) || (what == "sbatchd-kill" && argc != 7)) {
+    std::cerr << "usage: rpc_probe sbatchd-start PORT SBD_HOST JOB_HOST FILE | sbatchd-kill PORT SBD_HOST JOB_HOST "
+                 "JOBID ATTEMPT\n";
+    return 2;
+  }
+  const auto envdir = net::daemon_envdir("");
+  auto loaded = net::load_daemon_config("rpc_probe", envdir);
+  if (!loaded.usable()) return 2;
+  auto auth = net::daemon_auth(envdir, loaded.config->lsf_conf);
+  if (!auth.error.empty() || !auth.key) {
+    std::cerr << "rpc_probe: no cluster key: " << auth.error << "\n";
+    return 2;
+  }
+  wire::RequestEnvelope req;
+  *req.mutable_caller() = net::current_identity();
+  if (what == "sbatchd-start") {
+    auto* l = req.mutable_start_jobs()->add_launches();
+    l->set_job_id(990001);
+    l->set_user(req.caller().user_name());
+    l->add_exec_hosts(argv[4]);
+    l->set_attempt(1);
+    l->mutable_spec()->set_command(std::string("touch ") + argv[5]);
+    l->mutable_spec()->set_out_file("/dev/null");
+  } else {
+    auto* s = req.mutable_signal_job();
+    s->set_job_id(std::atoll(argv[5]));
+    s->set_signal(9);
+    s->set_host_name(argv[4]);
+    s->set_attempt(std::atoi(argv[6]));
+  }
+  net::RpcClient client("127.0.0.1", static_cast<std::uint16_t>(std::atoi(argv[2])), std::chrono::seconds(10));
+  client.set_key(*auth.key, std::string("sbatchd@") + argv[3]);
+  auto result = client.call(req);
+  if (!result.reply) {
+    std::cerr << result.error << "\n";
+    return 1;
+  }
+  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
+  return result.ok() ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]).rfind("sbatchd-", 0) == 0) return to_sbatchd(argc, argv);
   if (argc != 4) {
     std::cerr << "usage: rpc_probe register-host HOST PORT | job-finish HOST JOBID | job-input JOBID TEXT\n";
     return 2;
