@@ -4,6 +4,7 @@
 //   bhosts -s [resource ...]
 //   bhosts -e [-s] [-json]
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 
 #include <boost/program_options.hpp>
@@ -148,6 +149,10 @@ int main(int argc, char** argv) {
                   l.r15m(), l.ut() * 100, l.pg(), "-", l.ls(), l.it(), cli::megabytes(l.tmp_mb()).c_str(),
                   cli::megabytes(l.swp_mb()).c_str(), cli::megabytes(l.mem_mb()).c_str());
       if (!h.admin_comment().empty()) std::printf("\n ADMIN ACTION COMMENT: \"%s\"\n", h.admin_comment().c_str());
+      // Not in LSF's output: shown only when the host's clock is off by seconds.
+      if (std::llabs(h.clock_offset_ms()) >= 2000)
+        std::printf("\n CLOCK: %.1f s %s the master's\n", std::llabs(h.clock_offset_ms()) / 1000.0,
+                    h.clock_offset_ms() > 0 ? "behind" : "ahead of");
       std::printf("\n");
     }
     return 0;

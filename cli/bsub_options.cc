@@ -10,6 +10,7 @@
 
 #include "cli/cli_support.h"
 #include "cli/job_spec_options.h"
+#include "daemons/common/host_names.h"
 #include "libconfig/text.h"
 
 extern char** environ;
@@ -116,7 +117,7 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
   mode_t mask = umask(022);
   umask(mask);
   spec->set_umask(mask);
-  spec->set_from_host(from_host);
+  spec->set_from_host(net::strip_domain(from_host, conf.get("LSF_STRIP_DOMAIN").value_or("")));
   // -env "all" (the default), "none", "all, ~VAR", or "VAR=value, VAR2": which of the
   // submission environment the job gets, and values set for it.
   std::set<std::string> excluded;

@@ -36,9 +36,14 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
     client_.emplace(endpoint_.host, endpoint_.port, endpoint_.timeout);
     client_->set_local_socket(endpoint_.local_socket);
     // An ordinary user cannot read the key and is refused over TCP; an administrator
-    // (or root) on a host without the master's socket signs with it.
-    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
+    // (or root) on a host without the master's socket signs with it. Elsewhere a user
+    // goes through this host's sbatchd, which names them as its kernel does.
+    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) {
       client_->set_key(*key.key, "mbatchd");
+    } else if (std::error_code ec; !std::filesystem::exists(endpoint_.local_socket, ec)) {
+      const std::string relay = net::sbatchd_socket_path(conf_);
+      if (!relay.empty() && std::filesystem::exists(relay, ec)) client_->set_local_socket(relay);
+    }
   }
   *request.mutable_caller() = identity_;
   const bool changes = changes_state(request.request_case());

@@ -64,6 +64,9 @@ constexpr ParamSpec kParams[] = {
               "address of mbatchd (this project; default: first of LSF_MASTER_LIST)"},
     ParamSpec{"lsf.conf", "", "LSB_MBD_SOCKET", S,
               "mbatchd's local socket (this project; default LSB_SHAREDIR/mbatchd.<port>.sock; none: no socket)"},
+    ParamSpec{"lsf.conf", "", "LSB_SBD_SOCKET", S,
+              "sbatchd's local socket, through which users' commands on its host reach mbatchd (this project; "
+              "default LSB_SHAREDIR/sbatchd.<port>.sock; none: no socket)"},
     ParamSpec{"lsf.conf", "", "LSB_RPC_TIMEOUT", S, "seconds a command or daemon waits for a reply (this project; 30)"},
     ParamSpec{"lsf.conf", "", "LSF_LOG_MASK", S, "daemon log level"},
     ParamSpec{"lsf.conf", "", "LSF_ROOT_USER", S, "Y: root may submit jobs and jobs may run as root (default N)"},

@@ -38,6 +38,13 @@ std::string local_socket_path(const config::LsfConf& conf) {
   return (std::filesystem::path(conf.lsb_sharedir) / ("mbatchd." + std::to_string(*conf.mbd_port) + ".sock")).string();
 }
 
+std::string sbatchd_socket_path(const config::LsfConf& conf) {
+  if (auto path = conf.get("LSB_SBD_SOCKET"); path && !path->empty()) return *path == "none" ? "" : *path;
+  if (conf.lsb_sharedir.empty()) return {};
+  return (std::filesystem::path(conf.lsb_sharedir) / ("sbatchd." + std::to_string(conf.sbd_port.value_or(0)) + ".sock"))
+      .string();
+}
+
 EndpointResult master_endpoint_from_environment() {
   auto envdir = envdir_from_environment();
   if (!std::filesystem::exists(envdir / "lsf.conf")) {

@@ -33,6 +33,9 @@ EndpointResult master_endpoint(const config::LsfConf& conf);
 
 // mbatchd's local socket path for this lsf.conf; empty when there is none.
 std::string local_socket_path(const config::LsfConf& conf);
+// sbatchd's local socket (LSB_SBD_SOCKET), which relays commands of the users of its
+// host to mbatchd; empty when there is none.
+std::string sbatchd_socket_path(const config::LsfConf& conf);
 
 // Reads LSF_ENVDIR/lsf.conf and returns the endpoint, or an error naming the file.
 EndpointResult master_endpoint_from_environment();

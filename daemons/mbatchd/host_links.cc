@@ -1,7 +1,9 @@
 // mbatchd's side of the sbatchds: registration, load reports, job status reports,
 // and the StartJob / SignalJob calls it makes to them. A host that stops reporting
 // becomes unreach after two report intervals and unavail after MAX_SBD_FAIL more.
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <set>
 
@@ -191,6 +193,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
   if (options_.key) link.client->set_key(*options_.key, "sbatchd@" + r.host_name());
   link.start_failures = 0;
   link.unreach_until = {};
+  note_clock(r.host_name(), r.clock_ms());
 
   wire::ReplyEnvelope reply;
   reply.set_status(wire::STATUS_OK);
@@ -288,6 +291,7 @@ void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Re
   }
   it->second.load = r.load();
   it->second.last_report = std::chrono::steady_clock::now();
+  note_clock(r.host_name(), r.clock_ms());
   reply.mutable_load_report();
   respond(reply);
 }
@@ -339,7 +343,11 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
   if (auto it = links_.find(r.host_name()); it != links_.end())
     it->second.last_report = std::chrono::steady_clock::now();
   if (!current) {
-    if (job && r.event() == wire::JOB_EVENT_EXECUTE && r.attempt() != 0) kill_stale_run(r);
+    // A run the job has moved on from (a StartJob that arrived late, a run given up
+    // with its host) goes; the job's own run that just ended is left alone.
+    const bool own_run = job && r.attempt() == job->attempt && !job->exec_hosts.empty() &&
+                         job->exec_hosts.front() == r.host_name() && !job->pending();
+    if (job && r.event() == wire::JOB_EVENT_EXECUTE && r.attempt() != 0 && !own_run) kill_stale_run(r);
     return;
   }
   start_unknown_.erase(job->key);
@@ -378,7 +386,8 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
         break;
       }
       if (!ok && reason.empty() && WIFEXITED(status) && requeue_on_exit(*job, WEXITSTATUS(status))) break;
-      finish_job(*job, ok ? wire::JOB_DONE : wire::JOB_EXIT, status, r.cpu_time(), r.max_rss_kb(), reason);
+      finish_job(*job, ok ? wire::JOB_DONE : wire::JOB_EXIT, status, r.cpu_time(), r.max_rss_kb(), reason,
+                 reported_time(*job, r));
       log_->debug("job {} {} on {}", job_label(job->key), ok ? "done" : "exited", r.host_name());
       break;
     }
@@ -442,6 +451,31 @@ void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
   retry_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) request_pass();
   });
+}
+
+void Mbatchd::note_clock(const std::string& host, std::int64_t host_clock_ms) {
+  if (host_clock_ms <= 0) return;  // an sbatchd that does not send its clock
+  auto& link = links_[host];
+  const std::int64_t ours =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  link.clock_offset_ms = ours - host_clock_ms;
+  // Signed requests are refused past kMaxClockSkew; well before that, job times move.
+  const bool far = std::abs(link.clock_offset_ms) > kClockWarnMs;
+  if (far && !link.clock_warned)
+    log_->warn("host {}'s clock is {:.1f} s {} the master's: job end times it reports are corrected by that much; "
+               "keep clocks in step (NTP)",
+               host, std::abs(link.clock_offset_ms) / 1000.0, link.clock_offset_ms > 0 ? "behind" : "ahead of");
+  link.clock_warned = far;
+}
+
+// When the host says the job ended, on the master's clock; never before the job
+// started nor after now (a report delayed by a cut keeps the time the job ended).
+std::int64_t Mbatchd::reported_time(const Job& job, const wire::JobStatusRequest& r) const {
+  if (r.time() <= 0) return 0;
+  auto link = links_.find(r.host_name());
+  const std::int64_t offset_s = link == links_.end() ? 0 : (link->second.clock_offset_ms + 500) / 1000;
+  return std::clamp(r.time() + offset_s, job.start_time, now());
 }
 
 void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,

@@ -48,6 +48,8 @@ struct Submission {
 inline constexpr std::int64_t kPreExecRetryDelay = 2;
 // Seconds between StartJobs for a job whose earlier StartJob's outcome is unknown.
 inline constexpr std::int64_t kStartRetryDelay = 5;
+// A host clock further than this from the master's is logged.
+inline constexpr std::int64_t kClockWarnMs = 2000;
 
 struct Job {
   // What a scheduling pass reads of a pending job comes first, in the first two cache

@@ -126,7 +126,12 @@ std::string Mbatchd::start() {
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
         [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
-          handle(r, peer, respond);
+          if (r.relayed_by().empty() || !peer.is_daemon()) return handle(r, peer, respond);
+          // A user's command an sbatchd forwarded (command_relay.h): the user's, with
+          // the identity that host's kernel gave, and never a daemon's.
+          net::Peer user = peer;
+          user.kind = net::PeerKind::kLocalUser;
+          handle(r, user, respond);
         },
         so);
   } catch (const std::exception& e) {
@@ -171,8 +176,8 @@ void Mbatchd::stop() {
 
 // Callers check log_refusal() before the first change of a request; records made on
 // mbatchd's own account go into the log's reserve.
-void Mbatchd::record(wire::EventRecord& event) {
-  event.set_time(now());
+void Mbatchd::record(wire::EventRecord& event, std::int64_t at) {
+  event.set_time(at > 0 ? at : now());
   event.set_seq(state_.last_seq() + 1);
   if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
   event_log_->append(event);
@@ -248,7 +253,7 @@ void Mbatchd::write_fresh_snapshot() {
 }
 
 void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
-                         const std::string& reason) {
+                         const std::string& reason, std::int64_t at) {
   wire::EventRecord ev;
   auto* st = ev.mutable_job_status();
   st->set_job_id(job.key.id);
@@ -258,7 +263,7 @@ void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double
   st->set_cpu_time(cpu);
   st->set_max_rss_kb(rss);
   st->set_reason(reason);
-  record(ev);
+  record(ev, at);
   event_log_->append_acct(job_finish_record(job, ev.time()));
   maybe_snapshot();
   request_pass();

@@ -82,6 +82,10 @@ struct HostLink {
   int start_failures = 0;
   std::chrono::steady_clock::time_point unreach_until{};
   std::chrono::steady_clock::time_point last_refusal_log{};  // of its registration
+  // The master's clock minus the host's, as its last report measured it (transit
+  // included): job times the host reports are moved by it.
+  std::int64_t clock_offset_ms = 0;
+  bool clock_warned = false;
 };
 
 // What the scheduling view and submission checks need from a configuration, worked
@@ -125,7 +129,8 @@ class Mbatchd {
  private:
   // --- state changes (mbatchd.cc)
   std::int64_t now() const;
-  void record(wire::EventRecord& event);  // stamps, applies, appends
+  // Stamps (with `at`, when the event happened earlier, else now), applies, appends.
+  void record(wire::EventRecord& event, std::int64_t at = 0);
   void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply);
   // Empty while state changes may be made; else the refusal to send ("cannot write the
   // event log: No space left on device"), logged once per interval, not per request.
@@ -137,7 +142,10 @@ class Mbatchd {
   // Queues the rotation fresh_snapshot asks for, and again each second until it is made.
   void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
-                  const std::string& reason);
+                  const std::string& reason, std::int64_t at = 0);
+  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap once.
+  void note_clock(const std::string& host, std::int64_t host_clock_ms);
+  std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
 
   // --- requests (request_handlers.cc)
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);

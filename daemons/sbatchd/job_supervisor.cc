@@ -165,6 +165,7 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   env["LSB_MCPU_HOSTS"] = mcpu;
   env["LSB_DJOB_HOSTFILE"] = hostfile.string();
   env["LS_SUBCWD"] = l.spec().cwd();
+  env["LSB_SUB_HOST"] = l.spec().from_host();
   if (!l.spec().out_file().empty()) env["LSB_OUTPUTFILE"] = substitute(l.spec().out_file(), l);
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);

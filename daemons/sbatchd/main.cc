@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
     so.advertise_address = so.host_name;
   so.port = static_cast<std::uint16_t>(vm.count("port") ? vm["port"].as<int>() : cfg.lsf_conf.sbd_port.value_or(0));
   so.master = endpoint.endpoint;
+  so.command_socket = lsf::net::sbatchd_socket_path(cfg.lsf_conf);
   so.state_dir = vm.count("state-dir")
                      ? std::filesystem::path(vm["state-dir"].as<std::string>())
                      : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;

@@ -24,6 +24,10 @@ namespace {
 bool process_alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
 std::int64_t wall_now() { return static_cast<std::int64_t>(std::time(nullptr)); }
+std::int64_t wall_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 constexpr std::chrono::seconds kInteractiveOutputKept{60};
 
@@ -90,13 +94,25 @@ std::string Sbatchd::start() {
     so.started_at = wall_now();
     so.key = options_.key;
     so.trust_unsigned = options_.trust_unsigned;
-    // No local socket: everything sbatchd serves (start a job as any user, signal it)
-    // is for mbatchd alone, which signs its requests.
+    // What sbatchd serves over TCP (start a job as any user, signal it) is for mbatchd
+    // alone, which signs its requests; what comes over the local socket is a user's
+    // command, and is only ever forwarded to mbatchd (command_relay.h).
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), options_.port),
-        [this](wire::RequestEnvelope& r, const net::Peer&, const net::Responder& respond) { handle(r, respond); }, so);
+        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
+          if (peer.kind == net::PeerKind::kLocalUser) return relay_->forward(std::move(r), respond);
+          handle(r, respond);
+        },
+        so);
   } catch (const std::exception& e) {
     return "cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " + e.what();
+  }
+  relay_ = std::make_unique<CommandRelay>(options_.master, options_.key, options_.trust_unsigned, options_.host_name,
+                                          [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+  if (!options_.command_socket.empty()) {
+    // Virtual hosts on one machine share the path: the last one started serves it.
+    if (auto err = server_->listen_local(options_.command_socket); !err.empty())
+      log_->warn("users' commands on this host cannot reach mbatchd through sbatchd: {}", err);
   }
   reporter_ =
       std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5), options_.key,
@@ -149,6 +165,7 @@ void Sbatchd::register_host() {
   r->set_address(options_.advertise_address.empty() ? options_.listen_address : options_.advertise_address);
   r->set_port(server_ ? server_->port() : 0);
   *r->mutable_load() = load_.sample();
+  r->set_clock_ms(wall_now_ms());
   for (const auto& [key, t] : jobs_) {
     auto* j = r->add_jobs();
     j->set_job_id(t.job.launch().job_id());
@@ -184,6 +201,7 @@ void Sbatchd::report_load() {
   auto req = envelope();
   req.mutable_load_report()->set_host_name(options_.host_name);
   *req.mutable_load_report()->mutable_load() = load_.sample();
+  req.mutable_load_report()->set_clock_ms(wall_now_ms());
   reporter_->send_if_idle(std::move(req), [this](const wire::ReplyEnvelope& reply) {
     if (reply.has_load_report() && reply.load_report().reregister()) register_host();
   });

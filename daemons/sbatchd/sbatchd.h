@@ -21,6 +21,7 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/common/rpc_server.h"
+#include "daemons/sbatchd/command_relay.h"
 #include "daemons/sbatchd/host_load.h"
 #include "daemons/sbatchd/mbd_reporter.h"
 #include "lsf.pb.h"
@@ -41,6 +42,7 @@ struct SbatchdOptions {
   bool trust_unsigned = false;         // LSF_AUTH=none
   bool allow_root_jobs = false;        // LSF_ROOT_USER=Y: jobs may run as root
   net::ServerOptions limits;           // connection limits and timeouts (lsf.conf)
+  std::string command_socket;          // LSB_SBD_SOCKET: relays users' commands; empty: none
 };
 
 class Sbatchd {
@@ -87,6 +89,7 @@ class Sbatchd {
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<MbdReporter> reporter_;
+  std::unique_ptr<CommandRelay> relay_;
   HostLoad load_;
   std::map<std::string, Tracked> jobs_;
   net::asio::steady_timer report_timer_;

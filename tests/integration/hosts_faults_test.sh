@@ -83,6 +83,18 @@ check "(d) the job ends DONE" wait_for 45 state_is "$j" DONE
 sleep 1
 check "(d) one completed run only (on node2)" bash -c "[ \"\$(grep '^done' '$OUT/rerun')\" = 'done node2' ]"
 
+# --- (f) a job that ends while its host is cut off: it ended when the host says, not
+# when the report got through
+j=$(submit master -m node1 -o /dev/null 'sleep 3')
+check "(f) a short job runs on node1" wait_for 20 state_is "$j" RUN
+cut node1
+sleep 12
+restore node1
+check "(f) it ends DONE once node1 is back" wait_for 30 state_is "$j" DONE
+rt=$(on master bjobs -noheader -o run_time "$j" 2>/dev/null | awk '{print $1}')
+echo "     (f) run time ${rt:-?} s with a 12 s cut"
+check "(f) its run time is the job's (about 3 s), not the cut's" [ "${rt:-99}" -le 6 ]
+
 # --- (e) node2 registered and ok but refusing every connection: its sbatchd listens on
 # .3 and advertises .13, an address of node2 where nothing listens (the kernel answers
 # with a reset; no firewall tool needed). Jobs for it must not make a storm.

@@ -26,9 +26,10 @@ check "each host has its own local disk: mbatchd's log is on the master's" \
 check "  and not on node1's" on node1 test ! -e "$TEST_DIR/local/log/mbatchd.log.master"
 
 # --- a job from node1, and one put on node2
-j=$(submit node1 -o "$OUT/from_node1" 'echo ran on $(hostname)')
+j=$(submit node1 -o "$OUT/from_node1" 'echo ran on $(hostname) for $LSB_SUB_HOST')
 check "bsub from node1 is taken" [ -n "$j" ]
 check "job from node1 finishes DONE" wait_for 20 state_is "$j" DONE
+check "  with LSB_SUB_HOST naming node1" grep -q "for node1\$" "$OUT/from_node1"
 j=$(submit node1 -m node2 -o "$OUT/on_node2" hostname)
 check "bsub -m node2 finishes DONE" wait_for 20 state_is "$j" DONE
 check "bsub -m node2 'hostname' writes node2" grep -qx node2 "$OUT/on_node2"
@@ -45,6 +46,28 @@ check "array is taken" [ -n "$j" ]
 array_done() { [ "$(on master bjobs -a -u all "$j" 2>/dev/null | awk 'NR>1 && $3 == "DONE"' | wc -l)" = 9 ]; }
 check "array: nine elements DONE" wait_for 40 array_done
 check "array: elements ran on all three hosts" bash -c "[ \"\$(sort -u '$OUT/spread' | wc -l)\" = 3 ]"
+
+# --- an ordinary user on a host that is not the master: no key, no mbatchd socket there;
+# the command goes through node1's sbatchd, which names the user as its kernel does
+id -u lsfsched_it >/dev/null 2>&1 || useradd -M -s /bin/sh lsfsched_it
+allow_other_users
+user_on() { local h="$1"; shift; (cd "$TEST_DIR/shared" && on "$h" runuser -u lsfsched_it -- "$@"); }
+out=$(user_on node1 bjobs -u all 2>&1)
+check "a user's bjobs on node1 is answered" grep -qE "^JOBID|No unfinished job" <<<"$out"
+out=$(user_on node1 bsub -o "$TEST_DIR/shared/user.out" 'id -un; echo $LSB_SUB_HOST' 2>&1)
+uj=$(sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p' <<<"$out")
+check "a user's bsub on node1 is taken" [ -n "$uj" ]
+check "  and the job ends DONE" wait_for 20 state_is "$uj" DONE
+check "  run as that user, submitted from node1" \
+  bash -c "[ \"\$(cat '$TEST_DIR/shared/user.out' 2>/dev/null | tr '\n' ' ')\" = 'lsfsched_it node1 ' ]"
+user_of() { on master bjobs -a -u all "$1" 2>/dev/null | awk 'NR==2 {print $2}'; }
+check "  and bjobs names the user" [ "$(user_of "$uj")" = lsfsched_it ]
+rj=$(submit master -o /dev/null 'sleep 30')
+check "root's job runs" wait_for 20 state_is "$rj" RUN
+user_on node1 bkill "$rj" >/dev/null 2>&1
+sleep 1
+check "  and a user on node1 cannot kill it" state_is "$rj" RUN
+on master bkill "$rj" >/dev/null 2>&1
 
 # --- bkill of a running job
 j=$(submit node1 -m node1 -o /dev/null 'sleep 60')
