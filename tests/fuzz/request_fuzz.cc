@@ -19,8 +19,6 @@
 // starts with a few jobs (ids 1-4) for kill, bmod, bswitch and the rest to find. It is
 // made afresh (empty log) once it holds more than kMaxJobs jobs, and from its own log
 // (recovery) when a request stopped it (badmin mbdrestart).
-#include <sys/socket.h>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
