@@ -163,11 +163,13 @@ class Harness {
     serve_one(request, peer);
     auto& io = MbatchdFuzzAccess::io(*mbd_);
     if (mbd_->restart_requested() || mbd_->event_log_failed() || io.stopped()) {
-      // badmin mbdrestart: let stop() finish as run() would, then recover from the log.
+      // badmin mbdrestart, or a failed write: let stop() finish as run() would, then
+      // recover from the log as main.cc does (after a failed write, --fresh-snapshot).
+      const bool log_failed = mbd_->event_log_failed();
       const auto deadline = std::chrono::steady_clock::now() + kReplyWait;
       while (!io.stopped() && std::chrono::steady_clock::now() < deadline)
         io.run_one_for(std::chrono::milliseconds(10));
-      start(/*fresh=*/false);
+      start(/*fresh=*/false, /*fresh_snapshot=*/log_failed);
     } else if (MbatchdFuzzAccess::jobs(*mbd_) > kMaxJobs) {
       start(/*fresh=*/true);
     }
@@ -207,7 +209,7 @@ class Harness {
   }
 
   // A daemon on the configuration; `fresh`: with an empty log and the first jobs.
-  void start(bool fresh) {
+  void start(bool fresh, bool fresh_snapshot = false) {
     mbd_.reset();
     if (fresh) {
       std::error_code ec;
@@ -224,6 +226,7 @@ class Harness {
     o.host_name = "hostA";
     o.listen_address = "127.0.0.1";  // no key, no LSF_AUTH=none: its port serves nobody
     o.log = log_;
+    o.fresh_snapshot = fresh_snapshot;
     o.event_log.ops.fdatasync = [](int) { return 0; };
     mbd_ = std::make_unique<lsf::mbd::Mbatchd>(std::move(o));
     if (auto err = mbd_->recover(); !err.empty()) fail("cannot recover: " + err);
