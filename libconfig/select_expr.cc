@@ -107,6 +107,39 @@ bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) |
 bool is_word(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_name_char); }
 bool is_name(std::string_view s) { return is_word(s) && is_name_start(s.front()); }
 
+// The character at `pos` as an error message quotes it: the whole UTF-8 sequence it
+// starts, or "\xNN" for a control byte or one that starts no valid sequence. Messages
+// reach commands in protobuf strings, which must be valid UTF-8 to be read at all.
+std::string quoted_char(std::string_view s, size_t pos) {
+  auto byte = [&](size_t i) { return pos + i < s.size() ? static_cast<unsigned char>(s[pos + i]) : 0u; };
+  const unsigned b = byte(0);
+  // The sequence's length, and the range its second byte must fall in (RFC 3629: no
+  // overlong forms, no surrogates, nothing past U+10FFFF).
+  size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (b >= 0x20 && b < 0x7F) {
+    n = 1;
+  } else if (b >= 0xC2 && b <= 0xDF) {
+    n = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    n = 3;
+    lo = b == 0xE0 ? 0xA0 : 0x80;
+    hi = b == 0xED ? 0x9F : 0xBF;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    n = 4;
+    lo = b == 0xF0 ? 0x90 : 0x80;
+    hi = b == 0xF4 ? 0x8F : 0xBF;
+  }
+  bool valid = n > 0;
+  for (size_t i = 1; valid && i < n; ++i) {
+    const unsigned c = byte(i);
+    valid = i == 1 ? c >= lo && c <= hi : c >= 0x80 && c <= 0xBF;
+  }
+  if (valid) return std::string(s.substr(pos, n));
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  return std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
@@ -290,7 +323,7 @@ class Parser {
       }
       return make_leaf(Node::Kind::kName, name);
     }
-    return fail(std::string("unexpected '") + c + "' in select expression");
+    return fail("unexpected '" + quoted_char(s_, pos_) + "' in select expression");
   }
 
   std::string_view s_;

@@ -446,9 +446,10 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     for (const auto& h : job.excluded_hosts) r->add_excluded_hosts(h);
   }
   for (const auto& [name, q] : queues_) {
-    auto add = [&](wire::ControlOp op) {
+    // Named apart: clang before 16 cannot capture a structured binding.
+    auto add = [&s, &queue = name](wire::ControlOp op) {
       auto* e = s.add_queue_states();
-      e->set_queue(name);
+      e->set_queue(queue);
       e->set_op(op);
     };
     if (!q.open) add(wire::CONTROL_CLOSE);

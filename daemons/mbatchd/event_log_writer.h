@@ -145,7 +145,6 @@ class EventLogWriter {
   std::string open_error_;
   LogFile events_;
   LogFile acct_;
-  bool last_sync_ok_ = true;  // the writer thread's own: how its last sync went
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -561,7 +561,7 @@ void Mbatchd::start_on_hosts(const std::vector<sched::JobKey>& keys) {
   }
   for (auto& [host, request] : by_host) {
     auto sent = keys_by_host[host];
-    call_host(host, std::move(request), [this, sent, host](const net::CallResult& r) {
+    call_host(host, std::move(request), [this, sent, host = host](const net::CallResult& r) {
       if (r.ok()) {
         if (auto link = links_.find(host); link != links_.end()) link->second.start_failures = 0;
         return;

@@ -144,7 +144,7 @@ void Mbatchd::on_job_groups(const wire::RequestEnvelope& request, const net::Res
   auto* out = reply.mutable_job_groups();
   for (const auto& [path, group] : groups) {
     if (!paths.empty() &&
-        std::none_of(paths.begin(), paths.end(), [&](const auto& p) { return in_job_group(path, p); }))
+        std::none_of(paths.begin(), paths.end(), [&path = path](const auto& p) { return in_job_group(path, p); }))
       continue;
     Counts total;
     for (const auto& [g, c] : own) {
@@ -181,7 +181,8 @@ void Mbatchd::add_job_groups(sched::ClusterView& view, std::unordered_map<std::s
     if (g.limit >= 0) limited.push_back(path);
   if (limited.empty()) return;
   for (const auto& [path, g] : groups) {
-    if (std::none_of(limited.begin(), limited.end(), [&](const auto& l) { return in_job_group(path, l); })) continue;
+    if (std::none_of(limited.begin(), limited.end(), [&path = path](const auto& l) { return in_job_group(path, l); }))
+      continue;
     sched::JobGroupView v;
     v.path = path;
     v.limit = g.limit;

@@ -227,7 +227,7 @@ void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& r
   auto failure = std::make_shared<std::string>();
   for (auto& [consumer, request] : by_consumer) {
     call_cluster(consumer, std::move(request),
-                 [this, consumer, keys = ended[consumer], left, failure, done](const net::CallResult& r) {
+                 [this, consumer = consumer, keys = ended[consumer], left, failure, done](const net::CallResult& r) {
                    if (r.ok()) {
                      for (const auto& key : keys) leased_jobs_.erase(key);
                      if (!keys.empty()) {

@@ -98,7 +98,7 @@ std::string Mbatchd::recover() {
 
 std::string Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
-  EventLogOptions log_options;
+  EventLogOptions log_options = options_.event_log;
   log_options.snapshot_first = options_.fresh_snapshot;
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);

@@ -51,6 +51,10 @@ struct MbatchdOptions {
   // The previous run stopped on a failed write to the event log: the recovered state
   // goes into a fresh lsb.snapshot and lsb.events before any change is taken.
   bool fresh_snapshot = false;
+  // How lsb.events is written. Tests replace its DiskOps (a failing disk; the fuzz
+  // harness makes fdatasync a no-op); the daemon keeps the defaults. snapshot_first
+  // comes from fresh_snapshot.
+  EventLogOptions event_log;
 };
 
 // A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer
@@ -119,6 +123,9 @@ class Mbatchd {
   void stop();  // from any thread
 
   std::uint16_t port() const { return server_ ? server_->port() : 0; }
+  // The request fuzz harness (tests/fuzz/request_fuzz.cc) calls handle() directly and
+  // runs io_ itself, as the RPC server and run() would; nothing else may.
+  friend struct MbatchdFuzzAccess;
   // After run() returns: badmin mbdrestart asked for a fresh process.
   bool restart_requested() const { return restart_requested_; }
   // After run() returns: it stopped because a write to the event log failed after the

@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${1:-$ROOT/build-fuzz}"
 SECONDS_EACH="${FUZZ_SECONDS:-5}"
 OUT_DIR="${FUZZ_OUT_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/lsfsched-fuzz.XXXXXX")}"
-HARNESSES=(frame config resreq dependency time_window array_index bsub)
+HARNESSES=(frame config resreq dependency time_window array_index bsub request)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -154,6 +154,18 @@ TEST(ResReq, Errors) {
   EXPECT_EQ(ResourceRequirement::parse("cu[pref=best]").error(),
             "cu[pref=best]: pref is config, bestfit, maxavail or minavail");
   EXPECT_EQ(ResourceRequirement::parse("select[mem > 1 $]").error(), "unexpected \"$\" in select expression");
+  // The message goes back to bhosts -R or bsub -R in a protobuf string, which must be
+  // UTF-8: a character beyond ASCII is quoted whole, a byte that is no character as \xNN
+  // (fuzz corpus/request/crash-reply-not-utf8).
+  EXPECT_EQ(ResourceRequirement::parse("select[mem > \xC8\xA2]").error(), "unexpected '\xC8\xA2' in select expression");
+  EXPECT_EQ(ResourceRequirement::parse("select[mem > \xE2\x80\x9C"
+                                       "1\xE2\x80\x9D]")
+                .error(),
+            "unexpected '\xE2\x80\x9C' in select expression");
+  EXPECT_EQ(ResourceRequirement::parse("select[mem > \xC8]").error(), "unexpected '\\xC8' in select expression");
+  EXPECT_EQ(ResourceRequirement::parse("select[mem > \xED\xA0\x80]").error(),
+            "unexpected '\\xED' in select expression");
+  EXPECT_EQ(ResourceRequirement::parse("select[mem > \x01]").error(), "unexpected '\\x01' in select expression");
 }
 
 TEST(ResReq, OrderRanksHosts) {
