@@ -4,8 +4,8 @@
 //   bhosts -s [resource ...]
 //   bhosts -e [-s] [-json]
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 #include <boost/program_options.hpp>
 
@@ -151,8 +151,9 @@ int main(int argc, char** argv) {
       if (!h.admin_comment().empty()) std::printf("\n ADMIN ACTION COMMENT: \"%s\"\n", h.admin_comment().c_str());
       // Not in LSF's output: shown only when the host's clock is off by seconds.
       if (std::llabs(h.clock_offset_ms()) >= 2000)
-        std::printf("\n CLOCK: %.1f s %s the master's\n", std::llabs(h.clock_offset_ms()) / 1000.0,
-                    h.clock_offset_ms() > 0 ? "behind" : "ahead of");
+        std::printf("\n CLOCK: %.1f s %s the master's%s\n", std::llabs(h.clock_offset_ms()) / 1000.0,
+                    h.clock_offset_ms() > 0 ? "behind" : "ahead of",
+                    h.clock_refused() ? "; its sbatchd is refused until the clocks agree" : "");
       std::printf("\n");
     }
     return 0;

@@ -253,8 +253,10 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       return fail(wire::STATUS_BAD_REQUEST, "unknown request type");
     Peer peer;
     peer.address = address_;
-    if (auto why = authenticate(request, peer); !why.empty())
+    if (auto why = authenticate(request, peer); !why.empty()) {
+      if (options().on_refused) options().on_refused(request, why);
       return fail(wire::STATUS_PERMISSION_DENIED, "Authentication failed: " + why);
+    }
     if (!authenticated_ && !local_peer_) {
       authenticated_ = true;
       admission_.authenticated();

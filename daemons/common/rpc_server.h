@@ -69,9 +69,12 @@ struct ServerOptions {
   std::size_t max_unauthenticated = 1024;                 // in all
   std::size_t max_buffered_bytes = std::size_t{1} << 30;  // request bodies held at once, in all
   std::function<void(const std::string&)> log_error;      // optional
-  std::optional<ClusterKey> key;                          // TCP requests must be signed with it
-  std::map<std::string, ClusterKey> pair_keys;            // other clusters' mbatchds sign with these
-  bool trust_unsigned = false;                            // LSF_AUTH=none: believe unsigned TCP requests
+  // Told of each request refused as unauthenticated, with why (optional): what it says
+  // is unproven, for display only (a host whose clock is too far off, say).
+  std::function<void(const wire::RequestEnvelope&, const std::string&)> on_refused;
+  std::optional<ClusterKey> key;                // TCP requests must be signed with it
+  std::map<std::string, ClusterKey> pair_keys;  // other clusters' mbatchds sign with these
+  bool trust_unsigned = false;                  // LSF_AUTH=none: believe unsigned TCP requests
   // What a signed request must name as its destination to be accepted here
   // ("mbatchd", "sbatchd@hostA"); requests for another daemon are refused.
   std::string destination;

@@ -3,8 +3,8 @@
 // becomes unreach after two report intervals and unavail after MAX_SBD_FAIL more.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
@@ -171,11 +171,13 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
                                     "host " + r.host_name() + " is not a host of cluster " + config_->cluster_name));
   auto& link = links_[r.host_name()];
   if (auto why = check_advertised(r, peer); !why.empty()) {
-    // It registers again every report interval: logged once a minute.
+    // It registers again every report interval: logged once a minute, or when the
+    // reason changes.
     auto t = std::chrono::steady_clock::now();
-    if (t - link.last_refusal_log > std::chrono::minutes(1)) {
+    if (t - link.last_refusal_log > std::chrono::minutes(1) || why != link.last_refusal) {
       log_->error("registration refused: {}", why);
       link.last_refusal_log = t;
+      link.last_refusal = why;
     }
     return respond(net::error_reply(wire::STATUS_BAD_REQUEST, why));
   }
@@ -359,7 +361,7 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
     e->set_pid(r.pid());
     e->set_exec_cwd(r.exec_cwd());
     e->set_exec_home(r.exec_home());
-    record(ev);
+    record(ev, reported_time(*job, r));
   };
   switch (r.event()) {
     case wire::JOB_EVENT_EXECUTE:
@@ -453,9 +455,12 @@ void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
   });
 }
 
-void Mbatchd::note_clock(const std::string& host, std::int64_t host_clock_ms) {
+void Mbatchd::note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused) {
   if (host_clock_ms <= 0) return;  // an sbatchd that does not send its clock
+  if (refused && !config_->find_host(host)) return;
   auto& link = links_[host];
+  if (link.clock_refused != refused) link.clock_warned = false;
+  link.clock_refused = refused;
   const std::int64_t ours =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count();
@@ -463,9 +468,10 @@ void Mbatchd::note_clock(const std::string& host, std::int64_t host_clock_ms) {
   // Signed requests are refused past kMaxClockSkew; well before that, job times move.
   const bool far = std::abs(link.clock_offset_ms) > kClockWarnMs;
   if (far && !link.clock_warned)
-    log_->warn("host {}'s clock is {:.1f} s {} the master's: job end times it reports are corrected by that much; "
-               "keep clocks in step (NTP)",
-               host, std::abs(link.clock_offset_ms) / 1000.0, link.clock_offset_ms > 0 ? "behind" : "ahead of");
+    log_->warn("host {}'s clock is {:.1f} s {} the master's: {}; keep clocks in step (NTP)", host,
+               std::abs(link.clock_offset_ms) / 1000.0, link.clock_offset_ms > 0 ? "behind" : "ahead of",
+               refused ? "its sbatchd's requests are refused until it is back within the allowed skew"
+                       : "job end times it reports are corrected by that much");
   link.clock_warned = far;
 }
 
@@ -602,8 +608,7 @@ void Mbatchd::recheck_unknown_starts() {
   std::set<std::string> lost_hosts;
   for (auto it = start_unknown_.begin(); it != start_unknown_.end();) {
     const Job* job = state_.find_job(it->first);
-    if (!job || job->state != wire::JOB_RUN || job->pid != 0 || job->attempt != it->second ||
-        job->exec_hosts.empty()) {
+    if (!job || job->state != wire::JOB_RUN || job->pid != 0 || job->attempt != it->second || job->exec_hosts.empty()) {
       it = start_unknown_.erase(it);
       continue;
     }

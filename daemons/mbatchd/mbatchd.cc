@@ -117,6 +117,12 @@ std::string Mbatchd::start() {
   try {
     net::ServerOptions so = options_.limits;
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
+    so.on_refused = [this](const wire::RequestEnvelope& r, const std::string& why) {
+      // An sbatchd whose clock is too far off for its signature: bhosts -l says so.
+      if (why.find("clock") == std::string::npos) return;
+      if (r.has_register_host()) note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
+      if (r.has_load_report()) note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
+    };
     so.destination = "mbatchd";
     so.cluster_name = config_->cluster_name;
     so.started_at = static_cast<std::int64_t>(std::time(nullptr));

@@ -86,10 +86,12 @@ struct HostLink {
   int start_failures = 0;
   std::chrono::steady_clock::time_point unreach_until{};
   std::chrono::steady_clock::time_point last_refusal_log{};  // of its registration
+  std::string last_refusal;
   // The master's clock minus the host's, as its last report measured it (transit
   // included): job times the host reports are moved by it.
   std::int64_t clock_offset_ms = 0;
   bool clock_warned = false;
+  bool clock_refused = false;  // its signed requests are refused for the gap
 };
 
 // What the scheduling view and submission checks need from a configuration, worked
@@ -150,8 +152,9 @@ class Mbatchd {
   void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason, std::int64_t at = 0);
-  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap once.
-  void note_clock(const std::string& host, std::int64_t host_clock_ms);
+  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap
+  // once. `refused`: its requests are refused for it (unsigned data: shown, not used).
+  void note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused = false);
   std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
 
   // --- requests (request_handlers.cc)

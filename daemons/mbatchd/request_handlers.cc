@@ -851,7 +851,10 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
     i->set_ssusp(st.counts.ssusp);
     i->set_ususp(st.counts.ususp);
     i->set_admin_comment(st.admin_comment);
-    if (auto link = links_.find(h.name); link != links_.end()) i->set_clock_offset_ms(link->second.clock_offset_ms);
+    if (auto link = links_.find(h.name); link != links_.end()) {
+      i->set_clock_offset_ms(link->second.clock_offset_ms);
+      i->set_clock_refused(link->second.clock_refused);
+    }
     i->set_type(h.type);
     i->set_model(h.model);
     for (const auto& r : h.resources) i->add_resources(r);

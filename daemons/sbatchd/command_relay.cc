@@ -26,10 +26,10 @@ void CommandRelay::forward(wire::RequestEnvelope request, net::Responder respond
     net::RpcClient client(master_.host, master_.port, master_.timeout);
     if (key_) client.set_key(*key_, "mbatchd");
     auto result = client.call(std::move(request));
-    wire::ReplyEnvelope reply = result.reply ? std::move(*result.reply)
-                                             : net::error_reply(wire::STATUS_UNAVAILABLE,
-                                                                "sbatchd on " + host_name_ +
-                                                                    " cannot reach mbatchd: " + result.error);
+    wire::ReplyEnvelope reply =
+        result.reply ? std::move(*result.reply)
+                     : net::error_reply(wire::STATUS_UNAVAILABLE,
+                                        "sbatchd on " + host_name_ + " cannot reach mbatchd: " + result.error);
     post_([respond = std::move(respond), reply = std::move(reply)]() mutable { respond(std::move(reply)); });
   });
 }

@@ -31,9 +31,8 @@ int main(int argc, char** argv) {
       "address to listen on (default: the address the host name resolves to; 0.0.0.0: all)")(
       "advertise", po::value<std::string>(),
       "name or address mbatchd reaches this sbatchd at (default: the --listen address when it names one, else the "
-      "host name)")(
-      "state-dir", po::value<std::string>(),
-      "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
+      "host name)")("state-dir", po::value<std::string>(),
+                    "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
       "load-file", po::value<std::string>(), "file of `index = value` lines overriding measured load")(
       "daemon", "run in the background")("help,h", "this help")("version,V", "print the version");
   po::variables_map vm;

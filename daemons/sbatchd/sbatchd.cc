@@ -277,14 +277,19 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
 std::string Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
   if (l.exec_hosts_size() > 0 && !is_this_host(l.exec_hosts(0))) {
-    log_->error("refused job {}: it is for host {}, and this sbatchd serves {}; mbatchd reached it at an address "
-                "that is not {}'s (check --advertise and --listen on both hosts)",
-                key, l.exec_hosts(0), options_.host_name, l.exec_hosts(0));
+    log_->error(
+        "refused job {}: it is for host {}, and this sbatchd serves {}; mbatchd reached it at an address "
+        "that is not {}'s (check --advertise and --listen on both hosts)",
+        key, l.exec_hosts(0), options_.host_name, l.exec_hosts(0));
     return "job " + key + " is for host " + l.exec_hosts(0) + ", not for " + options_.host_name;
   }
   if (auto it = jobs_.find(key); it != jobs_.end()) {
     const auto& t = it->second;
     if (t.job.launch().attempt() == l.attempt()) return {};  // a retried StartJob: already running
+    // An earlier run's StartJob that arrived late: the run this host has is newer.
+    if (l.attempt() != 0 && l.attempt() < t.job.launch().attempt())
+      return "job " + key + " run " + std::to_string(l.attempt()) + " is older than run " +
+             std::to_string(t.job.launch().attempt()) + ", which this host has";
     // mbatchd has moved on to a new run (a failed pre-exec requeued the job, say) before
     // the report about the old one was acknowledged. That report is still sent; it names
     // its attempt, so neither side mistakes it for the new run.

@@ -29,6 +29,13 @@ sleep 8
 check "(a) a node2 job never runs on another host" bash -c "! grep -qE 'master|node1' '$OUT/loopback' 2>/dev/null"
 check "(a) mbatchd's log names node2 and what to set (advertise/loopback)" \
   bash -c "grep -iE 'node2' '$MBD_LOG' | grep -qiE 'advertise|loopback'"
+# The other misconfiguration: advertising the unspecified address.
+kill_sbatchd node2
+start_sbatchd node2 --listen 0.0.0.0 --advertise 0.0.0.0
+check "(a) advertising 0.0.0.0 is refused too, naming what to set" \
+  wait_for 10 grep -q "host node2 advertises 0.0.0.0, which does not reach it from the master.*--advertise" "$MBD_LOG"
+node2_not_ok() { ! host_status_is node2 ok; }
+check "(a) and node2 is not ok meanwhile" node2_not_ok
 # node2 started as it should be: the job runs there.
 kill_sbatchd node2
 start_sbatchd node2

@@ -100,6 +100,21 @@ sleep 1
 check "  and the job still runs" state_is "$long" RUN
 bkill "$long" >/dev/null 2>&1
 
+# --- a host's clock: a gap within the allowed skew is measured and shown, one past it
+# is shown with the refusal (issue 38)
+MBD_LOG="$TEST_DIR/log/mbatchd.log.hostA"
+clock_shown() {  # SECONDS PATTERN: sends a report that far behind, then reads bhosts -l
+  "$BIN/rpc_probe" clock-report hostB "$1" >/dev/null 2>&1
+  bhosts -l hostB | grep -q "$2"
+}
+check "bhosts -l shows a host clock 100 s behind" \
+  wait_for 10 clock_shown 100 "CLOCK: 10[0-9].[0-9] s behind the master's$"
+check "  and mbatchd logs it" grep -q "host hostB's clock is 10[0-9].[0-9] s behind the master's" "$MBD_LOG"
+check "bhosts -l shows one 400 s behind, whose sbatchd is refused" \
+  wait_for 10 clock_shown 400 "CLOCK: 40[0-9].[0-9] s behind the master's; its sbatchd is refused until the clocks agree"
+check "  and mbatchd logs that too" grep -q "hostB's clock is 40[0-9].[0-9] s behind the master's: its sbatchd's requests are refused" "$MBD_LOG"
+check "hostB's own reports put it right again" wait_for 10 bash -c "! bhosts -l hostB | grep -q CLOCK"
+
 "$BIN/wire_probe" capture "$TEST_DIR/captured2"
 sleep 1.1  # the restart happens in a later second than the signature
 restart_mbatchd

@@ -10,12 +10,17 @@
 // were it to reach the wrong sbatchd, or for another run of a job:
 //   rpc_probe sbatchd-start PORT SBD_HOST JOB_HOST FILE     a job, for JOB_HOST, that creates FILE
 //   rpc_probe sbatchd-kill PORT SBD_HOST JOB_HOST JOBID ATTEMPT
+// and mbatchd, over TCP, a load report of HOST from a clock SECONDS behind this one's
+// (signed at that time too):
+//   rpc_probe clock-report HOST SECONDS
 #include <cstdlib>
 #include <iostream>
 #include <string>
 
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/common/daemon_config.h"
+#include "daemons/common/frame.h"
+#include "daemons/common/request_auth.h"
 #include "daemons/common/rpc_client.h"
 
 using namespace lsf;
@@ -65,10 +70,45 @@ int to_sbatchd(int argc, char** argv) {
   return result.ok() ? 0 : 1;
 }
 
+int clock_report(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: rpc_probe clock-report HOST SECONDS\n";
+    return 2;
+  }
+  const auto envdir = net::daemon_envdir("");
+  auto loaded = net::load_daemon_config("rpc_probe", envdir);
+  if (!loaded.usable()) return 2;
+  auto auth = net::daemon_auth(envdir, loaded.config->lsf_conf);
+  auto ep = net::master_endpoint(loaded.config->lsf_conf);
+  if (!auth.key || !ep.error.empty()) {
+    std::cerr << "rpc_probe: no cluster key or master: " << auth.error << ep.error << "\n";
+    return 2;
+  }
+  const std::int64_t behind = std::atoll(argv[3]);
+  const std::int64_t now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  wire::RequestEnvelope req;
+  req.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
+  *req.mutable_caller() = net::current_identity();
+  req.mutable_load_report()->set_host_name(argv[2]);
+  req.mutable_load_report()->set_clock_ms(now_ms - behind * 1000);
+  net::sign_request(req, *auth.key, now_ms / 1000 - behind, "mbatchd", "");
+  net::RpcClient client(ep.endpoint.host, ep.endpoint.port, ep.endpoint.timeout);
+  auto result = client.call_raw(net::encode_frame(req));
+  if (!result.reply) {
+    std::cerr << result.error << "\n";
+    return 1;
+  }
+  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
+  return result.ok() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]).rfind("sbatchd-", 0) == 0) return to_sbatchd(argc, argv);
+  if (argc >= 2 && std::string(argv[1]) == "clock-report") return clock_report(argc, argv);
   if (argc != 4) {
     std::cerr << "usage: rpc_probe register-host HOST PORT | job-finish HOST JOBID | job-input JOBID TEXT\n";
     return 2;
