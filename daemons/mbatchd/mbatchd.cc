@@ -119,7 +119,8 @@ std::string Mbatchd::start() {
     so.log_error = [this](const std::string& m) { log_->warn("rejected request: {}", m); };
     so.on_refused = [this](const wire::RequestEnvelope& r, const std::string& why) {
       // An sbatchd whose clock is too far off for its signature: bhosts -l says so.
-      if (why.find("clock") == std::string::npos) return;
+      // Both refusals a clock that far behind meets: too old, or older than this mbatchd.
+      if (why.find("the sender's clock is") == std::string::npos) return;
       if (r.has_register_host()) note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
       if (r.has_load_report()) note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
     };

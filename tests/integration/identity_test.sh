@@ -44,8 +44,8 @@ mine=$(as lsfsched_it bsub -o /dev/null sleep 300 | job_of)
 check "a user's job belongs to that user" bash -c "bjobs -w -u all $mine | awk 'NR==2{print \$2}' | grep -qx lsfsched_it"
 
 # --- TCP: only with the cluster key
-REMOTE="$TEST_DIR/remote"  # lsf.conf as a host without the master's socket sees it
-mkdir -p "$REMOTE" && cp "$CONF/lsf.conf" "$REMOTE/" && echo "LSB_MBD_SOCKET=none" >>"$REMOTE/lsf.conf"
+REMOTE="$TEST_DIR/remote"  # lsf.conf as a host with neither mbatchd's nor sbatchd's socket sees it
+mkdir -p "$REMOTE" && cp "$CONF/lsf.conf" "$REMOTE/" && printf 'LSB_MBD_SOCKET=none\nLSB_SBD_SOCKET=none\n' >>"$REMOTE/lsf.conf"
 before=$(job_count)
 check "unsigned TCP submission is refused" refused \
   "Authentication failed: the request is not signed with the cluster key. Job not submitted." \
@@ -60,6 +60,23 @@ chmod 644 "$CONF/lsf.sudoers"
 out=$(timeout 10 "$BIN/sbatchd" --host-name hostC --port 0 2>&1)
 chmod 600 "$CONF/lsf.sudoers"
 check "a daemon refuses a key others can read" grep -q "lsf.sudoers: must not be readable or writable by group or others (mode 0644)" <<<"$out"
+
+# --- a host without mbatchd's socket: a user's command goes through sbatchd's (issue 38)
+RELAYED="$TEST_DIR/relayed"
+mkdir -p "$RELAYED" && cp "$CONF/lsf.conf" "$RELAYED/" && echo "LSB_MBD_SOCKET=none" >>"$RELAYED/lsf.conf"
+chmod 755 "$RELAYED"
+SBD_SOCKET=$(ls "$TEST_DIR"/work/sbatchd.*.sock 2>/dev/null | head -1)
+check "sbatchd listens on its local socket" test -S "$SBD_SOCKET"
+relayed=$(LSF_ENVDIR="$RELAYED" as lsfsched_it bsub -o /dev/null sleep 300 | job_of)
+check "a user's bsub through sbatchd is taken" [ -n "$relayed" ]
+check "  and the job is that user's" bash -c "bjobs -w -u all $relayed | awk 'NR==2{print \$2}' | grep -qx lsfsched_it"
+out=$(LSF_ENVDIR="$RELAYED" as lsfsched_it bkill "$mine" 2>&1)
+check "  who may bkill their own job that way" grep -q "is being terminated" <<<"$out"
+check "a relayed request is never a daemon's, even root's" refused \
+  "User permission denied: only an sbatchd holding the cluster key may send this" \
+  env RPC_PROBE_SOCKET="$SBD_SOCKET" "$BIN/rpc_probe" job-finish hostA "$relayed"
+check "  and that job still runs" wait_for 10 state_is "$relayed" RUN
+mine=$relayed
 
 # --- only a daemon with the key may speak as sbatchd
 daemon_only="User permission denied: only an sbatchd holding the cluster key may send this"

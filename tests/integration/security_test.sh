@@ -107,9 +107,8 @@ clock_shown() {  # SECONDS PATTERN: sends a report that far behind, then reads b
   "$BIN/rpc_probe" clock-report hostB "$1" >/dev/null 2>&1
   bhosts -l hostB | grep -q "$2"
 }
-check "bhosts -l shows a host clock 100 s behind" \
-  wait_for 10 clock_shown 100 "CLOCK: 10[0-9].[0-9] s behind the master's$"
-check "  and mbatchd logs it" grep -q "host hostB's clock is 10[0-9].[0-9] s behind the master's" "$MBD_LOG"
+check "bhosts -l shows a host clock 5 s behind" wait_for 10 clock_shown 5 "CLOCK: 5.[0-9] s behind the master's$"
+check "  and mbatchd logs it" grep -q "host hostB's clock is 5.[0-9] s behind the master's: job end times" "$MBD_LOG"
 check "bhosts -l shows one 400 s behind, whose sbatchd is refused" \
   wait_for 10 clock_shown 400 "CLOCK: 40[0-9].[0-9] s behind the master's; its sbatchd is refused until the clocks agree"
 check "  and mbatchd logs that too" grep -q "hostB's clock is 40[0-9].[0-9] s behind the master's: its sbatchd's requests are refused" "$MBD_LOG"

@@ -27,6 +27,16 @@ using namespace lsf;
 
 namespace {
 
+// "accepted", or the daemon's refusal, or the transport error; the exit status.
+int print_result(const net::CallResult& result) {
+  if (!result.reply) {
+    std::cerr << result.error << "\n";
+    return 1;
+  }
+  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
+  return result.ok() ? 0 : 1;
+}
+
 int to_sbatchd(int argc, char** argv) {
   const std::string what = argv[1];
   if ((what == "sbatchd-start" && argc != 6) || (what == "sbatchd-kill" && argc != 7)) {
@@ -62,12 +72,7 @@ int to_sbatchd(int argc, char** argv) {
   net::RpcClient client("127.0.0.1", static_cast<std::uint16_t>(std::atoi(argv[2])), std::chrono::seconds(10));
   client.set_key(*auth.key, std::string("sbatchd@") + argv[3]);
   auto result = client.call(req);
-  if (!result.reply) {
-    std::cerr << result.error << "\n";
-    return 1;
-  }
-  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
-  return result.ok() ? 0 : 1;
+  return print_result(result);
 }
 
 int clock_report(int argc, char** argv) {
@@ -96,12 +101,7 @@ int clock_report(int argc, char** argv) {
   net::sign_request(req, *auth.key, now_ms / 1000 - behind, "mbatchd", "");
   net::RpcClient client(ep.endpoint.host, ep.endpoint.port, ep.endpoint.timeout);
   auto result = client.call_raw(net::encode_frame(req));
-  if (!result.reply) {
-    std::cerr << result.error << "\n";
-    return 1;
-  }
-  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
-  return result.ok() ? 0 : 1;
+  return print_result(result);
 }
 
 }  // namespace
@@ -139,12 +139,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   net::RpcClient client(ep.endpoint.host, ep.endpoint.port, ep.endpoint.timeout);
-  client.set_local_socket(ep.endpoint.local_socket);
+  // RPC_PROBE_SOCKET: another local socket (sbatchd's, which relays to mbatchd).
+  const char* socket = std::getenv("RPC_PROBE_SOCKET");
+  client.set_local_socket(socket ? socket : ep.endpoint.local_socket);
   auto result = client.call(req);
-  if (!result.reply) {
-    std::cerr << result.error << "\n";
-    return 1;
-  }
-  std::cout << (result.ok() ? "accepted" : result.reply->message()) << "\n";
-  return result.ok() ? 0 : 1;
+  return print_result(result);
 }
