@@ -42,12 +42,21 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
       client_->set_key(*key.key, "mbatchd");
     } else if (std::error_code ec; !std::filesystem::exists(endpoint_.local_socket, ec)) {
       const std::string relay = net::sbatchd_socket_path(conf_);
-      if (!relay.empty() && std::filesystem::exists(relay, ec)) client_->set_local_socket(relay);
+      if (!relay.empty() && std::filesystem::exists(relay, ec))
+        client_->set_local_socket(relay);
+      else
+        unsigned_hint_ = " (this host has neither mbatchd's socket nor sbatchd's" +
+                         (relay.empty() ? std::string(" (LSB_SBD_SOCKET=none)") : " at " + relay) +
+                         ", and the cluster key is not readable: run the command on the master host, or on a host "
+                         "whose sbatchd is running)";
     }
   }
   *request.mutable_caller() = identity_;
   const bool changes = changes_state(request.request_case());
   auto result = client_->call(std::move(request));
+  if (!unsigned_hint_.empty() && result.reply && result.reply->status() == wire::STATUS_PERMISSION_DENIED &&
+      result.reply->message().find("not signed with the cluster key") != std::string::npos)
+    result.reply->set_message(result.reply->message() + unsigned_hint_);
   // A request that reached mbatchd may still be carried out after we stop waiting:
   // saying it failed would make users repeat it.
   if (!result.reply && result.may_have_arrived && changes)

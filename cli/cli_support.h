@@ -31,6 +31,7 @@ class Session {
   net::MasterEndpoint endpoint_;
   wire::Identity identity_;
   std::optional<net::RpcClient> client_;
+  std::string unsigned_hint_;  // why a refused unsigned request had no better way in
 };
 
 // Exits with LSF's wording when the call failed at the transport or was refused.

@@ -48,7 +48,7 @@ REMOTE="$TEST_DIR/remote"  # lsf.conf as a host with neither mbatchd's nor sbatc
 mkdir -p "$REMOTE" && cp "$CONF/lsf.conf" "$REMOTE/" && printf 'LSB_MBD_SOCKET=none\nLSB_SBD_SOCKET=none\n' >>"$REMOTE/lsf.conf"
 before=$(job_count)
 check "unsigned TCP submission is refused" refused \
-  "Authentication failed: the request is not signed with the cluster key. Job not submitted." \
+  "Authentication failed: the request is not signed with the cluster key (this host has neither mbatchd's socket nor sbatchd's (LSB_SBD_SOCKET=none), and the cluster key is not readable: run the command on the master host, or on a host whose sbatchd is running). Job not submitted." \
   env LSF_ENVDIR="$REMOTE" bsub -o /dev/null true
 check "  and no job was created" [ "$(job_count)" = "$before" ]
 (umask 077 && echo 'LSF_EAUTH_KEY=not the cluster key at all' >"$REMOTE/lsf.sudoers")
