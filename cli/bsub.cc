@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
     return submit_pack(session, vm["pack"].as<std::string>());
   }
 
-  // A script on stdin: its #BSUB lines come first, so the command line overrides them.
+  // A script on stdin: its #BSUB lines give options the command line does not.
   std::string script;
   if (command.empty() && !isatty(STDIN_FILENO)) {
     std::ostringstream ss;
@@ -310,9 +310,8 @@ int main(int argc, char** argv) {
     script = ss.str();
     const std::vector<std::string> directives = cli::bsub::script_directives(script);
     if (!directives.empty()) {
-      option_args.insert(option_args.begin(), directives.begin(), directives.end());
       try {
-        vm = parse_options(option_args);
+        vm = cli::bsub::parse_with_directives(directives, option_args);
       } catch (const Refused& r) {
         if (!r.detail.empty()) std::cerr << r.detail << "\n";
         not_submitted(r.why);

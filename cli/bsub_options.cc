@@ -67,6 +67,16 @@ po::variables_map parse_options(const std::vector<std::string>& option_args) {
   return vm;
 }
 
+po::variables_map parse_with_directives(const std::vector<std::string>& directives,
+                                        const std::vector<std::string>& option_args) {
+  po::variables_map vm = parse_options(option_args);
+  const po::variables_map from_script = parse_options(directives);
+  auto& merged = static_cast<std::map<std::string, po::variable_value>&>(vm);
+  for (const auto& [name, value] : from_script)
+    if (!vm.count(name) || vm[name].defaulted()) merged[name] = value;
+  return vm;
+}
+
 wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::string>& command,
                          const std::string& script, const config::LsfConf& conf, const std::string& from_host) {
   // Accepted by LSF, not built here yet: refused rather than silently ignored.

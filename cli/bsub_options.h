@@ -41,4 +41,9 @@ wire::JobSpec build_spec(const boost::program_options::variables_map& vm, const 
 // The words of a script's `#BSUB` lines, in order.
 std::vector<std::string> script_directives(const std::string& script);
 
+// A script's directives and the command line's options together, as LSF takes them:
+// an option given on the command line replaces the script's, whole (a -m list too).
+boost::program_options::variables_map parse_with_directives(const std::vector<std::string>& directives,
+                                                            const std::vector<std::string>& option_args);
+
 }  // namespace lsf::cli::bsub

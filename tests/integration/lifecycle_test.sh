@@ -38,6 +38,8 @@ check "bsub -K returns the job's exit code" [ $? = 5 ]
 printf '#!/bin/sh\n#BSUB -J scripted\n#BSUB -o script.%%J.out\necho "from script $LSB_JOBNAME"\n' >job.sh
 id=$(bsub <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
 check "script on stdin runs with #BSUB options" wait_for 10 bash -c "grep -qx 'from script scripted' script.$id.out"
+id=$(bsub -J fromcli <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
+check "  the command line wins over #BSUB, as in LSF" wait_for 10 bash -c "grep -qx 'from script fromcli' script.$id.out"
 echo "input line" >in.txt
 id=$(submit -i in.txt -o io.%J.out -e io.%J.err 'cat; echo oops >&2')
 check "-i feeds stdin, -e gets stderr" wait_for 10 bash -c "grep -qx 'input line' io.$id.out && grep -qx oops io.$id.err"

@@ -38,4 +38,14 @@ TEST(BsubOptions, OptionsAndCommandSplitWhereTheCommandStarts) {
             (std::vector<std::string>{"-n", "2", "-J", "a b"}));
 }
 
+// LSF: the command line wins over #BSUB, option by option, and a list is replaced whole.
+TEST(BsubOptions, TheCommandLineWinsOverTheScriptsDirectives) {
+  auto vm = parse_with_directives({"-q", "short", "-J", "scripted", "-m", "hostA hostB", "-n", "4"},
+                                  {"-q", "normal", "-m", "hostC"});
+  EXPECT_EQ(vm["q"].as<std::vector<std::string>>(), std::vector<std::string>{"normal"});
+  EXPECT_EQ(vm["J"].as<std::string>(), "scripted");
+  EXPECT_EQ(vm["n"].as<std::string>(), "4");
+  EXPECT_EQ(vm["m"].as<std::vector<std::string>>(), std::vector<std::string>{"hostC"});
+}
+
 }  // namespace
