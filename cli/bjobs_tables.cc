@@ -63,10 +63,13 @@ void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& o
     char line[4096];
     if (o.wide || o.times) {
       auto when = o.times ? wide_time : short_time;
+      // A missing value is `-` here (the default table leaves it blank), so that the
+      // fields still split on whitespace into the columns of the header.
+      std::string hosts = joined_hosts(j);
+      if (hosts.empty()) hosts = "-";
       std::snprintf(line, sizeof line, "%-7lld %-7s %-5s %-10s %-11s %-11s %-10s %s",
                     static_cast<long long>(j.job_id()), j.user().c_str(), state_name(j.state()), j.queue().c_str(),
-                    j.spec().from_host().c_str(), joined_hosts(j).c_str(), j.job_name().c_str(),
-                    when(j.submit_time()).c_str());
+                    j.spec().from_host().c_str(), hosts.c_str(), j.job_name().c_str(), when(j.submit_time()).c_str());
       std::cout << line;
       if (o.times) {
         bool ran = j.start_time() > 0 && j.state() != wire::JOB_PEND;

@@ -40,6 +40,11 @@ id=$(bsub <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
 check "script on stdin runs with #BSUB options" wait_for 10 bash -c "grep -qx 'from script scripted' script.$id.out"
 id=$(bsub -J fromcli <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
 check "  the command line wins over #BSUB, as in LSF" wait_for 10 bash -c "grep -qx 'from script fromcli' script.$id.out"
+held=$(submit -H -J held true)
+check "bjobs -w: a job that never ran has EXEC_HOST -, so fields split into their columns" \
+  bash -c "bjobs -w $held | awk 'NR==2 {print \$6, \$7}' | grep -qx -- '- held'"
+check "  bjobs -w -W too" bash -c "bjobs -w -W $held | awk 'NR==2 {print \$6, \$7}' | grep -qx -- '- held'"
+bkill "$held" >/dev/null 2>&1
 echo "input line" >in.txt
 id=$(submit -i in.txt -o io.%J.out -e io.%J.err 'cat; echo oops >&2')
 check "-i feeds stdin, -e gets stderr" wait_for 10 bash -c "grep -qx 'input line' io.$id.out && grep -qx oops io.$id.err"
