@@ -60,7 +60,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
         (j.spec().aps_system() != 0  ? ", System Absolute Priority <" + aps_number(j.spec().aps_system()) + ">"
          : j.spec().aps_admin() != 0 ? ", Admin factor value <" + aps_number(j.spec().aps_admin()) + ">"
                                      : "");
-    print_wrapped(head, 22);
+    print_wrapped(head, 21);
     std::string sub = cli::long_time(j.submit_time()) + ": Submitted from host <" + j.spec().from_host() + ">, CWD <" +
                       j.spec().cwd() + ">";
     if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";

@@ -74,9 +74,9 @@ job_state() { bjobs -a -u all "$1" 2>/dev/null | awk 'NR==2 {print $3}'; }
 state_is() { [ "$(job_state "$1")" = "$2" ]; }
 submit() { bsub "$@" | sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p'; }
 job_count() { bjobs -a -u all 2>/dev/null | awk 'NR>1' | wc -l; }
-# bjobs -l with LSF's 80-column wrapping undone (continuation lines are indented 21 or
-# 22 spaces), as scripts that parse it do.
-bjobs_l_flat() { bjobs -l "$1" | sed -zE 's/\n {21,22}//g'; }
+# bjobs -l with LSF's 80-column wrapping undone (continuation lines are indented 21
+# spaces), as scripts that parse it do.
+bjobs_l_flat() { bjobs -l "$1" | sed -zE 's/\n {21}//g'; }
 export -f job_state state_is bjobs_l_flat
 
 # mbatchd killed without warning (kill -9) and started again on the same log.

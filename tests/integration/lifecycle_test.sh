@@ -44,6 +44,8 @@ held=$(submit -H -J held true)
 check "bjobs -w: a job that never ran has EXEC_HOST -, so fields split into their columns" \
   bash -c "bjobs -w $held | awk 'NR==2 {print \$6, \$7}' | grep -qx -- '- held'"
 check "  bjobs -w -W too" bash -c "bjobs -w -W $held | awk 'NR==2 {print \$6, \$7}' | grep -qx -- '- held'"
+check "bjobs -l: continuation lines are indented 21 spaces, as parsers that strip 21 expect" \
+  bash -c "bjobs -l $held | sed -zE 's/\\n {21}//g' | grep -q 'Project <default>, Status <PSUSP>, Queue <[a-z]*>, Job Priority <[0-9]*>, Command <true>'"
 bkill "$held" >/dev/null 2>&1
 echo "input line" >in.txt
 id=$(submit -i in.txt -o io.%J.out -e io.%J.err 'cat; echo oops >&2')
