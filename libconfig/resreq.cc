@@ -247,8 +247,11 @@ Result<ResourceRequirement> ResourceRequirement::parse(std::string_view text) {
       rr.span = *s;
     } else if (name == "same") {
       for (auto& [k, v] : split_terms(body)) {
-        if (k.empty() || !v.empty())
-          return fail("same[" + std::string(body) + "] lists resource names separated by ':'");
+        // Resource names only: anything else (a control byte, say) would not read back.
+        const bool is_resource = !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+        if (!is_resource || !v.empty()) return fail("same[] lists resource names separated by ':'");
         rr.same.push_back(k);
       }
     } else if (name == "cu") {

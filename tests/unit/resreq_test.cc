@@ -137,6 +137,12 @@ TEST(ResReq, WhatIsPrintedReadsBack) {
   ASSERT_TRUE(quoted.ok()) << quoted.error();
   EXPECT_EQ(quoted->to_string(), "select[type=='LINUX\"64']");
   EXPECT_TRUE(ResourceRequirement::parse(quoted->to_string()).ok());
+  // Found by tests/fuzz (corpus/resreq/crash-same-nul): same[] took control bytes in a
+  // name, which did not read back as the same requirement.
+  using namespace std::string_literals;
+  EXPECT_EQ(ResourceRequirement::parse("same[type:m\0\0odel]"s).error(),
+            "same[] lists resource names separated by ':'");
+  EXPECT_EQ(ResourceRequirement::parse("same[type:my_res2]")->to_string(), "same[type:my_res2]");
 }
 
 TEST(ResReq, Errors) {
