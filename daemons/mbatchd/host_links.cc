@@ -459,19 +459,29 @@ void Mbatchd::note_clock(const std::string& host, std::int64_t host_clock_ms, bo
   if (host_clock_ms <= 0) return;  // an sbatchd that does not send its clock
   if (refused && !config_->find_host(host)) return;
   auto& link = links_[host];
-  if (link.clock_refused != refused) link.clock_warned = false;
   link.clock_refused = refused;
-  const std::int64_t ours =
+  const std::int64_t offset =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  link.clock_offset_ms = ours - host_clock_ms;
-  // Signed requests are refused past kMaxClockSkew; well before that, job times move.
-  const bool far = std::abs(link.clock_offset_ms) > kClockWarnMs;
-  if (far && !link.clock_warned)
+          .count() -
+      host_clock_ms;
+  auto warn = [&](const char* consequence) {
     log_->warn("host {}'s clock is {:.1f} s {} the master's: {}; keep clocks in step (NTP)", host,
-               std::abs(link.clock_offset_ms) / 1000.0, link.clock_offset_ms > 0 ? "behind" : "ahead of",
-               refused ? "its sbatchd's requests are refused until it is back within the allowed skew"
-                       : "job end times it reports are corrected by that much");
+               std::abs(offset) / 1000.0, offset > 0 ? "behind" : "ahead of", consequence);
+  };
+  if (refused) {
+    // Anyone may send such a request: shown, never used, and logged once a minute.
+    link.refused_clock_offset_ms = offset;
+    const auto t = std::chrono::steady_clock::now();
+    if (t - link.last_refused_clock_log >= std::chrono::minutes(1)) {
+      warn("its sbatchd's requests are refused until it is back within the allowed skew");
+      link.last_refused_clock_log = t;
+    }
+    return;
+  }
+  link.clock_offset_ms = offset;
+  // Signed requests are refused past kMaxClockSkew; well before that, job times move.
+  const bool far = std::abs(offset) > kClockWarnMs;
+  if (far && !link.clock_warned) warn("job end times it reports are corrected by that much");
   link.clock_warned = far;
 }
 

@@ -91,7 +91,11 @@ struct HostLink {
   // included): job times the host reports are moved by it.
   std::int64_t clock_offset_ms = 0;
   bool clock_warned = false;
-  bool clock_refused = false;  // its signed requests are refused for the gap
+  // Its last request was refused for its clock: what that request claimed, unproven,
+  // so shown by bhosts -l but never used to move job times.
+  bool clock_refused = false;
+  std::int64_t refused_clock_offset_ms = 0;
+  std::chrono::steady_clock::time_point last_refused_clock_log{};
 };
 
 // What the scheduling view and submission checks need from a configuration, worked

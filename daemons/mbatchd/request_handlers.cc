@@ -852,8 +852,9 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
     i->set_ususp(st.counts.ususp);
     i->set_admin_comment(st.admin_comment);
     if (auto link = links_.find(h.name); link != links_.end()) {
-      i->set_clock_offset_ms(link->second.clock_offset_ms);
-      i->set_clock_refused(link->second.clock_refused);
+      const auto& l = link->second;
+      i->set_clock_offset_ms(l.clock_refused ? l.refused_clock_offset_ms : l.clock_offset_ms);
+      i->set_clock_refused(l.clock_refused);
     }
     i->set_type(h.type);
     i->set_model(h.model);
