@@ -202,7 +202,7 @@ int main(int argc, char** argv) {
   if (args.empty()) return usage(std::cerr, 2);
   if (args[0] == "-h" || args[0] == "--help") return usage(std::cout, 0);
   if (args[0] == "-V") {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    std::cerr << lsf::cli::version_text();
     return 0;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -5,6 +5,8 @@
 //         [jobid | "jobid[index]"] ...
 #include <ctime>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include <boost/program_options.hpp>
 
@@ -97,8 +99,13 @@ int main(int argc, char** argv) {
   if (vm.count("m")) q->set_host(vm["m"].as<std::string>());
   if (vm.count("J")) q->set_job_name(vm["J"].as<std::string>());
   if (vm.count("P")) q->set_project(vm["P"].as<std::string>());
+  q->set_details(vm.count("l") > 0);
   const auto reply = cli::fetch_jobs(session, "bjobs", req);
-  for (const auto& e : reply.errors()) std::cerr << e << "\n";
+  // As LSF: a named job that is not there makes the exit status non-zero, even when
+  // others are shown. With -json the error is a record of its own.
+  const bool json = format && vm.count("json");
+  if (!json)
+    for (const auto& e : reply.errors()) std::cerr << e << "\n";
   std::vector<wire::JobInfo> jobs(reply.jobs().begin(), reply.jobs().end());
   if (vm.count("A")) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
@@ -157,12 +164,24 @@ int main(int argc, char** argv) {
     }
     return out;
   };
-  if (format && vm.count("json")) {
-    cli::print_json(std::cout, *format, cli::job_fields(), rows(), "bjobs", "JOBS");
-    return reply.errors_size() > 0 && jobs.empty() ? 255 : 0;
+  if (json) {
+    std::vector<cli::ErrorRecord> errors;
+    for (const auto& e : reply.errors()) {
+      // "Job <123[4]> is not found": the record names the job as LSF's does.
+      auto open = e.find('<'), close = e.find('>');
+      std::string id = open != std::string::npos && close > open ? e.substr(open + 1, close - open - 1) : "";
+      errors.push_back({"JOBID", id, e});
+    }
+    cli::print_json(std::cout, *format, cli::job_fields(), rows(), "bjobs", "JOBS", errors);
+    return reply.errors_size() > 0 ? 255 : 0;
   }
   if (jobs.empty()) {
     if (reply.errors_size() > 0) return 255;
+    // -J names jobs: LSF says which name matched nothing, and fails.
+    if (vm.count("J") && !vm.count("jobs")) {
+      std::cerr << "Job <" << vm["J"].as<std::string>() << "> is not found\n";
+      return 255;
+    }
     const char* what = vm.count("A")                    ? "No job array found"
                        : pending_view                   ? "No pending job found"
                        : vm.count("r")                  ? "No running job found"
@@ -185,7 +204,14 @@ int main(int argc, char** argv) {
   } else if (vm.count("prio")) {
     cli::print_prio(jobs, table);
   } else if (vm.count("l")) {
-    cli::print_long(jobs);
+    std::set<std::string> names;
+    for (const auto& j : jobs) names.insert(j.queue());
+    wire::RequestEnvelope asked;
+    for (const auto& n : names) asked.mutable_queues()->add_names(n);
+    std::map<std::string, wire::QueueInfo> queues;
+    if (auto r = session.call(asked); r.reply && r.reply->status() == wire::STATUS_OK)
+      for (const auto& qi : r.reply->queues().queues()) queues[qi.name()] = qi;
+    cli::print_long(jobs, queues);
   } else if (vm.count("A")) {
     cli::print_arrays(jobs, table.header);
   } else if (vm.count("sum")) {
@@ -197,5 +223,5 @@ int main(int argc, char** argv) {
   } else {
     cli::print_default(jobs, table);
   }
-  return 0;
+  return reply.errors_size() > 0 ? 255 : 0;
 }

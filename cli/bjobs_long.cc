@@ -1,13 +1,19 @@
 // bjobs -l: LSF's long format, wrapped at 80 columns in mid-word as LSF wraps it.
 #include <sys/wait.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
+#include "cli/output_format.h"
+#include "cli/threshold_table.h"
 #include "libconfig/text.h"
 
 namespace lsf::cli {
@@ -39,9 +45,54 @@ std::string exit_code_text(int status) {
   return std::to_string(status);
 }
 
+// One row of limit names over one row of values, each but the last padded to LSF's
+// column (24 for the name, 25 for the value).
+void print_limit_row(const std::vector<std::pair<std::string, std::string>>& limits) {
+  if (limits.empty()) return;
+  std::string names, values;
+  for (size_t i = 0; i < limits.size(); ++i) {
+    const bool last = i + 1 == limits.size();
+    char buf[128];
+    std::snprintf(buf, sizeof buf, last ? " %s" : " %-24s", limits[i].first.c_str());
+    names += buf;
+    std::snprintf(buf, sizeof buf, last ? "%s" : "%-25s", limits[i].second.c_str());
+    values += buf;
+  }
+  std::cout << "\n" << names << "\n" << values << "\n";
+}
+
+// The job's limits as LSF shows them after the submission line: its own, else its
+// queue's (the one that applies), time limits in minutes, memory scaled to a unit.
+// Returns whether it printed any.
+bool print_limits(const wire::JobInfo& j, const wire::QueueInfo* queue) {
+  auto minutes = [](std::int64_t s) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(s) / 60.0);
+    return std::string(buf);
+  };
+  std::vector<std::pair<std::string, std::string>> times, sizes;
+  if (j.spec().cpu_limit_s() > 0) times.emplace_back("CPULIMIT", minutes(j.spec().cpu_limit_s()));
+  const std::int64_t run = j.spec().run_limit_s() > 0 ? j.spec().run_limit_s() : queue ? queue->run_limit_s() : 0;
+  if (run > 0) times.emplace_back("RUNLIMIT", minutes(run));
+  if (j.spec().mem_limit_kb() > 0) {
+    double v = static_cast<double>(j.spec().mem_limit_kb());
+    const char* units = "KMGT";
+    while (v >= 1024 && units[1] && std::fmod(v, 1024) == 0) {
+      v /= 1024;
+      ++units;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %6g %c", v, *units);
+    sizes.emplace_back("MEMLIMIT", buf);
+  }
+  print_limit_row(times);
+  print_limit_row(sizes);
+  return !times.empty() || !sizes.empty();
+}
+
 }  // namespace
 
-void print_long(const std::vector<wire::JobInfo>& jobs) {
+void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues) {
   bool first = true;
   for (const auto& j : jobs) {
     if (!first) std::cout << std::string(78, '-') << "\n";
@@ -55,7 +106,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
         (j.spec().user_group().empty() ? "" : ", User Group <" + j.spec().user_group() + ">") +
         (j.spec().service_class().empty() ? "" : ", Service Class <" + j.spec().service_class() + ">") + ", Status <" +
         cli::state_name(j.state()) + ">, Queue <" + j.queue() + ">, Job Priority <" + std::to_string(j.priority()) +
-        ">, Command <" + j.spec().command() + ">" +
+        ">, Command <" + shown_command(j.spec().command()) + ">" +
         (j.share_account().empty() ? "" : ", Share group charged <" + j.share_account() + ">") +
         (j.spec().aps_system() != 0  ? ", System Absolute Priority <" + aps_number(j.spec().aps_system()) + ">"
          : j.spec().aps_admin() != 0 ? ", Admin factor value <" + aps_number(j.spec().aps_admin()) + ">"
@@ -73,18 +124,16 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     }
     if (!j.spec().dependency().empty()) sub += ", Dependency Condition <" + j.spec().dependency() + ">";
     print_wrapped(sub + ";", 21);
-    if (j.spec().run_limit_s() > 0) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " %.1f min", static_cast<double>(j.spec().run_limit_s()) / 60.0);
-      std::cout << "\n RUNLIMIT\n" << buf << "\n\n";
-    }
+    const auto queue = queues.find(j.queue());
+    // A blank line parts the limits from a dated line below; the blocks bring their own.
+    if (print_limits(j, queue == queues.end() ? nullptr : &queue->second) && j.start_time() > 0) std::cout << "\n";
     if (j.start_time() > 0) {
+      // LSF 10's wording, also for one slot: the tasks, then the slots, on the hosts.
       std::string hosts;
       for (const auto& h : condensed_hosts(j)) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
-      std::string started = cli::long_time(j.start_time()) + ": Started " +
-                            (j.exec_hosts_size() > 1 ? std::to_string(j.exec_hosts_size()) + " Task(s) on Host(s) "
-                                                     : std::string("on ")) +
-                            hosts;
+      const std::string n = std::to_string(std::max(1, j.exec_hosts_size()));
+      std::string started = cli::long_time(j.start_time()) + ": Started " + n + " Task(s) on Host(s) " + hosts +
+                            ", Allocated " + n + " Slot(s) on Host(s) " + hosts;
       if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
       if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
       print_wrapped(started + ";", 21);
@@ -98,10 +147,11 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
                                        : "Exited with exit code " + exit_code_text(j.exit_status()) + ".") +
           " The CPU time used is " + cpu + " seconds.";
       print_wrapped(fin, 21);
-      std::string completed = std::string("Completed <") + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
+      std::string completed =
+          cli::long_time(j.end_time()) + ": Completed <" + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
       if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
         completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());
-      std::cout << std::string(21, ' ') << completed << ".\n";
+      print_wrapped(completed + ".", 21);
     }
     if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {
       std::cout << "\n PENDING REASONS:\n";
@@ -137,6 +187,19 @@ void print_long(const std::vector<wire::JobInfo>& jobs) {
     if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
       std::cout << "\n SUSPENDING REASONS:\n";
       print_reasons(j.suspend_reason());
+    }
+    if (j.start_time() > 0 && j.max_rss_kb() > 0) {
+      // The peak is what the execution host measured; an average is not sampled here.
+      std::cout << "\n MEMORY USAGE:\n MAX MEM: " << cli::memory_text(static_cast<double>(j.max_rss_kb()), 0)
+                << ";  AVG MEM: -\n";
+    }
+    if (queue != queues.end()) {
+      std::cout << "\n SCHEDULING PARAMETERS:\n";
+      print_threshold_table(std::cout, queue->second.thresholds());
+    }
+    if (!j.combined_res_req().empty()) {
+      std::cout << "\n RESOURCE REQUIREMENT DETAILS:\n Combined: " << j.combined_res_req()
+                << "\n Effective: " << (j.effective_res_req().empty() ? "-" : j.effective_res_req()) << "\n";
     }
     std::cout << "\n";
   }

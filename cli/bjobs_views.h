@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ void print_reasons(const std::string& reasons);
 
 void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
 void print_pending(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
-void print_long(const std::vector<wire::JobInfo>& jobs);
+// bjobs -l; `queues` holds the queues of the jobs shown, for their SCHEDULING PARAMETERS.
+void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues);
 void print_arrays(const std::vector<wire::JobInfo>& jobs, bool header);
 void print_summary(const std::vector<wire::JobInfo>& jobs);
 

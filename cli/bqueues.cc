@@ -12,6 +12,7 @@
 #include "cli/cli_support.h"
 #include "cli/share_tables.h"
 #include "cli/table_output.h"
+#include "cli/threshold_table.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -179,10 +180,16 @@ int main(int argc, char** argv) {
         std::printf("\nSLOT_POOL: %s    SLOT_SHARE: %g%%\n Entitled to %d of the pool's %d slots; %d in use\n",
                     q.slot_pool().c_str(), q.slot_share(), q.pool_entitled(), q.pool_total(), q.pool_used());
       if (!q.user_shares().empty()) print_shares(q);
-      std::string hosts;
-      for (const auto& h : q.hosts()) hosts += h + " ";
-      std::printf("\nUSERS: all users\nHOSTS:  %s\n",
-                  hosts.empty() ? "all hosts used by the batch system" : hosts.c_str());
+      std::cout << "\nSCHEDULING PARAMETERS\n";
+      cli::print_threshold_table(std::cout, q.thresholds());
+      std::cout.flush();
+      // LSF's words: "all" where the queue names none.
+      std::string users, hosts;
+      for (const auto& u : q.users()) users += (users.empty() ? "" : " ") + u;
+      for (const auto& h : q.hosts()) hosts += (hosts.empty() ? "" : " ") + h;
+      std::printf("\nUSERS: %s\nHOSTS:  %s\n", users.empty() ? "all" : users.c_str(),
+                  hosts.empty() ? "all" : hosts.c_str());
+      if (!q.res_req().empty()) std::printf("RES_REQ:  %s\n", q.res_req().c_str());
       std::fflush(stdout);
     }
     return 0;

@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    std::cerr << cli::version_text();
     return 0;
   }
 

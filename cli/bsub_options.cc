@@ -102,10 +102,10 @@ wire::JobSpec build_spec(const po::variables_map& vm, const std::vector<std::str
     if (const char* dq = std::getenv("LSB_DEFAULTQUEUE"); dq && *dq) spec->add_queues(dq);
   std::vector<std::string> set;
   read_spec_options(vm, conf, *spec, set, [](const std::string& why) { throw Refused(why); });
-  // Without -J, the job is named after its command (the first line of a script), cut
-  // to the 4,094 characters a job name may have, as LSF.
+  // Without -J, the job is named after its command (a script with its lines joined by
+  // `;`, as LSF shows it), cut to the 4,094 characters a job name may have, as LSF.
   if (!vm.count("J")) {
-    std::string name = command.empty() ? script.substr(0, script.find('\n')) : spec->command();
+    std::string name = shown_command(spec->command());
     if (name.size() > 4094) name.resize(4094);
     spec->set_job_name(name);
   }

@@ -268,10 +268,24 @@ boost::program_options::variables_map parse_options(const std::string& command, 
     std::exit(0);
   }
   if (vm.count("V")) {
-    std::cout << "lsfsched " << LSFSCHED_VERSION << "\n";
+    std::cerr << version_text();  // LSF prints its version to stderr
     std::exit(0);
   }
   return vm;
+}
+
+std::string shown_command(std::string_view command) {
+  while (!command.empty() && (command.back() == '\n' || command.back() == '\r')) command.remove_suffix(1);
+  std::string out(command);
+  std::replace(out.begin(), out.end(), '\n', ';');
+  return out;
+}
+
+std::string version_text() {
+  return "IBM Spectrum LSF Standard 10.1.0.14, Nov 26 2026\n"
+         "lsfsched " LSFSCHED_VERSION
+         ", an open LSF-compatible workload scheduler (not IBM software; the line above is the LSF level it "
+         "behaves as)\n";
 }
 
 int option_style() {

@@ -71,6 +71,16 @@ std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids);
 // One line per job: successes on stdout, refusals on stderr. 0 when all succeeded, else 255.
 int print_results(const wire::SignalJobsReply& reply);
 
+// A job's command as LSF shows it: a script's lines joined by `;` (without a trailing
+// one), so one-line parsers and bjobs -l's unwrapping read it whole.
+std::string shown_command(std::string_view command);
+
+// What every command's -V and lsid print. The first line has LSF 10.1's shape, since
+// scripts and workflow tools read the LSF version from it (`lsid | head -1`, `bjobs -V`)
+// to decide which features they may use: the level named is the one whose features
+// (bjobs -json, -o all) these commands have. The second line says what this really is.
+std::string version_text();
+
 // Parses a command line in LSF's option style. Adds -h (prints `usage`) and -V (prints
 // the version); both exit 0. A bad option prints the error and the usage and exits 255.
 boost::program_options::variables_map parse_options(const std::string& command, int argc, char** argv,

@@ -221,8 +221,10 @@ std::string json_quote(std::string_view s) {
 }
 
 void print_json(std::ostream& out, const OutputFormat& format, std::span<const FieldDef> fields,
-                const std::vector<Row>& rows, std::string_view command, std::string_view count_key) {
-  out << "{\n  \"COMMAND\":" << json_quote(command) << ",\n  \"" << count_key << "\":" << rows.size()
+                const std::vector<Row>& rows, std::string_view command, std::string_view count_key,
+                const std::vector<ErrorRecord>& errors) {
+  const size_t records = rows.size() + errors.size();
+  out << "{\n  \"COMMAND\":" << json_quote(command) << ",\n  \"" << count_key << "\":" << records
       << ",\n  \"RECORDS\":[";
   for (size_t r = 0; r < rows.size(); ++r) {
     out << (r ? ",\n" : "\n") << "    {\n";
@@ -234,7 +236,11 @@ void print_json(std::ostream& out, const OutputFormat& format, std::span<const F
     }
     out << "    }";
   }
-  out << (rows.empty() ? "]\n}\n" : "\n  ]\n}\n");
+  for (size_t e = 0; e < errors.size(); ++e) {
+    out << (rows.size() + e ? ",\n" : "\n") << "    {\n      " << json_quote(errors[e].key) << ":"
+        << json_quote(errors[e].id) << ",\n      \"ERROR\":" << json_quote(errors[e].message) << "\n    }";
+  }
+  out << (records == 0 ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 std::string memory_text(double kb, char unit) {

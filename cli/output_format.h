@@ -53,9 +53,18 @@ using Row = std::vector<std::string>;
 void print_text(std::ostream& out, const OutputFormat& format, std::span<const FieldDef> fields,
                 const std::vector<Row>& rows, bool header);
 
-// {"COMMAND":"bjobs","JOBS":2,"RECORDS":[{...},{...}]}, indented as LSF indents it.
+// A record for something asked for that could not be shown: {"JOBID":"123","ERROR":"..."}.
+struct ErrorRecord {
+  std::string key;  // JOBID
+  std::string id;
+  std::string message;
+};
+
+// {"COMMAND":"bjobs","JOBS":2,"RECORDS":[{...},{...}]}, indented as LSF indents it; the
+// error records follow the rows and are counted with them.
 void print_json(std::ostream& out, const OutputFormat& format, std::span<const FieldDef> fields,
-                const std::vector<Row>& rows, std::string_view command, std::string_view count_key);
+                const std::vector<Row>& rows, std::string_view command, std::string_view count_key,
+                const std::vector<ErrorRecord>& errors = {});
 
 // A string as a JSON string literal, quotes included.
 std::string json_quote(std::string_view s);

@@ -331,6 +331,18 @@ ResourceRequirement merge_with_queue(const ResourceRequirement& job, const Resou
   return out;
 }
 
+std::optional<ResourceRequirement> combine_requirements(const ResourceRequirement* job,
+                                                        const ResourceRequirement* application,
+                                                        const ResourceRequirement* queue) {
+  std::optional<ResourceRequirement> own;
+  if (job) own = *job;
+  if (application) own = own ? merge_with_queue(*own, *application) : *application;
+  if (own && queue) return merge_with_queue(*own, *queue);
+  if (own) return own;
+  if (queue) return *queue;
+  return std::nullopt;
+}
+
 bool larger_is_better(std::string_view name) {
   if (auto index = find_load_index(name)) return !load_index_info(*index).increasing;
   return true;

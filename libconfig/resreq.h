@@ -79,6 +79,13 @@ struct ResourceRequirement {
 // job's order[], rusage[] and span[] win over the queue's; same[] adds up.
 ResourceRequirement merge_with_queue(const ResourceRequirement& job, const ResourceRequirement& queue);
 
+// What a job is scheduled with (LSF's "Combined" requirement): the job's own wins over
+// its application profile's, which wins over its queue's; select[] must hold all of
+// them. Any of the three may be null; nullopt when all are.
+std::optional<ResourceRequirement> combine_requirements(const ResourceRequirement* job,
+                                                        const ResourceRequirement* application,
+                                                        const ResourceRequirement* queue);
+
 // Direction in which a larger value is better for order[]: false for load indices
 // that grow with load (r1m, ut, pg ...), true for free resources (mem, swp, tmp, it)
 // and for static and site numeric resources unless they are declared INCREASING.

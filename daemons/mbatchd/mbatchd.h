@@ -181,6 +181,9 @@ class Mbatchd {
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
   wire::JobInfo job_info(const Job& job) const;
+  // bjobs -l's "Combined" requirement: job, application and queue merged, with the
+  // pass's defaults shown where none is given.
+  std::string combined_requirement(const Job& job) const;
   // --- configuration and usage queries (info_handlers.cc)
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);

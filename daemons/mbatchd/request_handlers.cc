@@ -14,6 +14,7 @@
 #include "daemons/mbatchd/submission_bounds.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
+#include "libconfig/load_index.h"
 #include "libconfig/shares.h"
 #include "libconfig/text.h"
 #include "libsched/array_index_list.h"
@@ -291,6 +292,19 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
   for (const auto& h : cfg.hosts)
     if (queue_hosts.empty() || queue_hosts.count(h.name)) count(h.name);
   if (!unlimited && spec.min_processors() > total) return "Too many processors requested";
+  // As LSF: -m naming a host (or a group with no host) the queue does not use is refused
+  // at once, not left pending for ever.
+  if (!queue_hosts.empty()) {
+    for (const auto& item : spec.asked_hosts()) {
+      std::string name = strip_pref(item);
+      if (name == "others" || name == "all" || name.find('@') != std::string::npos) continue;
+      config::HostListItem asked;
+      asked.name = name;
+      const auto hosts = config::resolve_host_list(cfg, {asked});
+      if (std::none_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return queue_hosts.count(h) > 0; }))
+        return name + ": Host or host group is not used by the queue";
+    }
+  }
 
   indices.clear();
   if (!spec.array_spec().empty()) {
@@ -304,7 +318,7 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
       bool found = ref.name.empty() ? !state_.elements(ref.job_id).empty() : !state_.jobs_named(ref.name).empty();
       if (!found) {
         std::string what = ref.name.empty() ? job_label({ref.job_id, ref.index}) : ref.name;
-        return "Dependency condition syntax error: no job <" + what + ">";
+        return what + ": No matching job found";
       }
     }
   }
@@ -536,6 +550,19 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   return info;
 }
 
+std::string Mbatchd::combined_requirement(const Job& job) const {
+  const auto* app = application(job);
+  const auto* queue = config_->find_queue(job.queue);
+  auto combined =
+      config::combine_requirements(job.submission->res_req.get(), app && app->res_req ? &*app->res_req : nullptr,
+                                   queue && queue->res_req ? &*queue->res_req : nullptr);
+  config::ResourceRequirement shown = combined ? std::move(*combined) : config::ResourceRequirement{};
+  // As the pass reads it: no select[] is any host, no order[] is r15s:pg.
+  if (shown.order.empty()) shown.order = {{"r15s", false}, {"pg", false}};
+  std::string text = shown.to_string();
+  return shown.select.empty() ? "select[type == any] " + text : text;
+}
+
 namespace {
 constexpr std::size_t kJobsPageBytes = 4u << 20;
 }  // namespace
@@ -569,6 +596,17 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
     }
     return true;
   };
+  auto add_job = [&](const Job& job) {
+    auto* info = out->add_jobs();
+    *info = job_info(job);
+    if (q.details()) {
+      info->set_combined_res_req(combined_requirement(job));
+      // A requirement is not changed after dispatch here, so a started job runs with
+      // the combined one (as read under today's configuration).
+      if (job.start_time > 0) info->set_effective_res_req(info->combined_res_req());
+    }
+    return info;
+  };
   if (q.jobs_size() > 0) {
     for (const auto& ref : q.jobs()) {
       std::vector<const Job*> found;
@@ -584,7 +622,7 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
         continue;
       }
       for (const auto* j : found)
-        if (wanted(*j, true)) *out->add_jobs() = job_info(*j);
+        if (wanted(*j, true)) add_job(*j);
     }
   } else {
     // A page stays well under the largest frame whatever the jobs hold; a client that
@@ -598,8 +636,7 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
         out->set_more(true);
         break;
       }
-      auto* info = out->add_jobs();
-      *info = job_info(it->second);
+      auto* info = add_job(it->second);
       // The environment is no listing's business, and can be a megabyte a job.
       info->mutable_spec()->clear_env();
       if (q.paged()) bytes += info->ByteSizeLong();
@@ -767,10 +804,26 @@ void Mbatchd::on_queues(const wire::RequestEnvelope& request, const net::Respond
     i->set_description(q->description);
     i->set_nice(q->nice);
     for (const auto& h : q->hosts) i->add_hosts(h.to_string());
+    for (const auto& u : q->users) i->add_users(u.to_string());
     i->set_run_window(q->run_window.to_string());
     i->set_dispatch_window(q->dispatch_window.to_string());
     if (q->run_limit) i->set_run_limit_s(std::int64_t{q->run_limit->maximum.minutes} * 60);
     i->set_is_default(defaults.count(q->name) > 0);
+    if (q->res_req) i->set_res_req(q->res_req->to_string());
+    for (const auto& [index, t] : q->thresholds) {
+      auto* th = i->add_thresholds();
+      // Written `cpu`, `login`, `idle` or `swap`, shown under the index's own name.
+      const auto known = config::find_load_index(index);
+      th->set_name(known ? std::string(config::load_index_info(*known).name) : index);
+      if (t.sched) {
+        th->set_has_sched(true);
+        th->set_sched(*t.sched);
+      }
+      if (t.stop) {
+        th->set_has_stop(true);
+        th->set_stop(*t.stop);
+      }
+    }
     if (!q->slot_pool.empty()) {
       if (!view) view = build_view(false);
       if (!pools) {

@@ -251,18 +251,12 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     auto key = std::make_tuple(job.spec().res_req(), job.spec().app(), job.queue);
     auto it = merged_requirements_.find(key);
     if (it == merged_requirements_.end()) {
-      // The job's wins over its profile's, which wins over the queue's (select[] must
-      // hold all of them).
-      std::optional<config::ResourceRequirement> own;
-      if (job.submission->res_req) own = *job.submission->res_req;
-      if (const auto* app = application(job); app && app->res_req)
-        own = own ? config::merge_with_queue(*own, *app->res_req) : *app->res_req;
-      const config::Queue* q = qf.queue;
+      const auto* app = application(job);
       std::shared_ptr<const config::ResourceRequirement> merged;
-      if (own && q->res_req)
-        merged = std::make_shared<const config::ResourceRequirement>(config::merge_with_queue(*own, *q->res_req));
-      else if (own || q->res_req)
-        merged = std::make_shared<const config::ResourceRequirement>(own ? *own : *q->res_req);
+      if (auto combined = config::combine_requirements(job.submission->res_req.get(),
+                                                       app && app->res_req ? &*app->res_req : nullptr,
+                                                       qf.queue->res_req ? &*qf.queue->res_req : nullptr))
+        merged = std::make_shared<const config::ResourceRequirement>(std::move(*combined));
       // Distinct -R strings are few in practice; a flood of unique ones must not grow
       // the cache without bound (dropping it only costs re-merging).
       if (merged_requirements_.size() > 100000) merged_requirements_.clear();

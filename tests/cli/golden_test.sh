@@ -70,6 +70,23 @@ DISTRIBUTION = ([cl_east, 1] [cl_west, 1])
 End SharedResourceExport
 LIMITS
 sed -i 's/^quickstart$/quickstart\ncl_east\ncl_west/' "$TEST_DIR/conf/lsf.shared"
+# A queue with load thresholds, a RES_REQ and one host, for bqueues -l and bjobs -l's
+# SCHEDULING PARAMETERS and RESOURCE REQUIREMENT DETAILS, and bsub -m's check.
+cat >>"$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.queues" <<'QUEUE'
+
+Begin Queue
+QUEUE_NAME  = tuned
+PRIORITY    = 25
+HOSTS       = hostC
+RES_REQ     = select[bigmem] rusage[mem=100]
+r1m         = 0.7/2.0
+ut          = 0.9/
+idle        = 5/
+pg          = /8
+mem         = 500/100
+DESCRIPTION = Thresholds and a resource requirement.
+End Queue
+QUEUE
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -78,6 +95,7 @@ mask() {
     s/\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d/Mmm dd hh:mm/g;
     s/\b\d\d\/\d\d-\d\d:\d\d:\d\d\b/MM\/DD-hh:mm:ss/g;
     s/\Q$ENV{TEST_DIR}\E/<dir>/g;
+    s/MAX MEM: [\d.]+ [KMG]bytes/MAX MEM: N Mbytes/g;
   '
 }
 export TEST_DIR
@@ -153,7 +171,14 @@ golden bgadd 'bgadd -L 2 /proj/sub'
 golden bjgroup 'bjgroup'
 golden bjobs_job_group_empty 'bjobs -g /proj'
 golden bjobs_not_found 'bjobs 999'
+golden bjobs_some_not_found 'bjobs 1 999'
+golden bjobs_json_not_found 'bjobs -o "jobid stat" -json 1 "999[2]"'
+golden bjobs_name_not_found 'bjobs -J nosuch'
 golden bjobs_no_jobs 'bjobs -q night'
+golden bsub_dependency_unknown 'bsub -w "done(99999)" true'
+golden bsub_dependency_unknown_name 'bsub -w "ended(nosuch)" true'
+golden bsub_host_not_in_queue 'bsub -q tuned -m hostA sleep 1'
+golden bsub_group_not_in_queue 'bsub -q night -m hostA sleep 1'
 
 # --- round trips: -json and -o give back what -l says, for every job
 FIELDS="jobid stat user queue job_name proj_name from_host exec_host"
@@ -231,4 +256,7 @@ golden bhosts_json_without_o 'bhosts -json'
 golden bsub_user_group 'bsub -G staff -J grouped -H -q short sleep 1'
 golden bjobs_user_group 'bjobs -G staff -o "jobid user ugroup job_name"'
 golden bjobs_long_user_group 'bjobs -l -G staff'
+golden bqueues_long_thresholds 'bqueues -l tuned'
+golden bsub_tuned 'bsub -q tuned -H -J tuned -R "rusage[licA=1]" -M 2G -c 5 sleep 1'
+golden bjobs_long_thresholds 'bjobs -l -J tuned'
 harness_done

@@ -50,7 +50,7 @@ check "bad resource requirement" bash -c "bsub -R 'select[mem>' true 2>&1 | grep
 check "unknown queue" bash -c "bsub -q nosuch true 2>&1 | grep -qx 'nosuch: No such queue. Job not submitted.'"
 check "more slots than the cluster" bash -c "bsub -n 13 true 2>&1 | grep -qx 'Too many processors requested. Job not submitted.'"
 check "unknown host" bash -c "bsub -m hostZ true 2>&1 | grep -qx 'hostZ: Bad host name, host group name or cluster name. Job not submitted.'"
-check "dependency on no job" bash -c "bsub -w 'done(4242)' true 2>&1 | grep -q 'no job <4242>'"
+check "dependency on no job" bash -c "bsub -w 'done(4242)' true 2>&1 | grep -qx '4242: No matching job found. Job not submitted.'"
 check "refused requests changed nothing" [ "$(job_count)" = "$before" ]
 check "mbatchd still serves" bash -c "lsid >/dev/null"
 
