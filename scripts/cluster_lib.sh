@@ -112,27 +112,55 @@ ENV
   cluster_wait_hosts "$dir" "$bin"
 }
 
-# Stops daemons with SIGTERM (SIGKILL after 5 s), then kills what jobs are left.
+# Every process of the cluster in DIR: its daemons, the job supervisors sbatchd forked
+# (they share its command line, which names DIR), and the jobs and what they started
+# (sbatchd gives every job LSF_ENVDIR=DIR/conf). Never the caller or its ancestors.
+cluster_pids() {  # DIR
+  local dir="$1" p pid self=" $$ $BASHPID " up
+  up=$$
+  while [ "$up" -gt 1 ] 2>/dev/null; do
+    self+="$up "
+    up=$(awk '{print $4}' "/proc/$up/stat" 2>/dev/null) || break
+  done
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    case "$self" in *" $pid "*) continue ;; esac
+    # (A process may end while it is looked at: no message for that.)
+    if { tr '\0' ' ' <"$p/cmdline" | grep -qF -- "--load-file $dir/load."; } 2>/dev/null ||
+      { tr '\0' '\n' <"$p/environ" | grep -qxF "LSF_ENVDIR=$dir/conf"; } 2>/dev/null; then
+      echo "$pid"
+    fi
+  done
+}
+
+# Stops daemons with SIGTERM (SIGKILL after 5 s), then kills every process of the
+# cluster that is left (jobs, their supervisors), and waits until none is. Safe under
+# `set -e`: a process already gone is not an error; returns non-zero only if something
+# of the cluster survives SIGKILL for 10 s.
 cluster_stop() {  # DIR
-  local dir="$1" f pid i
+  local dir="$1" f pid i left
   for f in "$dir"/sbatchd.*.pid "$dir"/mbatchd.pid; do
     [ -f "$f" ] || continue
-    pid=$(cat "$f")
-    kill "$pid" 2>/dev/null
+    kill "$(cat "$f")" 2>/dev/null || true
   done
   for f in "$dir"/sbatchd.*.pid "$dir"/mbatchd.pid; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
     for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
+    kill -9 "$pid" 2>/dev/null || true
     rm -f "$f"
   done
-  # Jobs and their supervisors: every process whose pid file sbatchd left behind.
+  # Jobs by their process groups (sbatchd's pid files), then whatever else is left.
   for f in "$dir"/work/*/sbatchd/*/*.pid; do
     [ -f "$f" ] || continue
-    pid=$(cat "$f")
-    kill -9 -- "-$pid" 2>/dev/null
+    kill -9 -- "-$(cat "$f")" 2>/dev/null || true
   done
-  pkill -9 -f "$dir/conf" 2>/dev/null || true
-  return 0
+  for i in $(seq 1 100); do
+    left=$(cluster_pids "$dir")
+    [ -z "$left" ] && return 0
+    kill -9 $left 2>/dev/null || true
+    sleep 0.1
+  done
+  echo "cluster_stop: still running: $left" >&2
+  return 1
 }
