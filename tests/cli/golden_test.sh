@@ -70,6 +70,8 @@ DISTRIBUTION = ([cl_east, 1] [cl_west, 1])
 End SharedResourceExport
 LIMITS
 sed -i 's/^quickstart$/quickstart\ncl_east\ncl_west/' "$TEST_DIR/conf/lsf.shared"
+# hostA's own thresholds, far above the pinned load: bhosts -l shows them.
+sed -i 's|^default .*|&\nhostA       4     ()     3.5/5.0   ()|' "$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.hosts"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -231,4 +233,12 @@ golden bhosts_json_without_o 'bhosts -json'
 golden bsub_user_group 'bsub -G staff -J grouped -H -q short sleep 1'
 golden bjobs_user_group 'bjobs -G staff -o "jobid user ugroup job_name"'
 golden bjobs_long_user_group 'bjobs -l -G staff'
+golden bjobs_user_group_field 'bjobs -G staff -o "jobid user_group"'
+
+# --- bacct's header as LSF's, and options LSF has that are not built
+golden bacct_no_match 'bacct 999'
+golden bacct_all_users 'bacct -u all -q nosuch'
+golden bacct_refused 'bacct -f lsb.acct.1'
+golden bhist_refused 'bhist -f lsb.events'
+golden bhist_refused_brief 'bhist -b'
 harness_done
