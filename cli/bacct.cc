@@ -1,16 +1,22 @@
 // bacct: accounting of finished jobs, from lsb.acct.
 //
 //   bacct [-l] [-d | -e] [-u user | -u all] [-q queue] [-m host] [-P project]
-//         [jobid | "jobid[index]" ...]
+//         [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index]" ...]
 //
 // Default: LSF's summary of the selected jobs; -l: each job, then the summary.
+// -C, -D and -S (completed, dispatched, submitted in the interval) are applied here.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
+#include <optional>
 
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/history_text.h"
+#include "cli/time_interval.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -48,20 +54,41 @@ void print_job(const wire::AcctRecord& r) {
   if (!r.out_file().empty()) sub += ", Output File <" + r.out_file() + ">";
   cli::print_wrapped(sub + ";", 21);
   if (r.start_time() > 0) {
-    std::string hosts;
-    for (const auto& h : r.exec_hosts()) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
-    cli::print_wrapped(cli::long_time(r.start_time()) + ": Dispatched to " + hosts + ";", 21);
+    cli::print_wrapped(cli::long_time(r.start_time()) + ": Dispatched " + cli::dispatched_text(r.exec_hosts()) + ";",
+                       21);
   }
-  std::string end = r.done() ? std::string("Completed <done>.")
-                             : "Completed <exit>; exit code <" + std::to_string(cli::exit_code(r.exit_status())) + ">.";
-  cli::print_wrapped(cli::long_time(r.end_time()) + ": " + end, 21);
+  // As LSF: `Completed <exit>.`, or with the reason `Completed <exit>; TERM_OWNER: job
+  // killed by owner.`; no exit code (scripts read the reason as what follows `; `).
+  std::string end = std::string("Completed <") + (r.done() ? "done" : "exit") + ">";
+  if (!r.done() && !r.exit_reason().empty()) end += "; " + cli::exit_reason_explained(r.exit_reason());
+  cli::print_wrapped(cli::long_time(r.end_time()) + ": " + end + ".", 21);
   std::cout << "\nAccounting information about this job:\n"
             << "     CPU_T     WAIT     TURNAROUND   STATUS     HOG_FACTOR    MEM    SWAP\n";
   char line[256];
+  // SWAP: swap use is not measured; LSF prints a size there and parsers add MEM and
+  // SWAP, so 0M (docs/commands.md says so).
   std::snprintf(line, sizeof line, "%10.2f %8.0f %14.0f %8s %14.4f %6s %7s", r.cpu_time(), wait_of(r), turnaround_of(r),
                 r.done() ? "done" : "exit", hog_of(r),
-                cli::megabytes(static_cast<double>(r.max_rss_kb()) / 1024).c_str(), "-");
+                cli::megabytes(static_cast<double>(r.max_rss_kb()) / 1024).c_str(), "0M");
   std::cout << line << "\n" << std::string(78, '-') << "\n";
+}
+
+// LSF's options this bacct does not have: refused by name, never ignored.
+[[noreturn]] void refuse(const std::string& option, const std::string& why) {
+  std::cerr << "bacct: " << option << ": option not supported" << (why.empty() ? "" : " (" + why + ")") << "\n";
+  std::exit(255);
+}
+
+std::optional<cli::TimeInterval> interval_of(const po::variables_map& vm, const char* option) {
+  if (!vm.count(option)) return std::nullopt;
+  const auto text = vm[option].as<std::string>();
+  auto i = cli::parse_time_interval(text, static_cast<std::int64_t>(std::time(nullptr)));
+  if (!i) {
+    std::cerr << "bacct: -" << option << " " << text
+              << ": bad time interval (time0,time1 with times [year/][month/][day][/hour:minute])\n";
+    std::exit(255);
+  }
+  return i;
 }
 
 }  // namespace
@@ -69,13 +96,24 @@ void print_job(const wire::AcctRecord& r) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("l", "")("d", "")("e", "")("u", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
-      "m", po::value<std::string>(), "")("P", po::value<std::string>(), "")("jobs",
+      "m", po::value<std::string>(), "")("P", po::value<std::string>(), "")("C", po::value<std::string>(), "")(
+      "D", po::value<std::string>(), "")("S", po::value<std::string>(), "")("jobs",
                                                                             po::value<std::vector<std::string>>(), "");
+  // Refused (LSF has them; see refuse()).
+  opts.add_options()("b", "")("w", "")("x", "")("E", "")("UF", "")("Lp", "")("aff", "")("gpu", "")("rcacct", "")(
+      "rcalloc", "")("f", po::value<std::string>(), "")("N", po::value<std::string>(), "")(
+      "U", po::value<std::string>(), "")("sla", po::value<std::string>(), "")("app", po::value<std::string>(), "")(
+      "M", po::value<std::string>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
   auto vm = cli::parse_options("bacct", argc, argv, opts, pos,
                                "Usage: bacct [-l] [-d | -e] [-u user | -u all] [-q queue] [-m host] [-P project]\n"
+                               "             [-C time0,time1] [-D time0,time1] [-S time0,time1]\n"
                                "             [jobid | \"jobid[index]\" ...]\n");
+  if (vm.count("f")) refuse("-f", "bacct reads lsb.acct through mbatchd, not a local file");
+  for (const char* o : {"b", "w", "x", "E", "UF", "Lp", "aff", "gpu", "rcacct", "rcalloc", "N", "U", "sla", "app", "M"})
+    if (vm.count(o)) refuse(std::string("-") + o, "");
+  const auto completed = interval_of(vm, "C"), dispatched = interval_of(vm, "D"), submitted = interval_of(vm, "S");
   cli::Session session("bacct");
   wire::RequestEnvelope req;
   auto* q = req.mutable_acct();
@@ -87,19 +125,24 @@ int main(int argc, char** argv) {
   if (vm.count("P")) q->set_project(vm["P"].as<std::string>());
   const auto reply = cli::fetch_acct(session, "bacct", req);
   std::vector<wire::AcctRecord> jobs;
-  for (const auto& r : reply.records())
-    if (!(vm.count("d") && !r.done()) && !(vm.count("e") && r.done())) jobs.push_back(r);
+  for (const auto& r : reply.records()) {
+    if ((vm.count("d") && !r.done()) || (vm.count("e") && r.done())) continue;
+    if (completed && !completed->contains(r.end_time())) continue;
+    if (dispatched && !(r.start_time() > 0 && dispatched->contains(r.start_time()))) continue;
+    if (submitted && !submitted->contains(r.submit_time())) continue;
+    jobs.push_back(r);
+  }
 
   std::string users = vm.count("u") ? vm["u"].as<std::string>() : session.identity().user_name();
   std::cout << "Accounting information about jobs that are: \n"
-            << "  - submitted by " << (users == "all" ? std::string("all users") : "users " + users) << ",\n"
+            << "  - submitted by " << (users == "all" ? std::string("all users") : "users " + users) << ".\n"
             << "  - accounted on " << (vm.count("P") ? "projects " + vm["P"].as<std::string>() : "all projects")
             << ".\n"
             << "  - "
             << (vm.count("d")   ? "completed normally"
                 : vm.count("e") ? "exited"
                                 : "completed normally or exited")
-            << ".\n"
+            << "\n"
             << "  - executed on " << (vm.count("m") ? "hosts " + vm["m"].as<std::string>() : "all hosts") << ".\n"
             << "  - submitted to " << (vm.count("q") ? "queues " + vm["q"].as<std::string>() : "all queues") << ".\n"
             << "  - accounted on all service classes.\n"

@@ -1,18 +1,27 @@
 // bhist: the history of jobs, from the event log mbatchd keeps.
 //
-//   bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [jobid | "jobid[index]" ...]
+//   bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [-J name] [-q queue] [-m host]
+//         [-P project] [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index]" ...]
 //
 // Default: the caller's unfinished jobs, with the seconds each spent in each state;
-// -l: every event of each job, then that summary.
+// -l: every event of each job, then that summary. mbatchd sends the records of the
+// jobs asked for (or of the user's); the filters are applied here, on the replay.
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <set>
 
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/history_text.h"
+#include "cli/time_interval.h"
 #include "libconfig/text.h"
 
 namespace po = boost::program_options;
@@ -25,9 +34,13 @@ enum Slot { kPend, kPsusp, kRun, kUsusp, kSsusp, kUnkwn, kSlots };
 struct History {
   std::int64_t id = 0;
   std::int32_t index = 0;
-  std::string user, name, project, command;
+  std::string user, name, project, command, queue;
+  std::string job_name;  // as given to -J (without the element's index)
   wire::JobState state = wire::JOB_PEND;
   std::int64_t since = 0;  // entered `state`
+  std::int64_t submit_time = 0, end_time = 0;
+  std::vector<std::int64_t> dispatch_times;
+  std::set<std::string> exec_hosts;  // every host it was dispatched to
   std::int64_t seconds[kSlots] = {};
   std::vector<std::pair<std::int64_t, std::string>> lines;  // -l: time, event text
   bool ended() const { return state == wire::JOB_DONE || state == wire::JOB_EXIT; }
@@ -58,20 +71,6 @@ void enter(History& h, wire::JobState to, std::int64_t at) {
   h.since = at;
 }
 
-std::string hosts_text(const google::protobuf::RepeatedPtrField<std::string>& hosts) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : hosts) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
-  std::string out;
-  for (const auto& [h, n] : counts)
-    out += (out.empty() ? "<" : ", <") + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";
-  return out;
-}
-
 std::string cpu_text(double cpu) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", cpu);
@@ -99,12 +98,14 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
         h.id = e.job_id();
         h.index = i;
         h.user = e.user();
-        h.name = e.spec().job_name().empty() ? e.spec().command() : e.spec().job_name();
-        if (i > 0) h.name += "[" + std::to_string(i) + "]";
+        h.job_name = e.spec().job_name().empty() ? e.spec().command() : e.spec().job_name();
+        h.name = i > 0 ? h.job_name + "[" + std::to_string(i) + "]" : h.job_name;
         h.project = e.spec().project().empty() ? "default" : e.spec().project();
         h.command = e.spec().command();
+        h.queue = e.queue();
         h.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
         h.since = e.submit_time();
+        h.submit_time = e.submit_time();
         std::string text = "Submitted from host <" + e.spec().from_host() + ">, to Queue <" + e.queue() + ">, CWD <" +
                            e.spec().cwd() + ">";
         if (!e.spec().out_file().empty()) text += ", Output File <" + e.spec().out_file() + ">";
@@ -118,26 +119,38 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
       const auto& e = r.job_start();
       each(e.job_id(), e.index(), [&](History& h) {
         enter(h, wire::JOB_RUN, t);
-        std::string n = e.exec_hosts_size() > 1 ? std::to_string(e.exec_hosts_size()) + " Task(s) on Host(s) " : "";
-        h.lines.emplace_back(t, "Dispatched " + (n.empty() ? "to " : n) + hosts_text(e.exec_hosts()) +
-                                    (e.forced() ? ", by brun -f" : "") + ";");
+        h.dispatch_times.push_back(t);
+        h.exec_hosts.insert(e.exec_hosts().begin(), e.exec_hosts().end());
+        // LSF adds `, Effective RES_REQ <...>`; the event does not carry the merged requirement.
+        h.lines.emplace_back(
+            t, "Dispatched " + cli::dispatched_text(e.exec_hosts()) + (e.forced() ? ", by brun -f" : "") + ";");
       });
     } else if (r.has_job_execute()) {
       const auto& e = r.job_execute();
-      each(e.job_id(), e.index(),
-           [&](History& h) { h.lines.emplace_back(t, "Starting (Pid " + std::to_string(e.pid()) + ");"); });
+      each(e.job_id(), e.index(), [&](History& h) {
+        const std::string pid = std::to_string(e.pid());
+        h.lines.emplace_back(t, "Starting (Pid " + pid + ");");
+        // Scripts take the job's start from this line (LSF's JOB_EXECUTE).
+        if (!e.exec_home().empty() || !e.exec_cwd().empty())
+          h.lines.emplace_back(t, "Running with execution home <" + e.exec_home() + ">, Execution CWD <" +
+                                      e.exec_cwd() + ">, Execution Pid <" + pid + ">;");
+      });
     } else if (r.has_job_status()) {
       const auto& e = r.job_status();
       each(e.job_id(), e.index(), [&](History& h) {
-        std::string text;
+        std::string text, then;  // `then`: a second line at the same time
         switch (e.state()) {
           case wire::JOB_DONE:
             text = "Done successfully. The CPU time used is " + cpu_text(e.cpu_time()) + " seconds;";
+            // sbatchd reports a job finished only after its post-execution commands ran
+            // (whether they succeeded is not reported; bsub -w post_done reads DONE alike).
+            then = "Post job process done successfully;";
             break;
           case wire::JOB_EXIT:
             text = "Exited with exit code " + std::to_string(cli::exit_code(e.exit_status())) +
                    ". The CPU time used is " + cpu_text(e.cpu_time()) + " seconds;";
-            if (!e.reason().empty()) text += " " + e.reason() + ";";
+            then = "Completed <exit>" +
+                   (e.reason().empty() ? std::string() : "; " + cli::exit_reason_explained(e.reason())) + ";";
             break;
           case wire::JOB_USUSP:
             text = "Suspended by the user or administrator;";
@@ -159,7 +172,9 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
             break;
         }
         enter(h, e.state(), t);
+        if (h.ended()) h.end_time = t;
         h.lines.emplace_back(t, text);
+        if (!then.empty()) h.lines.emplace_back(t, then);
       });
     } else if (r.has_job_requeue()) {
       const auto& e = r.job_requeue();
@@ -169,11 +184,18 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
       });
     } else if (r.has_job_switch()) {
       const auto& e = r.job_switch();
-      each(e.job_id(), e.index(),
-           [&](History& h) { h.lines.emplace_back(t, "Switched to Queue <" + e.queue() + ">;"); });
+      each(e.job_id(), e.index(), [&](History& h) {
+        h.queue = e.queue();
+        h.lines.emplace_back(t, "Switched to Queue <" + e.queue() + ">;");
+      });
     } else if (r.has_job_modify()) {
       const auto& e = r.job_modify();
-      each(e.job_id(), e.index(), [&](History& h) { h.lines.emplace_back(t, "Parameters of Job are changed;"); });
+      each(e.job_id(), e.index(), [&](History& h) {
+        // The submission as it is now: -J and -P select by the current name and project.
+        if (!e.spec().job_name().empty()) h.job_name = e.spec().job_name();
+        if (!e.spec().project().empty()) h.project = e.spec().project();
+        h.lines.emplace_back(t, "Parameters of Job are changed;");
+      });
     } else if (r.has_job_move()) {
       const auto& e = r.job_move();
       each(e.job_id(), e.index(), [&](History& h) { h.lines.emplace_back(t, "Job moved in its queue (btop/bbot);"); });
@@ -191,23 +213,86 @@ std::string label(const History& h) {
   return std::to_string(h.id) + (h.index > 0 ? "[" + std::to_string(h.index) + "]" : "");
 }
 
+// LSF's options this bhist does not have: refused by name, never ignored.
+[[noreturn]] void refuse(const std::string& option, const std::string& why) {
+  std::cerr << "bhist: " << option << ": option not supported" << (why.empty() ? "" : " (" + why + ")") << "\n";
+  std::exit(255);
+}
+
+cli::TimeInterval interval_of(const po::variables_map& vm, const char* option) {
+  const auto text = vm[option].as<std::string>();
+  auto i = cli::parse_time_interval(text, static_cast<std::int64_t>(std::time(nullptr)));
+  if (!i) {
+    std::cerr << "bhist: -" << option << " " << text
+              << ": bad time interval (start,end with times [year/][month/][day][/hour:minute])\n";
+    std::exit(255);
+  }
+  return *i;
+}
+
+// The filters of -J, -q, -m, -P, -C, -D and -S: each given one must hold.
+struct Filters {
+  std::optional<std::string> name, queue, host, project;
+  std::optional<cli::TimeInterval> completed, dispatched, submitted;
+  bool keeps(const History& h) const {
+    if (name && fnmatch(name->c_str(), h.job_name.c_str(), 0) != 0 && fnmatch(name->c_str(), h.name.c_str(), 0) != 0)
+      return false;
+    if (queue && h.queue != *queue) return false;
+    if (host && !h.exec_hosts.count(*host)) return false;
+    if (project && h.project != *project) return false;
+    if (completed && !(h.ended() && completed->contains(h.end_time))) return false;
+    if (dispatched && std::none_of(h.dispatch_times.begin(), h.dispatch_times.end(),
+                                   [&](std::int64_t t) { return dispatched->contains(t); }))
+      return false;
+    if (submitted && !submitted->contains(h.submit_time)) return false;
+    return true;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("u", po::value<std::string>(), "")(
-      "n", po::value<std::string>(), "")("jobs", po::value<std::vector<std::string>>(), "");
+      "n", po::value<std::string>(), "")("J", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
+      "m", po::value<std::string>(), "")("P", po::value<std::string>(), "")("C", po::value<std::string>(), "")(
+      "D", po::value<std::string>(), "")("S", po::value<std::string>(), "")("jobs",
+                                                                            po::value<std::vector<std::string>>(), "");
+  // Refused (LSF has them; see refuse()).
+  opts.add_options()("b", "")("e", "")("t", "")("UF", "")("Jd", "")("Lp", "")("aff", "")("gpu", "")("hostfile", "")(
+      "data", "")("cname", "")("T", po::value<std::string>(), "")("f", po::value<std::string>(), "")(
+      "N", po::value<std::string>(), "")("G", po::value<std::string>(), "")("g", po::value<std::string>(), "")(
+      "app", po::value<std::string>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
   auto vm =
       cli::parse_options("bhist", argc, argv, opts, pos,
                          "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-n number_logfiles] [-u user | -u all]\n"
-                         "             [jobid | \"jobid[index]\" ...]\n");
+                         "             [-J job_name] [-q queue] [-m host] [-P project]\n"
+                         "             [-C start,end] [-D start,end] [-S start,end] [jobid | \"jobid[index]\" ...]\n");
+  if (vm.count("f")) refuse("-f", "bhist reads the event log through mbatchd, not a local file");
+  for (const char* o :
+       {"b", "e", "t", "UF", "Jd", "Lp", "aff", "gpu", "hostfile", "data", "cname", "T", "N", "G", "g", "app"})
+    if (vm.count(o)) refuse(std::string("-") + o, "");
+  Filters filters;
+  if (vm.count("J")) filters.name = vm["J"].as<std::string>();
+  if (vm.count("q")) filters.queue = vm["q"].as<std::string>();
+  if (vm.count("m")) filters.host = vm["m"].as<std::string>();
+  if (vm.count("P")) filters.project = vm["P"].as<std::string>();
+  if (vm.count("C")) filters.completed = interval_of(vm, "C");
+  if (vm.count("D")) filters.dispatched = interval_of(vm, "D");
+  if (vm.count("S")) filters.submitted = interval_of(vm, "S");
   cli::Session session("bhist");
   wire::RequestEnvelope req;
   auto* q = req.mutable_history();
+  // The jobs and elements asked for: mbatchd sends an array's JOB_NEW, from which the
+  // replay makes every element; only the asked ones are shown (index 0: all).
+  std::set<std::pair<std::int64_t, std::int32_t>> asked;
   if (vm.count("jobs"))
-    for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
+    for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) {
+      *q->add_jobs() = ref;
+      asked.insert({ref.job_id(), ref.index()});
+    }
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   if (vm.count("n")) {
     // LSF's range: 0 (every file) to 100.
@@ -223,13 +308,19 @@ int main(int argc, char** argv) {
   auto histories = replay(reply);
   const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
   const bool named = vm.count("jobs") > 0;
+  // Without a state option, -C, -D and -S (like job ids) select jobs in any state;
+  // -C itself only finished ones.
+  const bool by_time = vm.count("C") || vm.count("D") || vm.count("S");
   std::vector<History*> shown;
   for (auto& [key, h] : histories) {
+    if (named && !asked.count({h.id, 0}) && !asked.count({h.id, h.index})) continue;
+    if (!filters.keeps(h)) continue;
     bool keep = named || vm.count("a") ? true
                 : vm.count("d")        ? h.ended()
                 : vm.count("p")        ? h.state == wire::JOB_PEND || h.state == wire::JOB_PSUSP
                 : vm.count("r")        ? h.state == wire::JOB_RUN
                 : vm.count("s")        ? h.state == wire::JOB_USUSP || h.state == wire::JOB_SSUSP
+                : by_time              ? true
                                        : !h.ended();
     if (keep) shown.push_back(&h);
   }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -87,6 +89,74 @@ std::string field(const wire::HostInfo& h, const cli::Column& c) {
   return "";
 }
 
+// A row of bhosts -l's tables: the label in `label_width`, then each cell right-aligned
+// in its width.
+std::string table_row(const std::string& label, size_t label_width, const std::vector<std::string>& cells,
+                      const std::vector<int>& widths) {
+  std::string out = label;
+  out.resize(std::max(label_width, label.size()), ' ');
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const size_t w = static_cast<size_t>(widths[i]);
+    out += std::string(cells[i].size() < w ? w - cells[i].size() : 0, ' ') + cells[i];
+  }
+  return out;
+}
+
+std::string fixed(int digits, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// A threshold as configured: 0.7, 15.
+std::string compact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// CURRENT LOAD USED FOR SCHEDULING: the host's load (Total) and what is held on it
+// (Reserved). `slots` are the free slots (MAX - NJOBS) and the reserved ones (RSV).
+// The load reserved by running jobs' rusage[] is not reported by mbatchd: `-`.
+void print_load_rows(const wire::HostInfo& h) {
+  static const std::vector<int> widths = {4, 6, 6, 6, 6, 6, 5, 6, 6, 6, 6, 8};
+  const auto& l = h.load();
+  const std::string free_slots = h.max_slots() < 0 ? "-" : std::to_string(std::max(0, h.max_slots() - h.njobs()));
+  std::printf("\n CURRENT LOAD USED FOR SCHEDULING:\n");
+  std::printf("              r15s   r1m  r15m    ut    pg    io   ls    it   tmp   swp   mem   slots\n");
+  std::printf("%s\n",
+              table_row(" Total", 14,
+                        {fixed(1, l.r15s()), fixed(1, l.r1m()), fixed(1, l.r15m()), fixed(0, l.ut() * 100) + "%",
+                         fixed(1, l.pg()), "-", fixed(0, l.ls()), fixed(0, l.it()), cli::megabytes(l.tmp_mb()),
+                         cli::megabytes(l.swp_mb()), cli::megabytes(l.mem_mb()), free_slots},
+                        widths)
+                  .c_str());
+  std::vector<std::string> reserved(11, "-");
+  reserved.push_back(std::to_string(h.rsv()));
+  std::printf("%s\n", table_row(" Reserved", 14, reserved, widths).c_str());
+}
+
+// LOAD THRESHOLD USED FOR SCHEDULING: the host's loadSched and loadStop (lsb.hosts),
+// `-` where none is set, in LSF's columns.
+void print_thresholds(const wire::HostInfo& h) {
+  static const char* const kIndices[] = {"r15s", "r1m", "r15m", "ut", "pg", "io", "ls", "it", "tmp", "swp", "mem"};
+  static const std::vector<int> widths = {4, 6, 6, 6, 8, 6, 5, 6, 6, 7, 7};
+  auto row = [&](const char* label, const google::protobuf::Map<std::string, double>& values) {
+    std::vector<std::string> cells;
+    for (const char* index : kIndices) {
+      auto it = values.find(index);
+      const std::string name = index;
+      cells.push_back(it == values.end()                                ? "-"
+                      : name == "tmp" || name == "swp" || name == "mem" ? cli::megabytes(it->second)
+                                                                        : compact(it->second));
+    }
+    return table_row(label, 10, cells, widths);
+  };
+  std::printf("\n LOAD THRESHOLD USED FOR SCHEDULING:\n");
+  std::printf("           r15s   r1m  r15m   ut      pg    io   ls    it    tmp    swp    mem\n");
+  std::printf("%s\n%s\n", row(" loadSched", h.load_sched()).c_str(), row(" loadStop", h.load_stop()).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -142,12 +212,8 @@ int main(int argc, char** argv) {
       std::printf("%-14s %6.2f %5s %6s %6d %6d %6d %6d %6d      %s\n", h.status().c_str(), h.cpu_factor(),
                   limit(h.jl_u()).c_str(), limit(h.max_slots()).c_str(), h.njobs(), h.run(), h.ssusp(), h.ususp(),
                   h.rsv(), h.dispatch_window().empty() ? "-" : h.dispatch_window().c_str());
-      const auto& l = h.load();
-      std::printf("\n CURRENT LOAD USED FOR SCHEDULING:\n");
-      std::printf("              r15s   r1m  r15m    ut    pg    io   ls    it   tmp   swp   mem\n");
-      std::printf(" Total        %4.1f  %4.1f  %4.1f  %3.0f%%  %4.1f %5s %4.0f %5.0f %5s %5s %5s\n", l.r15s(), l.r1m(),
-                  l.r15m(), l.ut() * 100, l.pg(), "-", l.ls(), l.it(), cli::megabytes(l.tmp_mb()).c_str(),
-                  cli::megabytes(l.swp_mb()).c_str(), cli::megabytes(l.mem_mb()).c_str());
+      print_load_rows(h);
+      print_thresholds(h);
       if (!h.admin_comment().empty()) std::printf("\n ADMIN ACTION COMMENT: \"%s\"\n", h.admin_comment().c_str());
       // Not in LSF's output: shown only when the host's clock is off by seconds.
       if (std::llabs(h.clock_offset_ms()) >= 2000)

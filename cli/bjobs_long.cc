@@ -12,6 +12,7 @@
 #include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
+#include "cli/history_text.h"
 #include "cli/output_format.h"
 #include "cli/threshold_table.h"
 #include "libconfig/text.h"
@@ -20,24 +21,6 @@ namespace lsf::cli {
 namespace {
 
 std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
-
-// LSF's explanation after a TERM_* exit reason.
-std::string exit_reason_text(const std::string& reason) {
-  static const std::map<std::string, std::string> texts = {
-      {"TERM_OWNER", "job killed by owner"},
-      {"TERM_MIGRATE", "job killed after migration"},
-      {"TERM_FORCE_OWNER", "job killed by owner without time for cleanup"},
-      {"TERM_FORCE_ADMIN", "job killed by root or LSF administrator without time for cleanup"},
-      {"TERM_REQUEUE_OWNER", "job killed and requeued by owner"},
-      {"TERM_REQUEUE_ADMIN", "job killed and requeued by root or LSF administrator"},
-      {"TERM_ADMIN", "job killed by root or LSF administrator"},
-      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
-      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
-      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
-      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
-  auto it = texts.find(reason);
-  return it == texts.end() ? "" : ": " + it->second;
-}
 
 std::string exit_code_text(int status) {
   if (WIFEXITED(status)) return std::to_string(WEXITSTATUS(status));
@@ -129,11 +112,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::stri
     if (print_limits(j, queue == queues.end() ? nullptr : &queue->second) && j.start_time() > 0) std::cout << "\n";
     if (j.start_time() > 0) {
       // LSF 10's wording, also for one slot: the tasks, then the slots, on the hosts.
-      std::string hosts;
-      for (const auto& h : condensed_hosts(j)) hosts += (hosts.empty() ? "<" : ", <") + h + ">";
-      const std::string n = std::to_string(std::max(1, j.exec_hosts_size()));
-      std::string started = cli::long_time(j.start_time()) + ": Started " + n + " Task(s) on Host(s) " + hosts +
-                            ", Allocated " + n + " Slot(s) on Host(s) " + hosts;
+      std::string started = cli::long_time(j.start_time()) + ": Started " + dispatched_text(j.exec_hosts());
       if (!j.exec_home().empty()) started += ", Execution Home <" + j.exec_home() + ">";
       if (!j.exec_cwd().empty()) started += ", Execution CWD <" + j.exec_cwd() + ">";
       print_wrapped(started + ";", 21);
@@ -150,7 +129,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::stri
       std::string completed =
           cli::long_time(j.end_time()) + ": Completed <" + (j.state() == wire::JOB_DONE ? "done" : "exit") + ">";
       if (j.state() == wire::JOB_EXIT && !j.exit_reason().empty())
-        completed += "; " + j.exit_reason() + exit_reason_text(j.exit_reason());
+        completed += "; " + exit_reason_explained(j.exit_reason());
       print_wrapped(completed + ".", 21);
     }
     if (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP) {

@@ -75,7 +75,7 @@ constexpr FieldDef kFields[] = {
     {"queue", "", 10},
     {"job_priority", "priority", 12},
     {"proj_name", "proj project", 11},
-    {"ugroup", "", 15},
+    {"user_group", "ugroup", 15},
     {"sla", "", 15},
     {"app", "", 15},
     {"job_group", "jobgroup", 10},

@@ -925,6 +925,11 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
       }
     auto link = links_.find(h.name);
     if (link != links_.end()) *i->mutable_load() = link->second.load;
+    // The thresholds the scheduler applies to the host (its lsb.hosts line, else default's).
+    for (const auto& [index, threshold] : config_index_.policy->host(h.name).thresholds) {
+      if (threshold.sched) (*i->mutable_load_sched())[index] = *threshold.sched;
+      if (threshold.stop) (*i->mutable_load_stop())[index] = *threshold.stop;
+    }
   }
   // Hosts borrowed from providers, as this cluster sees them: the slots it was offered,
   // its own jobs there, closed_Adm only when its own administrator closed them.

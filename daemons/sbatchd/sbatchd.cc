@@ -57,6 +57,13 @@ std::map<pid_t, std::int64_t> rss_by_group() {
   return out;
 }
 
+// The job user's home directory, as bjobs -l and bhist -l report the execution home;
+// empty when the user is unknown here.
+std::string exec_home_of(const wire::JobLaunch& l) {
+  auto user = lookup_user(l.user());
+  return user ? user->home : std::string();
+}
+
 }  // namespace
 
 Sbatchd::Sbatchd(SbatchdOptions options)
@@ -443,6 +450,7 @@ void Sbatchd::poll() {
       s.set_event(wire::JOB_EVENT_EXECUTE);
       s.set_pid(t.job_pid);
       s.set_exec_cwd(l.spec().cwd());
+      s.set_exec_home(exec_home_of(l));
       send_status(key, s);
     }
     if (t.finish_sent) continue;
@@ -456,7 +464,10 @@ void Sbatchd::poll() {
       s.set_max_rss_kb(out.max_rss_kb);
       s.set_pid(t.job_pid);
       // Where it ran, for a job that ended before its start was reported.
-      if (!t.execute_sent) s.set_exec_cwd(l.spec().cwd());
+      if (!t.execute_sent) {
+        s.set_exec_cwd(l.spec().cwd());
+        s.set_exec_home(exec_home_of(l));
+      }
       s.set_message(out.message);
       if (out.kind == "preexec") {
         s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);

@@ -87,6 +87,8 @@ mem         = 500/100
 DESCRIPTION = Thresholds and a resource requirement.
 End Queue
 QUEUE
+# hostA's own thresholds, far above the pinned load: bhosts -l shows them.
+sed -i 's|^default .*|&\nhostA       4     ()     3.5/5.0   ()|' "$TEST_DIR/conf/lsbatch/quickstart/configdir/lsb.hosts"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 
 mask() {
@@ -259,4 +261,12 @@ golden bjobs_long_user_group 'bjobs -l -G staff'
 golden bqueues_long_thresholds 'bqueues -l tuned'
 golden bsub_tuned 'bsub -q tuned -H -J tuned -R "rusage[licA=1]" -M 2G -c 5 sleep 1'
 golden bjobs_long_thresholds 'bjobs -l -J tuned'
+golden bjobs_user_group_field 'bjobs -G staff -o "jobid user_group"'
+
+# --- bacct's header as LSF's, and options LSF has that are not built
+golden bacct_no_match 'bacct 999'
+golden bacct_all_users 'bacct -u all -q nosuch'
+golden bacct_refused 'bacct -f lsb.acct.1'
+golden bhist_refused 'bhist -f lsb.events'
+golden bhist_refused_brief 'bhist -b'
 harness_done

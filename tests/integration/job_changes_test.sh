@@ -58,7 +58,7 @@ check "released, it runs in its new queue" wait_for 10 state_is "$run" RUN
 check "bhist -l: submitted, dispatched, started, requeued held, switched, changed, resumed" bash -c "
   bhist -l $run | sed -zE 's/\n {21}//g' >hist.txt
   grep -q 'Submitted from host <[^>]*>, to Queue <normal>' hist.txt &&
-  grep -q 'Dispatched to <hostB>;' hist.txt && grep -q 'Starting (Pid [0-9]*);' hist.txt &&
+  grep -q 'Dispatched 1 Task(s) on Host(s) <hostB>, Allocated 1 Slot(s) on Host(s) <hostB>;' hist.txt && grep -q 'Starting (Pid [0-9]*);' hist.txt &&
   grep -q 'Job has been requeued and held;' hist.txt && grep -q 'Switched to Queue <short>;' hist.txt &&
   grep -q 'Parameters of Job are changed;' hist.txt"
 check "bhist -l: events in order" bash -c "grep -o 'Submitted\|Dispatched\|requeued\|Switched' hist.txt | tr '\n' ' ' | grep -q '^Submitted Dispatched requeued Switched Dispatched'"
@@ -68,7 +68,49 @@ check "bhist -a includes finished jobs" bash -c "bhist -a | awk '{print \$1}' | 
 check "bacct -l: the job ran twice, both DONE" bash -c "[ \$(bacct -l $done_job | grep -c 'Completed <done>.') = 2 ]"
 exit_job=$(submit -o /dev/null 'exit 3')
 check "exit job ends" wait_for 10 state_is "$exit_job" EXIT
-check "bacct -l: exit code" bash -c "bacct -l $exit_job | grep -q 'Completed <exit>; exit code <3>.'"
+check "bacct -l: a plain exit is 'Completed <exit>.'" bash -c "bacct -l $exit_job | grep -qx '.*: Completed <exit>\.'"
+check "bacct -l: SWAP is a size (0M: not measured)" bash -c "bacct -l $exit_job | grep -A1 'HOG_FACTOR    MEM    SWAP' | tail -n 1 | grep -Eq ' [0-9.]+[KMG] +0M\$'"
+check "bacct -l: a killed job names its TERM_ reason" bash -c \
+  "bacct -l $run | sed -zE 's/\n {21}//g' | grep -qx '.*: Completed <exit>; TERM_OWNER: job killed by owner\.'"
+check "bacct -l: LSF 10's dispatch line" bash -c "bacct -l $exit_job | sed -zE 's/\n {21}//g' | grep -Eq 'Dispatched 1 Task\(s\) on Host\(s\) <host[A-C]>, Allocated 1 Slot\(s\) on Host\(s\) <host[A-C]>;'"
+check "bacct header as LSF's" bash -c "bacct $exit_job | grep -qx '  - completed normally or exited' && bacct -u all $exit_job | grep -qx '  - submitted by all users.'"
+check "bacct -C: completed in the interval" bash -c "bacct -C .-1, $exit_job | grep -Eq 'Total number of done jobs: +0 +Total number of exited jobs: +1'"
+check "bacct -C: none outside it" bash -c "bacct -C 2001/1/1,2001/1/2 $exit_job | grep -qx 'No matching job found'"
+check "bacct -S and -D: submitted and dispatched in the interval" bash -c \
+  "bacct -S ,. -D .-1, $exit_job | grep -Eq 'exited jobs: +1' && bacct -S 2001/1/1,2001/1/2 $exit_job | grep -qx 'No matching job found'"
+check "bacct -b is refused by name" bash -c "out=\$(bacct -b 2>&1); [ \$? = 255 ] && [ \"\$out\" = 'bacct: -b: option not supported' ]"
+check "bacct -f is refused" bash -c "bacct -f lsb.acct.1 2>&1 | grep -q '^bacct: -f: option not supported'"
+
+# --- bhist -l as LSF prints it: the execution line, the dated end lines, LSF 10's dispatch line
+bhist -l "$exit_job" | sed -zE 's/\n {21}//g' >exit_hist.txt
+check "bhist -l: Running with execution home, CWD and pid after Starting" bash -c \
+  "grep -A1 'Starting (Pid' exit_hist.txt | grep -Eq ': Running with execution home <[^>]+>, Execution CWD <[^>]+>, Execution Pid <[0-9]+>;'"
+check "bhist -l: a plain exit ends 'Completed <exit>;'" bash -c \
+  "grep -A1 'Exited with exit code 3. The CPU time used is' exit_hist.txt | grep -qx '.*: Completed <exit>;'"
+check "bhist -l: Dispatched 1 Task(s) ..., Allocated 1 Slot(s) ..." \
+  grep -Eq 'Dispatched 1 Task\(s\) on Host\(s\) <host[A-C]>, Allocated 1 Slot\(s\) on Host\(s\) <host[A-C]>;' exit_hist.txt
+check "bhist -l: a killed job ends with its TERM_ reason" bash -c \
+  "bhist -l $run | sed -zE 's/\n {21}//g' | grep -qx '.*: Completed <exit>; TERM_OWNER: job killed by owner;'"
+check "bhist -l: a DONE job ends 'Post job process done successfully;'" bash -c \
+  "bhist -l $done_job | grep -A1 'Done successfully' | grep -qx '.*: Post job process done successfully;'"
+
+# --- bhist: array elements and LSF's selection options
+arr=$(submit -J "hx[1-3]" -o /dev/null true)
+check "array finishes" wait_for 20 bash -c "[ \"\$(bjobs -a -o stat -noheader $arr | sort -u)\" = DONE ]"
+check "bhist \"ID[i]\": that element only" bash -c "[ \"\$(bhist -a '$arr[2]' | awk 'NR>2 {print \$1}')\" = '$arr[2]' ]"
+check "bhist -l \"ID[i]\": that element only" bash -c "[ \"\$(bhist -l '$arr[2]' | grep -o '^Job <[^>]*>')\" = 'Job <$arr[2]>' ]"
+check "bhist ID: every element" bash -c "[ \$(bhist -a $arr | awk 'NR>2' | wc -l) = 3 ]"
+check "bhist -J with a wildcard" bash -c "[ \"\$(bhist -a -J 'hx*' | awk 'NR>2 {print \$1}' | tr '\n' ' ')\" = '$arr[1] $arr[2] $arr[3] ' ]"
+check "bhist -J: no match" bash -c "bhist -a -J nosuch 2>&1 | grep -qx 'No matching job found'"
+check "bhist -q: by the job's queue now" bash -c "bhist -a -q short | awk '{print \$1}' | grep -qx $run && ! bhist -a -q short | awk '{print \$1}' | grep -qx $done_job"
+check "bhist -m: jobs dispatched to the host" bash -c "bhist -a -m hostA | awk '{print \$1}' | grep -qx $done_job && bhist -a -m hostB | awk '{print \$1}' | grep -qx $run"
+check "bhist -P: by the project (bmod -P too)" bash -c "[ \"\$(bhist -a -P projB | awk 'NR>2 {print \$1}')\" = $run ]"
+check "bhist -C: completed in the interval" bash -c "bhist -C .-1, | awk '{print \$1}' | grep -qx $exit_job"
+check "bhist -C: none outside it" bash -c "bhist -C 2001/1/1,2001/1/2 2>&1 | grep -qx 'No matching job found'"
+check "bhist -S: submitted in the interval, any state" bash -c "bhist -S .-1,. | awk '{print \$1}' | grep -qx $done_job"
+check "bhist -C with a bad time is refused" bash -c "bhist -C 2001/13/1, 2>&1 | grep -q '^bhist: -C 2001/13/1,: bad time interval'"
+check "bhist -b is refused by name" bash -c "out=\$(bhist -b 2>&1); [ \$? = 255 ] && [ \"\$out\" = 'bhist: -b: option not supported' ]"
+check "bhist -f is refused" bash -c "bhist -f lsb.events 2>&1 | grep -q '^bhist: -f: option not supported'"
 check "bacct summary counts done and exited jobs" bash -c "bacct $done_job $exit_job | grep -Eq 'Total number of done jobs: +2 +Total number of exited jobs: +1'"
 check "bacct -e: only exited" bash -c "bacct -e | grep -Eq 'Total number of done jobs: +0 +Total number of exited jobs: +[1-9]'"
 
