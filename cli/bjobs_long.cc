@@ -3,12 +3,12 @@
 
 #include <cstdio>
 #include <iostream>
-#include <map>
 
 #include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
 #include "libconfig/text.h"
+#include "libsched/exit_reason.h"
 
 namespace lsf::cli {
 namespace {
@@ -17,20 +17,8 @@ std::string name_of(const wire::JobInfo& j) { return j.job_name(); }
 
 // LSF's explanation after a TERM_* exit reason.
 std::string exit_reason_text(const std::string& reason) {
-  static const std::map<std::string, std::string> texts = {
-      {"TERM_OWNER", "job killed by owner"},
-      {"TERM_MIGRATE", "job killed after migration"},
-      {"TERM_FORCE_OWNER", "job killed by owner without time for cleanup"},
-      {"TERM_FORCE_ADMIN", "job killed by root or LSF administrator without time for cleanup"},
-      {"TERM_REQUEUE_OWNER", "job killed and requeued by owner"},
-      {"TERM_REQUEUE_ADMIN", "job killed and requeued by root or LSF administrator"},
-      {"TERM_ADMIN", "job killed by root or LSF administrator"},
-      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
-      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
-      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
-      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
-  auto it = texts.find(reason);
-  return it == texts.end() ? "" : ": " + it->second;
+  const std::string_view text = sched::exit_reason_text(reason);
+  return text.empty() ? "" : ": " + std::string(text);
 }
 
 std::string exit_code_text(int status) {
