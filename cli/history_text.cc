@@ -1,26 +1,16 @@
 #include "cli/history_text.h"
 
-#include <map>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "libsched/exit_reason.h"
 
 namespace lsf::cli {
 
 std::string exit_reason_explained(const std::string& reason) {
-  static const std::map<std::string, std::string> texts = {
-      {"TERM_OWNER", "job killed by owner"},
-      {"TERM_MIGRATE", "job killed after migration"},
-      {"TERM_FORCE_OWNER", "job killed by owner without time for cleanup"},
-      {"TERM_FORCE_ADMIN", "job killed by root or LSF administrator without time for cleanup"},
-      {"TERM_REQUEUE_OWNER", "job killed and requeued by owner"},
-      {"TERM_REQUEUE_ADMIN", "job killed and requeued by root or LSF administrator"},
-      {"TERM_ADMIN", "job killed by root or LSF administrator"},
-      {"TERM_RUNLIMIT", "job killed after reaching LSF run time limit"},
-      {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
-      {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
-      {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"}};
-  auto it = texts.find(reason);
-  return it == texts.end() ? reason : reason + ": " + it->second;
+  const std::string_view text = sched::exit_reason_text(reason);
+  return text.empty() ? reason : reason + ": " + std::string(text);
 }
 
 std::string dispatched_text(const google::protobuf::RepeatedPtrField<std::string>& hosts) {

@@ -120,6 +120,8 @@ struct BatchParams {
   int mbd_sleep_time = 60;
   int sbd_sleep_time = 30;
   int job_accept_interval = 1;
+  // Seconds between the SIGINT, SIGTERM and SIGKILL of LSF's TERMINATE action (bkill).
+  int job_terminate_interval = 10;
   // Jobs that may hold a slot reservation in one pass (Maui's RESERVATIONDEPTH; LSF
   // has no such cap). Absent: every blocked job of a SLOT_RESERVE queue.
   std::optional<int> reservation_depth;

@@ -53,6 +53,8 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         set_int(out.sbd_sleep_time, 1, 3600);
       } else if (k == "JOB_ACCEPT_INTERVAL") {
         set_int(out.job_accept_interval, 0, kMax);
+      } else if (k == "JOB_TERMINATE_INTERVAL") {
+        set_int(out.job_terminate_interval, 0, kMax);
       } else if (k == "RESERVATION_DEPTH") {
         set_opt_int(out.reservation_depth, 0);
       } else if (k == "RESERVATION_MODEL") {

@@ -38,6 +38,7 @@ std::vector<std::pair<std::string, std::string>> param_values(const BatchParams&
       {"HIST_HOURS", number(p.hist_hours)},
       {"JOB_ACCEPT_INTERVAL", std::to_string(p.job_accept_interval)},
       {"JOB_DEP_LAST_SUB", p.job_dep_last_sub ? "1" : ""},
+      {"JOB_TERMINATE_INTERVAL", std::to_string(p.job_terminate_interval)},
       {"LOCAL_MAX_PREEXEC_RETRY", opt(p.local_max_preexec_retry)},
       {"LOCAL_MAX_PREEXEC_RETRY_ACTION", p.preexec_retry_exit ? "EXIT" : "SUSPEND"},
       {"MAX_JOBID", std::to_string(p.max_jobid)},

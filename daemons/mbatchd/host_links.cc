@@ -9,6 +9,7 @@
 
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
+#include "libconfig/text.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
@@ -513,6 +514,20 @@ void Mbatchd::call_host(const std::string& host, wire::RequestEnvelope request,
   });
 }
 
+namespace {
+
+// rusage[mem] of a requirement's preferred alternative, per slot (MB); 0: none asked.
+double rusage_mem_mb(const config::ResourceRequirement* req) {
+  double mb = 0;
+  if (req && !req->rusage.empty())
+    for (const auto& clause : req->rusage.alternatives.front())
+      for (const auto& item : clause.items)
+        if (item.name == "mem") mb += item.value;
+  return mb;
+}
+
+}  // namespace
+
 bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const {
   const Job* job = state_.find_job(key);
   if (!job || job->state != wire::JOB_RUN || job->exec_hosts.empty()) return false;
@@ -562,6 +577,16 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
     l->set_mem_limit_kb(job->spec().mem_limit_kb());
   }
   l->set_run_limit_s(run_limit);
+  l->set_terminate_interval_s(terminate_interval(*job));
+  // What the job report (appended to the -o file) says of the job. Its rusage[mem] is
+  // the job's own, else its profile's, else its queue's, as the scheduler takes it.
+  l->set_submit_time(job->submission->submit_time);
+  l->set_cluster_name(config_->cluster_name);
+  l->set_cluster_admin(config_->cluster_admins.empty() ? "root" : config_->cluster_admins.front());
+  const config::ResourceRequirement* req = job->submission->res_req.get();
+  if (!rusage_mem_mb(req) && app && app->res_req) req = &*app->res_req;
+  if (!rusage_mem_mb(req) && queue && queue->res_req) req = &*queue->res_req;
+  l->set_requested_mem_mb(rusage_mem_mb(req) * static_cast<double>(job->exec_hosts.size()));
   return true;
 }
 
@@ -672,7 +697,22 @@ void Mbatchd::kill_stale_run(const wire::JobStatusRequest& report) {
   call_host(report.host_name(), std::move(req), [](const net::CallResult&) {});
 }
 
-void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit_reason) {
+int Mbatchd::terminate_interval(const Job& job) const {
+  const bool parallel = job.exec_hosts.size() > 1 || job.slots() > 1;
+  if (parallel &&
+      !config::parse_yes_no(config_->lsf_conf.get("LSB_USE_SEQUENTIAL_SIGNAL").value_or("N")).value_or(false))
+    return -1;
+  return config_->params.job_terminate_interval;
+}
+
+void Mbatchd::terminate_on_host(const Job& job, const std::string& exit_reason) {
+  const int interval = terminate_interval(job);
+  if (interval < 0) return signal_on_host(job, SIGKILL, exit_reason);
+  signal_on_host(job, SIGKILL, exit_reason, interval);
+}
+
+void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit_reason,
+                             std::optional<int> terminate_interval_s) {
   if (job.exec_hosts.empty()) return;
   if (!exit_reason.empty()) {
     // Remembered so the finish report can say why the job ended.
@@ -686,16 +726,21 @@ void Mbatchd::signal_on_host(const Job& job, int signal, const std::string& exit
   s->set_exit_reason(exit_reason);
   s->set_host_name(job.exec_hosts.front());
   s->set_attempt(job.attempt);
+  if (terminate_interval_s) {
+    s->set_terminate(true);
+    s->set_terminate_interval_s(*terminate_interval_s);
+  }
   auto key = job.key;
   undelivered_.erase(key);
-  call_host(job.exec_hosts.front(), std::move(req), [this, key, signal, exit_reason](const net::CallResult& r) {
-    if (r.ok()) return;
-    // Not lost: sent again when the host registers (after an mbatchd restart, say,
-    // before its sbatchds are back), as long as the job still runs there.
-    log_->warn("cannot send signal {} to job {}: {}; will retry when its host registers", signal, job_label(key),
-               r.message());
-    undelivered_[key] = {signal, exit_reason};
-  });
+  call_host(job.exec_hosts.front(), std::move(req),
+            [this, key, signal, exit_reason, terminate_interval_s](const net::CallResult& r) {
+              if (r.ok()) return;
+              // Not lost: sent again when the host registers (after an mbatchd restart, say,
+              // before its sbatchds are back), as long as the job still runs there.
+              log_->warn("cannot send signal {} to job {}: {}; will retry when its host registers", signal,
+                         job_label(key), r.message());
+              undelivered_[key] = {signal, exit_reason, terminate_interval_s};
+            });
 }
 
 void Mbatchd::resend_signals(const std::string& host) {
@@ -714,7 +759,7 @@ void Mbatchd::resend_signals(const std::string& host) {
     }
   }
   for (const auto& [key, u] : due)
-    if (const Job* job = state_.find_job(key)) signal_on_host(*job, u.signal, u.exit_reason);
+    if (const Job* job = state_.find_job(key)) signal_on_host(*job, u.signal, u.exit_reason, u.terminate_interval_s);
 }
 
 }  // namespace lsf::mbd

@@ -300,7 +300,15 @@ class Mbatchd {
   // Kills a run of a job that is no longer the job's current one (a late StartJob).
   void kill_stale_run(const wire::JobStatusRequest& report);
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
-  void signal_on_host(const Job& job, int signal, const std::string& exit_reason);
+  // `terminate_interval_s`: LSF's TERMINATE action (SIGINT, SIGTERM, SIGKILL that many
+  // seconds apart, run by sbatchd) instead of `signal` alone.
+  void signal_on_host(const Job& job, int signal, const std::string& exit_reason,
+                      std::optional<int> terminate_interval_s = std::nullopt);
+  // bkill: the TERMINATE action, JOB_TERMINATE_INTERVAL apart, or SIGKILL alone for a
+  // parallel job unless LSB_USE_SEQUENTIAL_SIGNAL=Y, as in LSF.
+  void terminate_on_host(const Job& job, const std::string& exit_reason);
+  // The interval the TERMINATE action uses for `job`; -1 for SIGKILL alone.
+  int terminate_interval(const Job& job) const;
   // Signals a host could not be sent (not registered yet), sent when it registers.
   void resend_signals(const std::string& host);
   bool requeue_on_exit(Job& job, int exit_code);
@@ -395,6 +403,7 @@ class Mbatchd {
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;
+    std::optional<int> terminate_interval_s;
   };
   std::map<sched::JobKey, Undelivered> undelivered_;
   std::uint64_t valid_log_bytes_ = 0;

@@ -702,7 +702,8 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
           finish_job(*job, wire::JOB_EXIT, SIGKILL, job->cpu_time, job->max_rss_kb, reason);
           changed = true;
         } else {
-          signal_on_host(*job, SIGKILL, reason);
+          // SIGINT, SIGTERM, then SIGKILL, so the job can clean up; -r above does not wait.
+          terminate_on_host(*job, reason);
         }
         done_msg = label + " is being terminated";
         break;

@@ -16,12 +16,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
 #include <vector>
 
+#include "daemons/sbatchd/job_report.h"
 #include "daemons/sbatchd/user_identity.h"
 
 namespace lsf::sbd {
@@ -172,13 +174,6 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   return out;
 }
 
-// Drops every privilege for good: the user's groups (no name-service lookup after the
-// fork), then gid, then uid.
-bool become(const User& user) {
-  return setgroups(user.groups.size(), user.groups.data()) == 0 && setgid(user.gid) == 0 && setuid(user.uid) == 0 &&
-         geteuid() == user.uid;
-}
-
 // Why the user could not work in `cwd`, checked with the user's rights; empty if they can.
 std::string check_cwd(const User& user, const std::string& cwd) {
   if (cwd.empty()) return {};
@@ -210,7 +205,7 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
-    if (switch_user && !become(user)) _exit(126);
+    if (switch_user && !become_user(user)) _exit(126);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(126);
     umask(022);
     std::vector<char*> envp;
@@ -223,6 +218,17 @@ int run_as_user(const std::string& command, const User& user, bool switch_user, 
   while (wait4(pid, &status, 0, usage) < 0 && errno == EINTR) {
   }
   return status;
+}
+
+// Why sbatchd ended the job, if it did: the reason it saved in the job's state file
+// (<key>.job) before signalling it; else TERM_CPULIMIT for a job the CPU limit's
+// SIGXCPU ended, as sbatchd reports it.
+std::string exit_reason_of(const fs::path& dir, const std::string& key, int status) {
+  wire::SbdJob job;
+  std::ifstream in(dir / (key + ".job"), std::ios::binary);
+  if (in && job.ParseFromIstream(&in) && !job.exit_reason().empty()) return job.exit_reason();
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) return "TERM_CPULIMIT";
+  return {};
 }
 
 // The job's child tells the supervisor why it could not exec through this pipe; a
@@ -338,7 +344,7 @@ void report_child_failure(int fd, const std::string& why) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (root && !become(user)) report_child_failure(failed, "cannot switch to user " + user.name);
+    if (root && !become_user(user)) report_child_failure(failed, "cannot switch to user " + user.name);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0)
       report_child_failure(failed, "cannot change to the job's working directory " + cwd + ": " + std::strerror(errno));
     umask(static_cast<mode_t>(l.spec().umask() ? l.spec().umask() : 022));
@@ -415,6 +421,20 @@ void report_child_failure(int fd, const std::string& why) {
                static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   // Whatever the job left running in its group goes with it, as in LSF.
   kill(-pid, SIGKILL);
+
+  // LSF's job report, after the job's own output in its -o file. Not for a spooled job
+  // (LSF would mail it) nor an interactive one (its output is the user's terminal).
+  if (!spooled && !l.spec().interactive() && !l.spec().pty()) {
+    JobEnd end;
+    end.wait_status = status;
+    end.cpu_time = cpu;
+    end.max_rss_kb = usage.ru_maxrss;
+    end.end_time = std::time(nullptr);
+    end.exit_reason = exit_reason_of(dir, key, status);
+    end.home = user.home;
+    // Written or not, the job's outcome is the same; nobody is there to tell.
+    (void)append_as_user(user, out, job_report(l, end));
+  }
 
   auto post_env = env;
   post_env.push_back("LSB_JOBEXIT_STAT=" + std::to_string(status));

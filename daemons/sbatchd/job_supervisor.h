@@ -2,8 +2,9 @@
 //
 // sbatchd forks it per job. It starts a session of its own, so it outlives an sbatchd
 // crash; runs the pre-execution commands, then the job in a process group of its own
-// (as the submitting user when sbatchd runs as root), waits for it, runs the
-// post-execution commands and writes the outcome to a file. A restarted sbatchd finds
+// (as the submitting user when sbatchd runs as root), waits for it, appends LSF's job
+// report to its -o file (job_report.h; as the user), runs the post-execution commands
+// and writes the outcome to a file. A restarted sbatchd finds
 // its jobs again through those files, whether they ended while it was away or not.
 //
 // Files in the state directory, per job (key = "<id>.<index>"):
@@ -13,6 +14,8 @@
 //   <key>.pid   the job's pid (= its process group), written once it is started
 //   <key>.exit  "<kind> <wait status> <cpu seconds> <max rss KB> <end time>" where kind
 //               is done, preexec (pre-exec failed) or nostart (could not start)
+//   <key>.job   sbatchd's own record of the job (SbdJob); the supervisor reads the exit
+//               reason sbatchd saved there before it signalled the job, for the report
 #pragma once
 
 #include <sys/types.h>

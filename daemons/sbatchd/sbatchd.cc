@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "daemons/sbatchd/job_supervisor.h"
+#include "daemons/sbatchd/terminate_sequence.h"
 #include "daemons/sbatchd/user_identity.h"
 
 namespace lsf::sbd {
@@ -381,20 +382,55 @@ void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responde
     return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " run " + std::to_string(r.attempt()) +
                                                                 " is not on this host (run " +
                                                                 std::to_string(t.job.launch().attempt()) + " is)"));
-  if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
-  if (r.signal() == SIGSTOP) t.job.set_stopped(true);
-  if (r.signal() == SIGCONT) t.job.set_stopped(false);
   if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
-  if (t.job_pid > 0) {
-    kill(-t.job_pid, r.signal());
-  } else if (r.signal() == SIGKILL) {
-    // Still in pre-exec: the supervisor's group holds it.
-    kill(-t.job.supervisor_pid(), SIGKILL);
+  if (r.terminate() && t.job_pid > 0) {
+    // A second bkill while the sequence runs changes nothing: the job is already being
+    // terminated, and its deadline stays where the first one put it.
+    if (begin_terminate(t.job, wall_now_ms(), r.terminate_interval_s())) {
+      if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
+      log_->info("job {}: terminating, {} s between SIGINT, SIGTERM and SIGKILL", key, r.terminate_interval_s());
+      advance_terminate(key, t);
+    }
+  } else {
+    // Still in pre-exec, a TERMINATE is a SIGKILL of the supervisor's group, which holds it.
+    const int sig = r.terminate() ? SIGKILL : r.signal();
+    if (!r.exit_reason().empty()) t.job.set_exit_reason(r.exit_reason());
+    if (sig == SIGSTOP) t.job.set_stopped(true);
+    if (sig == SIGCONT) t.job.set_stopped(false);
+    if (sig == SIGKILL) end_terminate(t.job);
+    // Saved before the signal goes: the job's report (job_report.h) reads the reason the
+    // signal ends it for from the state file.
+    save_job(key);
+    if (t.job_pid > 0) {
+      kill(-t.job_pid, sig);
+    } else if (sig == SIGKILL) {
+      kill(-t.job.supervisor_pid(), SIGKILL);
+    }
   }
-  save_job(key);
   wire::ReplyEnvelope ok;
   ok.mutable_signal_job();
   respond(ok);
+}
+
+void Sbatchd::advance_terminate(const std::string& key, Tracked& t) {
+  // Its process group is gone: the job has ended (its outcome follows once its
+  // post-execution commands have run), and nothing more is sent to a group id that
+  // another process may take next.
+  if (t.job_pid <= 0 || (kill(-t.job_pid, 0) != 0 && errno == ESRCH)) {
+    end_terminate(t.job);
+    save_job(key);
+    return;
+  }
+  const auto due = take_due_signals(t.job, wall_now_ms());
+  if (due.empty()) return;
+  // Saved first: an sbatchd that dies right after sending does not send again.
+  save_job(key);
+  for (int sig : due) {
+    log_->debug("job {}: sending signal {}", key, sig);
+    kill(-t.job_pid, sig);
+    // A stopped job could act on neither SIGINT nor SIGTERM until it is continued.
+    if (sig != SIGKILL && t.job.stopped()) kill(-t.job_pid, SIGCONT);
+  }
 }
 
 void Sbatchd::schedule_poll(std::chrono::milliseconds after) {
@@ -496,12 +532,16 @@ void Sbatchd::poll() {
       send_status(key, s);
       continue;
     }
+    if (terminating(t.job)) advance_terminate(key, t);
+    // LSF sends SIGUSR2 at the run limit and kills ten minutes later; here the run limit
+    // kills at once, as it always has.
     if (l.run_limit_s() > 0 && t.job_pid > 0 && now >= l.start_time() + l.run_limit_s() &&
         t.job.exit_reason() != "TERM_RUNLIMIT") {
       log_->info("job {} reached its RUNLIMIT of {} s", key, l.run_limit_s());
       t.job.set_exit_reason("TERM_RUNLIMIT");
-      kill(-t.job_pid, SIGKILL);
+      end_terminate(t.job);
       save_job(key);
+      kill(-t.job_pid, SIGKILL);
     }
     if (l.mem_limit_kb() > 0) need_memory = true;
   }
@@ -516,11 +556,19 @@ void Sbatchd::check_memory() {
     const auto& l = t.job.launch();
     if (l.mem_limit_kb() <= 0 || t.job_pid <= 0 || t.finish_sent) continue;
     auto it = rss.find(t.job_pid);
-    if (it != rss.end() && it->second > l.mem_limit_kb() && t.job.exit_reason() != "TERM_MEMLIMIT") {
+    // A job already being terminated (bkill) is left to that.
+    if (it != rss.end() && it->second > l.mem_limit_kb() && t.job.exit_reason() != "TERM_MEMLIMIT" &&
+        !terminating(t.job)) {
       log_->info("job {} uses {} KB, over its MEMLIMIT of {} KB", key, it->second, l.mem_limit_kb());
       t.job.set_exit_reason("TERM_MEMLIMIT");
-      kill(-t.job_pid, SIGKILL);
-      save_job(key);
+      // LSF ends it with the TERMINATE action (LSB_JOB_MEMLIMIT): SIGINT, SIGTERM, SIGKILL.
+      if (l.terminate_interval_s() >= 0 && begin_terminate(t.job, wall_now_ms(), l.terminate_interval_s())) {
+        advance_terminate(key, t);
+      } else {
+        end_terminate(t.job);
+        save_job(key);
+        kill(-t.job_pid, SIGKILL);
+      }
     }
   }
 }

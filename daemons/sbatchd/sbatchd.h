@@ -1,6 +1,7 @@
 // sbatchd: one per host (several per machine as virtual hosts in tests). Registers
 // with mbatchd, reports load every SBD_SLEEP_TIME, starts jobs through a supervisor
-// process each (job_supervisor.h), signals them, enforces RUNLIMIT and MEMLIMIT, and
+// process each (job_supervisor.h), signals them (bkill's SIGINT, SIGTERM, SIGKILL
+// sequence: terminate_sequence.h), enforces RUNLIMIT and MEMLIMIT, and
 // reports every change until mbatchd acknowledges it. Each job has a state file in the
 // state directory, so a restarted sbatchd regains them.
 //
@@ -75,6 +76,9 @@ class Sbatchd {
   void report_load();
   void poll();
   void schedule_poll(std::chrono::milliseconds after);
+  // Sends what is due of the job's TERMINATE sequence (terminate_sequence.h); ends the
+  // sequence once the job's process group is gone.
+  void advance_terminate(const std::string& key, Tracked& t);
   void reap();
   void check_memory();
   void send_status(const std::string& key, wire::JobStatusRequest status);

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -97,6 +98,42 @@ int open_user_file_for_reading(const UserIdentity& user, const std::string& path
 
 int open_user_file_for_appending(const UserIdentity& user, const std::string& path, std::string& why) {
   return open_as(user, path, O_WRONLY | O_CREAT | O_APPEND, true, why);
+}
+
+bool become_user(const UserIdentity& user) {
+  return setgroups(user.groups.size(), user.groups.data()) == 0 && setgid(user.gid) == 0 && setuid(user.uid) == 0 &&
+         geteuid() == user.uid;
+}
+
+std::string append_as_user(const UserIdentity& user, const std::string& path, const std::string& text) {
+  constexpr int kNotRegular = 255;  // beyond every errno
+  pid_t pid = fork();
+  if (pid < 0) return std::string("fork: ") + std::strerror(errno);
+  if (pid == 0) {
+    // The child's exit status is the errno that stopped it.
+    if (geteuid() == 0 && !become_user(user)) _exit(EPERM);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+    if (fd < 0) _exit(errno & 0xff);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) _exit(kNotRegular);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    const char* data = text.data();
+    std::size_t left = text.size();
+    while (left > 0) {
+      ssize_t w = ::write(fd, data, left);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) _exit(w < 0 ? errno & 0xff : EIO);
+      data += w;
+      left -= static_cast<std::size_t>(w);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kNotRegular) return path + ": not a regular file";
+  return path + ": " + (WIFEXITED(status) ? std::strerror(WEXITSTATUS(status)) : "the writer was killed");
 }
 
 }  // namespace lsf::sbd

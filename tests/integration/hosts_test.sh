@@ -59,7 +59,7 @@ uj=$(sed -n 's/^Job <\([0-9]*\)> is submitted.*/\1/p' <<<"$out")
 check "a user's bsub on node1 is taken" [ -n "$uj" ]
 check "  and the job ends DONE" wait_for 20 state_is "$uj" DONE
 check "  run as that user, submitted from node1" \
-  bash -c "[ \"\$(cat '$TEST_DIR/shared/user.out' 2>/dev/null | tr '\n' ' ')\" = 'lsfsched_it node1 ' ]"
+  bash -c "[ \"\$(head -2 '$TEST_DIR/shared/user.out' 2>/dev/null | tr '\n' ' ')\" = 'lsfsched_it node1 ' ]"
 user_of() { on master bjobs -w -a -u all "$1" 2>/dev/null | awk 'NR==2 {print $2}'; }
 check "  and bjobs names the user" [ "$(user_of "$uj")" = lsfsched_it ]
 rj=$(submit master -o /dev/null 'sleep 30')

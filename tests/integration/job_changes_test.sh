@@ -127,10 +127,10 @@ except=$(submit -env "all, ~BAZ" -o env_except.out 'echo "[$FOO][$BAZ]"')
 given=$(submit -env "FOO=other" -o env_given.out 'echo "[$FOO][$BAZ]"')
 default=$(submit -o env_default.out 'echo "[$FOO][$BAZ]"')
 check "-env jobs finish" wait_for 20 bash -c "state_is $none DONE && state_is $except DONE && state_is $given DONE && state_is $default DONE"
-check "-env 'none, FOO'" [ "$(cat env_none.out)" = "[bar][]" ]
-check "-env 'all, ~BAZ'" [ "$(cat env_except.out)" = "[bar][]" ]
-check "-env 'FOO=other'" [ "$(cat env_given.out)" = "[other][]" ]
-check "no -env: everything" [ "$(cat env_default.out)" = "[bar][1]" ]
+check "-env 'none, FOO'" [ "$(head -1 env_none.out)" = "[bar][]" ]
+check "-env 'all, ~BAZ'" [ "$(head -1 env_except.out)" = "[bar][]" ]
+check "-env 'FOO=other'" [ "$(head -1 env_given.out)" = "[other][]" ]
+check "no -env: everything" [ "$(head -1 env_default.out)" = "[bar][1]" ]
 unset FOO BAZ
 check "BSUB_STDERR=y: the confirmation on standard error" bash -c \
   "out=\$(BSUB_STDERR=y bsub -o /dev/null true 2>err.txt); [ -z \"\$out\" ] && grep -Eq '^Job <[0-9]+> is submitted' err.txt"

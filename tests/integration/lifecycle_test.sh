@@ -102,7 +102,7 @@ check "LSB_MCPU_HOSTS lists 6 slots" bash -c "awk '{s=0; for(i=2;i<=NF;i+=2) s+=
 id=$(submit -J "arr[1-5]%2" -o arr.%J.%I 'echo $LSB_JOBINDEX; sleep 0.5')
 check "array limit holds elements back" wait_for 5 bash -c "bjobs -p $id | grep -q 'The job array has reached its running element limit (2 of 2 running);'"
 check "array elements all DONE" wait_for 15 bash -c "[ \$(bjobs -a $id | grep -c DONE) = 5 ]"
-check "array outputs use %I" bash -c "[ \"\$(cat arr.$id.3)\" = 3 ]"
+check "array outputs use %I" bash -c "[ \"\$(head -1 arr.$id.3)\" = 3 ]"
 check "an element by index" bash -c "bjobs -a '$id[2]' | grep -q 'arr\[2\]'"
 
 # --- -m: hosts and host groups, with preference levels

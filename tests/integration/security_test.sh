@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # What a hostile local user or network client can do, tried as they would: files a
 # daemon opens for a user are opened with that user's rights (a swapped -o link, a
-# FIFO), job files are private, root's jobs need LSF_ROOT_USER, a job that cannot open
-# its files ends EXIT with the reason, the wire refuses oversized frames, idle
-# connections and replays, and a stalled mbatchd gets an honest answer and no
-# duplicate job.
+# FIFO), the job report is appended as the user, job files are private, root's jobs
+# need LSF_ROOT_USER, a job that cannot open its files ends EXIT with the reason, the
+# wire refuses oversized frames, idle connections and replays, and a stalled mbatchd
+# gets an honest answer and no duplicate job.
 #   security_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2"
@@ -65,6 +65,19 @@ check "  and in lsb.acct" grep -q "Permission denied" "$TEST_DIR/work/quickstart
 id4=$(as lsfsched_it bsub -cwd /nonexistent/dir -o /dev/null true | job_of)
 check "a job whose working directory is missing ends EXIT" wait_for 20 state_is "$id4" EXIT
 check "  naming the directory" bash -c "bjobs_l_flat $id4 | grep -q 'working directory /nonexistent/dir'"
+
+# --- §1: the job report is appended to the -o file as the job's user, never as root
+id5=$(as lsfsched_it bsub -o "$SHARED/rep1" 'echo mine' | job_of)
+check "a user's job gets its report in its -o file" wait_for 20 grep -qx 'Successfully completed.' "$SHARED/rep1"
+id6=$(as lsfsched_it bsub -o "$SHARED/rep2" "echo mine; rm -f '$SHARED/rep2'" | job_of)
+check "a -o file the job removed comes back with the report" wait_for 20 grep -qx 'Successfully completed.' "$SHARED/rep2"
+check "  owned by the user, not by root" [ "$(stat -c %U "$SHARED/rep2")" = lsfsched_it ]
+id7=$(as lsfsched_it bsub -o "$SHARED/rep3" \
+  "echo mine; rm -f '$SHARED/rep3'; ln -s '$TEST_DIR/root-only' '$SHARED/rep3'" | job_of)
+check "a job that swaps its -o for a link to a root-only file ends" wait_for 20 state_is "$id7" DONE
+check "  and the report is not written into that file" [ "$(cat "$TEST_DIR/root-only")" = "the secret of root" ]
+id8=$(as lsfsched_it bsub -o "$SHARED/rep4" "echo mine; rm -f '$SHARED/rep4'; mkfifo '$SHARED/rep4'" | job_of)
+check "a job that swaps its -o for a FIFO ends (the report does not wait on it)" wait_for 20 state_is "$id8" DONE
 
 # --- §2: the wire before authentication
 out=$("$BIN/wire_probe" claim "$PORT" 16000000)
