@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -140,7 +141,10 @@ void write_file_atomic(const fs::path& path, const std::string& text, mode_t mod
 }
 
 // Environment of the job: the submission's, then LSF's own variables on top.
-std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& user, const fs::path& hostfile) {
+// What LSF sets for a job (IBM's "Environment variables set for job execution") that
+// this project has the facts for. LS_JOBPID is added in the job's own process.
+std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& user, const fs::path& hostfile,
+                                         const std::string& cwd) {
   std::map<std::string, std::string> env;
   for (const auto& e : l.spec().env()) env[e.name()] = e.value();
   if (!env.count("PATH")) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
@@ -169,6 +173,14 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   env["LS_SUBCWD"] = l.spec().cwd();
   env["LSB_SUB_HOST"] = l.spec().from_host();
   if (!l.spec().out_file().empty()) env["LSB_OUTPUTFILE"] = substitute(l.spec().out_file(), l);
+  if (!l.spec().err_file().empty()) env["LSB_ERRORFILE"] = substitute(l.spec().err_file(), l);
+  // Slots allocated to the job (all hosts), and the most it asked for (bsub -n min,max).
+  env["LSB_DJOB_NUMPROC"] = std::to_string(std::max(1, l.exec_hosts_size()));
+  env["LSB_MAX_NUM_PROCESSORS"] =
+      std::to_string(std::max({1, l.spec().min_processors(), l.spec().max_processors(), l.exec_hosts_size()}));
+  env["LSB_PROJECT_NAME"] = l.spec().project().empty() ? "default" : l.spec().project();
+  if (!l.cluster_name().empty()) env["LSB_EXEC_CLUSTER"] = l.cluster_name();
+  if (!cwd.empty()) env["LS_EXECCWD"] = cwd;
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
@@ -272,7 +284,7 @@ void report_child_failure(int fd, const std::string& why) {
       // Jobs read the host file; failing to hand it over is not worth failing the job.
     }
   }
-  auto env = job_environment(l, user, hostfile);
+  auto env = job_environment(l, user, hostfile, cwd);
 
   for (const auto& pre : {l.queue_pre_exec(), l.spec().pre_exec()}) {
     if (pre.empty()) continue;
@@ -378,6 +390,7 @@ void report_child_failure(int fd, const std::string& why) {
       rlimit rl{static_cast<rlim_t>(l.cpu_limit_s()), static_cast<rlim_t>(l.cpu_limit_s() + 5)};
       setrlimit(RLIMIT_CPU, &rl);
     }
+    env.push_back("LS_JOBPID=" + std::to_string(getpid()));
     std::vector<char*> envp;
     for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);

@@ -99,6 +99,17 @@ check "select[] on load picks the idle host" wait_for 10 bash -c "grep -qx hostC
 id=$(submit -n 6 -o par.%J.out 'echo $LSB_MCPU_HOSTS')
 check "parallel job spans hosts" wait_for 10 state_is "$id" DONE
 check "LSB_MCPU_HOSTS lists 6 slots" bash -c "awk '{s=0; for(i=2;i<=NF;i+=2) s+=\$i; exit s!=6}' par.$id.out"
+# The variables LSF sets for job execution that scripts read (IBM's list).
+id=$(submit -n 2,3 -P envproj -o env.%J.out -e env.%J.err 'env | grep -E "^(LSB_|LS_)" | sort; echo "own pid $$"')
+check "env job DONE" wait_for 10 state_is "$id" DONE
+envline() { sed -n "s/^$1=//p" "env.$id.out"; }
+check "LSB_ERRORFILE is the -e file" [ "$(envline LSB_ERRORFILE)" = "env.$id.err" ]
+check "LSB_DJOB_NUMPROC counts the slots given" [ "$(envline LSB_DJOB_NUMPROC)" = "$(envline LSB_HOSTS | wc -w)" ]
+check "LSB_MAX_NUM_PROCESSORS is the most asked for" [ "$(envline LSB_MAX_NUM_PROCESSORS)" = 3 ]
+check "LSB_PROJECT_NAME" [ "$(envline LSB_PROJECT_NAME)" = envproj ]
+check "LSB_EXEC_CLUSTER" [ "$(envline LSB_EXEC_CLUSTER)" = quickstart ]
+check "LS_EXECCWD is where it ran" [ "$(envline LS_EXECCWD)" = "$PWD" ]
+check "LS_JOBPID is the job's own pid" bash -c "grep -qx \"own pid \$(sed -n 's/^LS_JOBPID=//p' env.$id.out)\" env.$id.out"
 id=$(submit -J "arr[1-5]%2" -o arr.%J.%I 'echo $LSB_JOBINDEX; sleep 0.5')
 check "array limit holds elements back" wait_for 5 bash -c "bjobs -p $id | grep -q 'The job array has reached its running element limit (2 of 2 running);'"
 check "array elements all DONE" wait_for 15 bash -c "[ \$(bjobs -a $id | grep -c DONE) = 5 ]"
