@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
                 << (q.description().empty() ? "No description provided." : q.description())
                 << (q.is_default() ? "  This is the default queue." : "") << "\n\nPARAMETERS/STATISTICS\n";
       std::printf("PRIO NICE STATUS          MAX JL/U JL/P JL/H NJOBS  PEND   RUN SSUSP USUSP  RSV\n");
-      std::printf("%4d %4d  %-14s%4s %4s %4s %4s %5d %5d %5d %5d %5d %4d\n", q.priority(), q.nice(), status(q).c_str(),
+      std::printf("%3d %4d  %-15s%4s %4s %4s %4s %5d %5d %5d %5d %5d %4d\n", q.priority(), q.nice(), status(q).c_str(),
                   limit(q.max_slots()).c_str(), limit(q.user_slots()).c_str(), limit(q.proc_slots()).c_str(),
                   limit(q.host_slots()).c_str(), q.njobs(), q.pend(), q.run(), q.ssusp(), q.ususp(), q.rsv());
       std::fflush(stdout);
