@@ -81,14 +81,7 @@ void print_job(const wire::AcctRecord& r) {
 
 std::optional<cli::TimeInterval> interval_of(const po::variables_map& vm, const char* option) {
   if (!vm.count(option)) return std::nullopt;
-  const auto text = vm[option].as<std::string>();
-  auto i = cli::parse_time_interval(text, static_cast<std::int64_t>(std::time(nullptr)));
-  if (!i) {
-    std::cerr << "bacct: -" << option << " " << text
-              << ": bad time interval (time0,time1 with times [year/][month/][day][/hour:minute])\n";
-    std::exit(255);
-  }
-  return i;
+  return cli::time_interval_option("bacct", option, vm[option].as<std::string>());
 }
 
 }  // namespace

@@ -220,14 +220,7 @@ std::string label(const History& h) {
 }
 
 cli::TimeInterval interval_of(const po::variables_map& vm, const char* option) {
-  const auto text = vm[option].as<std::string>();
-  auto i = cli::parse_time_interval(text, static_cast<std::int64_t>(std::time(nullptr)));
-  if (!i) {
-    std::cerr << "bhist: -" << option << " " << text
-              << ": bad time interval (start,end with times [year/][month/][day][/hour:minute])\n";
-    std::exit(255);
-  }
-  return *i;
+  return cli::time_interval_option("bhist", option, vm[option].as<std::string>());
 }
 
 // The filters of -J, -q, -m, -P, -C, -D and -S: each given one must hold.

@@ -1,6 +1,8 @@
 #include "cli/time_interval.h"
 
+#include <cstdlib>
 #include <ctime>
+#include <iostream>
 #include <vector>
 
 #include "libconfig/text.h"
@@ -106,6 +108,16 @@ std::optional<TimeInterval> parse_time_interval(const std::string& text, std::in
   }
   if (out.begin > out.end) return std::nullopt;
   return out;
+}
+
+TimeInterval time_interval_option(const char* command, const char* option, const std::string& text) {
+  auto i = parse_time_interval(text, static_cast<std::int64_t>(std::time(nullptr)));
+  if (!i) {
+    std::cerr << command << ": -" << option << " " << text
+              << ": bad time interval (time0,time1 with times [year/][month/][day][/hour:minute])\n";
+    std::exit(255);
+  }
+  return *i;
 }
 
 }  // namespace lsf::cli

@@ -23,4 +23,8 @@ struct TimeInterval {
 // nullopt when the text is not in that format; `now` is the current time (local time zone).
 std::optional<TimeInterval> parse_time_interval(const std::string& text, std::int64_t now);
 
+// The interval given to `command`'s option (-C, -D, -S) as of now; a bad one is a usage
+// error that names the option and exits 255.
+TimeInterval time_interval_option(const char* command, const char* option, const std::string& text);
+
 }  // namespace lsf::cli
