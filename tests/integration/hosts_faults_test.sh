@@ -23,7 +23,9 @@ start_sbatchd node2 --listen 127.0.0.1
 wait_for 20 host_status_is master ok && wait_for 20 host_status_is node1 ok
 wait_for 10 grep -q "node2" "$MBD_LOG"
 sleep 2
-j=$(submit master -m node2 -o "$OUT/loopback" hostname)
+# The job writes where it ran to a file of its own (its -o file ends with LSF's job
+# report, which names the submission host).
+j=$(submit master -m node2 -o /dev/null "hostname >>$OUT/loopback")
 check "(a) bsub -m node2 is taken" [ -n "$j" ]
 sleep 8
 check "(a) a node2 job never runs on another host" bash -c "! grep -qE 'master|node1' '$OUT/loopback' 2>/dev/null"
