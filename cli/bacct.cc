@@ -1,7 +1,7 @@
 // bacct: accounting of finished jobs, from lsb.acct.
 //
 //   bacct [-l] [-d | -e] [-u user | -u all] [-q queue] [-m host] [-P project]
-//         [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index]" ...]
+//         [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index_list]" ...]
 //
 // Default: LSF's summary of the selected jobs; -l: each job, then the summary.
 // -C, -D and -S (completed, dispatched, submitted in the interval) are applied here.
@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
   auto vm = cli::parse_options("bacct", argc, argv, opts, pos,
                                "Usage: bacct [-l] [-d | -e] [-u user | -u all] [-q queue] [-m host] [-P project]\n"
                                "             [-C time0,time1] [-D time0,time1] [-S time0,time1]\n"
-                               "             [jobid | \"jobid[index]\" ...]\n");
+                               "             [jobid | \"jobid[index_list]\" ...]\n");
   if (vm.count("f")) refuse("-f", "bacct reads lsb.acct through mbatchd, not a local file");
   for (const char* o : {"b", "w", "x", "E", "UF", "Lp", "aff", "gpu", "rcacct", "rcalloc", "N", "U", "sla", "app", "M"})
     if (vm.count(o)) refuse(std::string("-") + o, "");
@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
   wire::RequestEnvelope req;
   auto* q = req.mutable_acct();
   if (vm.count("jobs"))
-    for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
+    for (const auto& ref : cli::job_refs(session, "bacct", vm["jobs"].as<std::vector<std::string>>()))
+      *q->add_jobs() = ref;
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   if (vm.count("q")) q->set_queue(vm["q"].as<std::string>());
   if (vm.count("m")) q->set_host(vm["m"].as<std::string>());

@@ -1,7 +1,7 @@
 // bhist: the history of jobs, from the event log mbatchd keeps.
 //
 //   bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [-J name] [-q queue] [-m host]
-//         [-P project] [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index]" ...]
+//         [-P project] [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index_list]" ...]
 //
 // Default: the caller's unfinished jobs, with the seconds each spent in each state;
 // -l: every event of each job, then that summary. mbatchd sends the records of the
@@ -258,11 +258,11 @@ int main(int argc, char** argv) {
       "app", po::value<std::string>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
-  auto vm =
-      cli::parse_options("bhist", argc, argv, opts, pos,
-                         "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-n number_logfiles] [-u user | -u all]\n"
-                         "             [-J job_name] [-q queue] [-m host] [-P project]\n"
-                         "             [-C start,end] [-D start,end] [-S start,end] [jobid | \"jobid[index]\" ...]\n");
+  auto vm = cli::parse_options(
+      "bhist", argc, argv, opts, pos,
+      "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-n number_logfiles] [-u user | -u all]\n"
+      "             [-J job_name] [-q queue] [-m host] [-P project]\n"
+      "             [-C start,end] [-D start,end] [-S start,end] [jobid | \"jobid[index_list]\" ...]\n");
   if (vm.count("f")) refuse("-f", "bhist reads the event log through mbatchd, not a local file");
   for (const char* o :
        {"b", "e", "t", "UF", "Jd", "Lp", "aff", "gpu", "hostfile", "data", "cname", "T", "N", "G", "g", "app"})
@@ -282,7 +282,7 @@ int main(int argc, char** argv) {
   // replay makes every element; only the asked ones are shown (index 0: all).
   std::set<std::pair<std::int64_t, std::int32_t>> asked;
   if (vm.count("jobs"))
-    for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) {
+    for (const auto& ref : cli::job_refs(session, "bhist", vm["jobs"].as<std::vector<std::string>>())) {
       *q->add_jobs() = ref;
       asked.insert({ref.job_id(), ref.index()});
     }

@@ -1,8 +1,8 @@
 // bjobs: list jobs, in LSF's formats.
 //
-//   bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum | -aps | -prio]
+//   bjobs [-a | -d | -p | -pe | -pi | -ps | -r | -s] [-l | -w | -W | -o "fmt" [-json] | -A | -sum | -aps | -prio]
 //         [-X] [-noheader] [-u user|all] [-q queue] [-m host] [-J name] [-P project]
-//         [jobid | "jobid[index]"] ...
+//         [jobid | "jobid[index_list]"] ...
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -21,11 +21,12 @@ using namespace lsf;
 namespace {
 
 const char* kUsage =
-    "Usage: bjobs [-a | -d | -p | -pe | -pi | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum | -aps | "
+    "Usage: bjobs [-a | -d | -p | -pe | -pi | -ps | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum | -aps "
+    "| "
     "-prio]\n"
     "             [-X] [-noheader]\n"
     "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
-    "             [-app application_profile] [-g job_group] [jobid | \"jobid[index]\" ...]\n";
+    "             [-app application_profile] [-g job_group] [jobid | \"jobid[index_list]\" ...]\n";
 
 [[noreturn]] void usage_error(const std::string& what) {
   std::cerr << "bjobs: " << what << "\n" << kUsage;
@@ -36,8 +37,8 @@ const char* kUsage =
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("a", "")("d", "")("p", "")("pe", "")("pi", "")("r", "")("s", "")("l", "")("w", "")("W", "")(
-      "X", "")("A", "")("sum", "")("aps", "")("prio", "")("json", "")("noheader", "")(
+  opts.add_options()("a", "")("d", "")("p", "")("ps", "")("pe", "")("pi", "")("r", "")("s", "")("l", "")("w", "")(
+      "W", "")("X", "")("A", "")("sum", "")("aps", "")("prio", "")("json", "")("noheader", "")(
       "o", po::value<std::string>(), "")("u", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
       "m", po::value<std::string>(), "")("J", po::value<std::string>(), "")("P", po::value<std::string>(), "")(
       "g", po::value<std::string>(), "")("G", po::value<std::string>(), "")("sla", po::value<std::string>(), "")(
@@ -73,16 +74,9 @@ int main(int argc, char** argv) {
 
   wire::RequestEnvelope req;
   auto* q = req.mutable_jobs();
-  if (vm.count("jobs")) {
-    for (const auto& s : vm["jobs"].as<std::vector<std::string>>()) {
-      auto ref = cli::parse_job_ref(s);
-      if (!ref) {
-        std::cerr << s << ": Illegal job ID.\n";
-        return 255;
-      }
-      *q->add_jobs() = *ref;
-    }
-  }
+  if (vm.count("jobs"))
+    for (const auto& ref : cli::job_refs(session, "bjobs", vm["jobs"].as<std::vector<std::string>>()))
+      *q->add_jobs() = ref;
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   q->set_include_finished(vm.count("a") > 0);
   q->set_only_finished(vm.count("d") > 0);
@@ -109,6 +103,13 @@ int main(int argc, char** argv) {
   std::vector<wire::JobInfo> jobs(reply.jobs().begin(), reply.jobs().end());
   if (vm.count("A")) {
     std::erase_if(jobs, [](const wire::JobInfo& j) { return j.index() <= 0; });
+  }
+  // -ps: pending and suspended jobs, each with its reasons.
+  if (vm.count("ps")) {
+    std::erase_if(jobs, [](const wire::JobInfo& j) {
+      return j.state() != wire::JOB_PEND && j.state() != wire::JOB_PSUSP && j.state() != wire::JOB_USUSP &&
+             j.state() != wire::JOB_SSUSP;
+    });
   }
   if (eligible_only || ineligible_only) {
     std::erase_if(
@@ -185,6 +186,7 @@ int main(int argc, char** argv) {
     const char* what = vm.count("A")                    ? "No job array found"
                        : pending_view                   ? "No pending job found"
                        : vm.count("r")                  ? "No running job found"
+                       : vm.count("ps")                 ? "No pending job found"  // LSF's words for -ps too
                        : vm.count("s")                  ? "No suspended job found"
                        : vm.count("a") || vm.count("d") ? "No job found"
                                                         : "No unfinished job found";
@@ -196,6 +198,8 @@ int main(int argc, char** argv) {
   table.wide = vm.count("w") > 0;
   table.times = vm.count("W") > 0;
   table.uncondensed = vm.count("X") > 0;
+  table.suspend_reasons = vm.count("s") > 0 || vm.count("ps") > 0;
+  table.pending_reasons = vm.count("ps") > 0;
   const char* short_list = std::getenv("LSB_SHORT_HOSTLIST");
   auto conf_short = session.lsf_conf().get("LSB_SHORT_HOSTLIST");
   table.short_hosts = short_list ? std::string(short_list) == "1" : conf_short && *conf_short == "1";

@@ -53,6 +53,21 @@ void print_reasons(const std::string& reasons) {
   }
 }
 
+namespace {
+
+// bjobs -s (and -ps): LSF prints a suspended job's reasons under its line, as -p prints
+// pending ones; a job suspended while pending (PSUSP) gives its pending reason.
+void print_job_reasons(const wire::JobInfo& j, const TableOptions& o) {
+  if (j.state() == wire::JOB_PSUSP && (o.suspend_reasons || o.pending_reasons))
+    print_reasons("The job was suspended by the user while pending");
+  else if ((j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) && o.suspend_reasons)
+    print_reasons(j.suspend_reason());
+  else if (j.state() == wire::JOB_PEND && o.pending_reasons)
+    print_reasons(j.pending_reason());
+}
+
+}  // namespace
+
 void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& o) {
   if (o.header) {
     std::cout << "JOBID   USER    STAT  QUEUE      FROM_HOST   EXEC_HOST   JOB_NAME   SUBMIT_TIME";
@@ -83,6 +98,7 @@ void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& o
         std::cout << line;
       }
       std::cout << "\n";
+      print_job_reasons(j, o);
       continue;
     }
     auto hosts = listed_hosts(j, o);
@@ -92,6 +108,7 @@ void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& o
                   tail_truncate(j.job_name(), 10).c_str(), short_time(j.submit_time()).c_str());
     std::cout << line << "\n";
     for (size_t i = 1; i < hosts.size(); ++i) std::cout << std::string(45, ' ') << hosts[i] << "\n";
+    print_job_reasons(j, o);
   }
 }
 

@@ -12,11 +12,13 @@
 namespace lsf::cli {
 
 struct TableOptions {
-  bool wide = false;         // -w: nothing truncated, hosts ':'-joined
-  bool times = false;        // -W: the extra columns, MM/DD-HH:MM:SS times
-  bool header = true;        // not -noheader
-  bool short_hosts = false;  // LSB_SHORT_HOSTLIST=1: 4*hostA instead of one line per slot
-  bool uncondensed = false;  // -X
+  bool wide = false;             // -w: nothing truncated, hosts ':'-joined
+  bool times = false;            // -W: the extra columns, MM/DD-HH:MM:SS times
+  bool header = true;            // not -noheader
+  bool short_hosts = false;      // LSB_SHORT_HOSTLIST=1: 4*hostA instead of one line per slot
+  bool uncondensed = false;      // -X
+  bool suspend_reasons = false;  // -s, -ps: under each suspended job, why it is suspended
+  bool pending_reasons = false;  // -ps: under each pending job, why it is pending
 };
 
 // Each execution host once with its slot count, in order: "4*hostA" or "hostA".

@@ -2,7 +2,7 @@
 // so it must be rerunnable (bsub -r or a RERUNNABLE queue); it is killed and requeued
 // ahead of the jobs waiting in its queue.
 //
-//   bmig [-f] [-m "host ..."] [-u user | -u all] [jobid | "jobid[index]" | 0 ...]
+//   bmig [-f] [-m "host ..."] [-u user | -u all] [jobid | "jobid[index_list]" | 0 ...]
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("jobs", -1);
   const std::string usage =
-      "Usage: bmig [-f] [-m \"host ...\"] [-u user | -u all] [jobid | \"jobid[index]\" | 0 ...]\n";
+      "Usage: bmig [-f] [-m \"host ...\"] [-u user | -u all] [jobid | \"jobid[index_list]\" | 0 ...]\n";
   auto vm = cli::parse_options("bmig", argc, argv, opts, pos, usage);
   if (!vm.count("jobs") && !vm.count("u")) {
     std::cerr << usage;
@@ -34,6 +34,6 @@ int main(int argc, char** argv) {
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   std::vector<std::string> ids{"0"};
   if (vm.count("jobs")) ids = vm["jobs"].as<std::vector<std::string>>();
-  for (const auto& ref : cli::job_refs(ids)) *q->add_jobs() = ref;
+  for (const auto& ref : cli::job_refs(session, "bmig", ids)) *q->add_jobs() = ref;
   return cli::print_results(cli::require_ok("bmig", session.call(req)).signal_jobs());
 }

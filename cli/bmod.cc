@@ -1,7 +1,7 @@
 // bmod: change a pending job's submission options.
 //
 //   bmod [bsub options] [-Jn -Rn -mn -Wn -cn -Mn -on -en -in -bn -wn -En -Epn -rn -Qn -spn -appn -gn]
-//        jobid | "jobid[index]"
+//        jobid | "jobid[index_list]"
 //   bmod -aps "system=value" | "admin=value" | -apsn  jobid ...   (administrators)
 //
 // The options are bsub's; each `-Xn` form removes what -X set. The job must still be
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
       "            [-w dependency] [-P project] [-Q codes] [-sp priority] [-app profile] [-g job_group]\n"
       "            [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn|-appn|-gn]\n"
       "            [-aps \"system=value\" | -aps \"admin=value\" | -apsn]\n"
-      "            jobid | \"jobid[index]\"\n";
+      "            jobid | \"jobid[index_list]\"\n";
   auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);
   if (!vm.count("jobs")) {
     std::cerr << usage;
@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
     if (vm.count(opt))
       for (const char* f : fields) q->add_reset(f);
   if (q->set_size() == 0 && q->reset_size() == 0) refuse("No options to modify");
-  for (const auto& ref : cli::job_refs(vm["jobs"].as<std::vector<std::string>>())) *q->add_jobs() = ref;
+  for (const auto& ref : cli::job_refs(session, "bmod", vm["jobs"].as<std::vector<std::string>>()))
+    *q->add_jobs() = ref;
   auto result = session.call(req);
   if (result.reply && result.reply->status() != wire::STATUS_OK) refuse(result.reply->message());
   return cli::print_results(cli::require_ok("bmod", result).signal_jobs());

@@ -24,7 +24,16 @@ int main(int argc, char** argv) {
   cli::Session session("bpeek");
   wire::RequestEnvelope req;
   auto* q = req.mutable_peek();
-  if (vm.count("job")) *q->mutable_job() = cli::job_refs({vm["job"].as<std::string>()}).front();
+  if (vm.count("job")) {
+    // One job or element: output is peeked at one job at a time, as LSF's bpeek does.
+    const auto& text = vm["job"].as<std::string>();
+    const auto refs = cli::job_refs(session, "bpeek", {text});
+    if (refs.size() != 1) {
+      std::cerr << text << ": Illegal job array index. One element only.\n";
+      return 255;
+    }
+    *q->mutable_job() = refs.front();
+  }
   bool follow = vm.count("f") > 0;
   for (bool first = true;; first = false) {
     const auto reply = cli::require_ok("bpeek", session.call(req)).peek();

@@ -1,6 +1,7 @@
 // bqueues: queues with their state and job counts, in LSF's layout.
 //
-//   bqueues [-w | -l | -o "fmt" [-json]] [-noheader] [queue ...]
+//   bqueues [-w | -l | -o "fmt" [-json]] [-noheader] [-m host|host_group|all] [-u user|user_group|all]
+//           [queue ...]
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/queue_selection.h"
 #include "cli/share_tables.h"
 #include "cli/table_output.h"
 #include "cli/threshold_table.h"
@@ -146,17 +148,52 @@ void print_shares(const wire::QueueInfo& q) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "queues", po::value<std::vector<std::string>>(), "");
+      "m", po::value<std::string>(), "")("u", po::value<std::string>(), "")("queues",
+                                                                            po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("queues", -1);
   auto vm = cli::parse_options("bqueues", argc, argv, opts, pos,
-                               "Usage: bqueues [-w | -l | -o \"format\" [-json]] [-noheader] [queue ...]\n");
+                               "Usage: bqueues [-w | -l | -o \"format\" [-json]] [-noheader] [-m host|host_group|all]\n"
+                               "               [-u user|user_group|all] [queue ...]\n");
   cli::Session session("bqueues");
   wire::RequestEnvelope req;
   req.mutable_queues();
   if (vm.count("queues"))
     for (const auto& q : vm["queues"].as<std::vector<std::string>>()) req.mutable_queues()->add_names(q);
-  const auto reply = cli::require_ok("bqueues", session.call(req));
+  auto reply = cli::require_ok("bqueues", session.call(req));
+  if (vm.count("u") || vm.count("m")) {
+    // -u / -m: only the queues that user may use, or that use that host.
+    wire::RequestEnvelope asked;
+    asked.mutable_config_info();
+    const auto config = cli::require_ok("bqueues", session.call(asked)).config_info();
+    const std::string host = vm.count("m") ? vm["m"].as<std::string>() : "";
+    const bool host_group = std::any_of(config.host_groups().begin(), config.host_groups().end(),
+                                        [&](const wire::GroupInfo& g) { return g.name() == host; });
+    if (!host.empty() && host != "all" && !host_group) {
+      // As LSF's: a name that is neither a host nor a host group is refused.
+      wire::RequestEnvelope known;
+      known.mutable_hosts()->add_names(host);
+      if (auto r = session.call(known); r.reply && r.reply->status() != wire::STATUS_OK) {
+        std::cerr << r.reply->message() << "\n";
+        return 255;
+      }
+    }
+    auto* list = reply.mutable_queues()->mutable_queues();
+    for (int i = list->size() - 1; i >= 0; --i) {
+      const auto& q = list->Get(i);
+      if ((vm.count("u") && !cli::queue_accepts_user(q, vm["u"].as<std::string>(), config)) ||
+          (!host.empty() && !cli::queue_uses_host(q, host, config)))
+        list->DeleteSubrange(i, 1);
+    }
+    if (list->empty()) {
+      // LSF's words (lsb_perror of the user or host).
+      if (vm.count("u"))
+        std::cerr << vm["u"].as<std::string>() << ": User cannot use the queue\n";
+      else
+        std::cerr << host << ": Host or host group is not used by the queue\n";
+      return 255;
+    }
+  }
   const auto& queues = reply.queues().queues();
   if (!vm.count("l") && !vm.count("w") &&
       cli::print_custom(

@@ -1,6 +1,6 @@
 // brequeue: kill and requeue jobs, or requeue finished ones.
 //
-//   brequeue [-a] [-d] [-e] [-r] [-p] [-H] [-u user | -u all] [jobid | "jobid[index]" ...]
+//   brequeue [-a] [-d] [-e] [-r] [-p] [-H] [-u user | -u all] [jobid | "jobid[index_list]" ...]
 //
 // Without a state option, running and suspended jobs are requeued (-r); -d adds DONE
 // jobs, -e EXIT jobs, -p pending ones, -a all of them. -H requeues to PSUSP.
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("jobs", -1);
   const std::string usage =
-      "Usage: brequeue [-a] [-d] [-e] [-r] [-p] [-H] [-u user | -u all] [jobid | \"jobid[index]\" ...]\n";
+      "Usage: brequeue [-a] [-d] [-e] [-r] [-p] [-H] [-u user | -u all] [jobid | \"jobid[index_list]\" ...]\n";
   auto vm = cli::parse_options("brequeue", argc, argv, opts, pos, usage);
   if (!vm.count("jobs") && !vm.count("u")) {
     std::cerr << usage;
@@ -45,6 +45,6 @@ int main(int argc, char** argv) {
   if (vm.count("u")) q->set_user(vm["u"].as<std::string>());
   std::vector<std::string> ids{"0"};
   if (vm.count("jobs")) ids = vm["jobs"].as<std::vector<std::string>>();
-  for (const auto& ref : cli::job_refs(ids)) *q->add_jobs() = ref;
+  for (const auto& ref : cli::job_refs(session, "brequeue", ids)) *q->add_jobs() = ref;
   return cli::print_results(cli::require_ok("brequeue", session.call(req)).signal_jobs());
 }

@@ -1,7 +1,7 @@
 // bswitch: move unfinished jobs to another queue, which must take them as it would a
 // new submission.
 //
-//   bswitch [-u user | -u all] destination_queue [jobid | "jobid[index]" | 0 ...]
+//   bswitch [-u user | -u all] destination_queue [jobid | "jobid[index_list]" | 0 ...]
 #include <iostream>
 
 #include <boost/program_options.hpp>
@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   opts.add_options()("u", po::value<std::string>(), "")("args", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("args", -1);
-  const std::string usage = "Usage: bswitch [-u user | -u all] destination_queue [jobid | \"jobid[index]\" | 0 ...]\n";
+  const std::string usage =
+      "Usage: bswitch [-u user | -u all] destination_queue [jobid | \"jobid[index_list]\" | 0 ...]\n";
   auto vm = cli::parse_options("bswitch", argc, argv, opts, pos, usage);
   std::vector<std::string> args;
   if (vm.count("args")) args = vm["args"].as<std::vector<std::string>>();
@@ -30,6 +31,6 @@ int main(int argc, char** argv) {
   q->set_queue(args[0]);
   std::vector<std::string> ids(args.begin() + 1, args.end());
   if (ids.empty()) ids.push_back("0");
-  for (const auto& ref : cli::job_refs(ids)) *q->add_jobs() = ref;
+  for (const auto& ref : cli::job_refs(session, "bswitch", ids)) *q->add_jobs() = ref;
   return cli::print_results(cli::require_ok("bswitch", session.call(req)).signal_jobs());
 }

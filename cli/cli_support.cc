@@ -210,19 +210,6 @@ wire::HostsReply ask_hosts(Session& session, const std::string& command,
   return require_ok(command, session.call(req)).hosts();
 }
 
-std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids) {
-  std::vector<wire::JobRef> out;
-  for (const auto& s : ids) {
-    auto ref = parse_job_ref(s);
-    if (!ref) {
-      std::cerr << s << ": Illegal job ID.\n";
-      std::exit(255);
-    }
-    out.push_back(*ref);
-  }
-  return out;
-}
-
 int print_results(const wire::SignalJobsReply& reply) {
   int rc = 0;
   for (const auto& r : reply.results()) {

@@ -65,8 +65,13 @@ std::string job_id_text(std::int64_t job_id, std::int32_t index);
 wire::HostsReply ask_hosts(Session& session, const std::string& command,
                            const boost::program_options::variables_map& vm);
 
-// Job ids as users write them; prints "<id>: Illegal job ID." and exits 255 on a bad one.
-std::vector<wire::JobRef> job_refs(const std::vector<std::string>& ids);
+// Job ids as users write them: 12, "12[3]", and LSF's index lists "12[1-5,7,9-15:2]",
+// each element of a list becoming a reference of its own (a wire JobRef names one).
+// A list may name at most the cluster's MAX_JOB_ARRAY_SIZE elements, so no argument
+// makes more references than an array can have; the limit is asked of mbatchd only
+// when a list is given. Prints "<id>: Illegal job ID." or "<id>: Bad job array index
+// list." (LSF's words) and exits 255 on a bad one.
+std::vector<wire::JobRef> job_refs(Session& session, const std::string& command, const std::vector<std::string>& ids);
 
 // One line per job: successes on stdout, refusals on stderr. 0 when all succeeded, else 255.
 int print_results(const wire::SignalJobsReply& reply);

@@ -52,7 +52,7 @@ check "after restart: the limit and the jobs" [ "$(row /risk/a)" = "2 0 2 0 0 0 
 check "after restart: created groups" bash -c "bjgroup | grep -q '^/teams/qa '"
 
 check "bgdel of a group with unfinished jobs is refused" bash -c "bgdel /risk 2>&1 | grep -q 'has unfinished jobs'"
-check "bkill -g kills the group's jobs, subgroups included" bash -c "bkill -g /risk | sort | tr '\n' ' ' | grep -qx 'Job <$first> is being terminated Job <$second> is being terminated '"
+check "bkill -g 0 kills the group's jobs, subgroups included" bash -c "bkill -g /risk 0 | sort | tr '\n' ' ' | grep -qx 'Job <$first> is being terminated Job <$second> is being terminated '"
 check "the other group's job is untouched" state_is "$theirs" RUN
 check "killed" wait_for 10 bash -c "[ \"\$(job_state $first)\$(job_state $second)\" = EXITEXIT ]"
 check "bgdel says so" bash -c "[ \"\$(bgdel /risk)\" = 'Job group /risk is deleted.' ]"
