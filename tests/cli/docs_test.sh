@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The lists the docs keep of things the code defines stay whole: every scheduling
+# module registered is in libsched/README.md, every integration test CTest runs is in
+# tests/integration/README.md, and docs/architecture.md counts the commands there are.
+#   docs_test.sh ROOT
+set -u
+ROOT="$1"
+fail=0
+say_fail() { echo "FAIL - $*"; fail=1; }
+
+modules=$(sed -n 's/^ *{"\(schmod_[a-z]*\)", make_.*/\1/p' "$ROOT/libsched/modules/registry.cc")
+[ -n "$modules" ] || say_fail "no modules found in libsched/modules/registry.cc"
+for m in $modules; do
+  grep -q "\`$m\`" "$ROOT/libsched/README.md" || say_fail "libsched/README.md does not name module $m"
+done
+
+tests=$(sed -n '/^foreach(t /,/)/p' "$ROOT/tests/CMakeLists.txt" | sed 's/^foreach(t //' | tr -d '()')
+[ -n "$tests" ] || say_fail "no integration tests found in tests/CMakeLists.txt"
+for t in $tests; do
+  grep -q "\`${t}_test.sh\`" "$ROOT/tests/integration/README.md" ||
+    say_fail "tests/integration/README.md does not describe ${t}_test.sh"
+done
+
+commands=$(grep -c '^lsfsched_command(' "$ROOT/cli/CMakeLists.txt")
+grep -q "file per command ($commands of them" "$ROOT/docs/architecture.md" ||
+  say_fail "docs/architecture.md does not say there are $commands commands"
+
+[ "$fail" = 0 ] && echo "ok   - the docs' lists match the code ($(wc -w <<<"$modules") modules, $(wc -w <<<"$tests") integration tests, $commands commands)"
+exit "$fail"
