@@ -7,6 +7,7 @@
 #include "cli/cli_support.h"
 #include "cli/job_fields.h"
 #include "libconfig/text.h"
+#include "libsched/host_runs.h"
 
 namespace lsf::cli {
 namespace {
@@ -34,13 +35,7 @@ bool finished(const wire::JobInfo& j) { return j.state() == wire::JOB_DONE || j.
 }  // namespace
 
 std::vector<std::string> condensed_hosts(const wire::JobInfo& j) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : j.exec_hosts()) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
+  const auto counts = sched::host_runs(j.exec_hosts());
   std::vector<std::string> out;
   for (const auto& [h, n] : counts) out.push_back(n > 1 ? std::to_string(n) + "*" + h : h);
   return out;

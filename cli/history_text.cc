@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "libsched/exit_reason.h"
+#include "libsched/host_runs.h"
 
 namespace lsf::cli {
 
@@ -15,13 +16,7 @@ std::string exit_reason_explained(const std::string& reason) {
 
 std::string dispatched_text(const google::protobuf::RepeatedPtrField<std::string>& hosts) {
   // Each run of one host is named once with its count.
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : hosts) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
+  const auto counts = sched::host_runs(hosts);
   std::string list;
   for (const auto& [h, n] : counts)
     list += (list.empty() ? "<" : " <") + (n > 1 ? std::to_string(n) + "*" : "") + h + ">";

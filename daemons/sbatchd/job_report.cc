@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "libsched/exit_reason.h"
+#include "libsched/host_runs.h"
 
 namespace lsf::sbd {
 namespace {
@@ -27,13 +28,7 @@ std::string long_time(std::int64_t t) {
 
 // "<2*hostA>, <hostB>": one entry per slot, consecutive repeats counted.
 std::string host_list(const wire::JobLaunch& l) {
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : l.exec_hosts()) {
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
+  const auto counts = sched::host_runs(l.exec_hosts());
   std::string out;
   for (const auto& [h, n] : counts)
     out += (out.empty() ? "<" : ", <") + (n > 1 ? std::to_string(n) + "*" : std::string()) + h + ">";

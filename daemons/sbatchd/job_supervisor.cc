@@ -26,6 +26,7 @@
 
 #include "daemons/sbatchd/job_report.h"
 #include "daemons/sbatchd/user_identity.h"
+#include "libsched/host_runs.h"
 
 namespace lsf::sbd {
 namespace fs = std::filesystem;
@@ -157,16 +158,9 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   env["LSB_JOBNAME"] = l.job_name();
   env["LSB_QUEUE"] = l.queue();
   std::string hosts, mcpu;
-  std::vector<std::pair<std::string, int>> counts;
-  for (const auto& h : l.exec_hosts()) {
-    if (!hosts.empty()) hosts += ' ';
-    hosts += h;
-    if (counts.empty() || counts.back().first != h)
-      counts.emplace_back(h, 1);
-    else
-      ++counts.back().second;
-  }
-  for (const auto& [h, n] : counts) mcpu += (mcpu.empty() ? "" : " ") + h + " " + std::to_string(n);
+  for (const auto& h : l.exec_hosts()) hosts += (hosts.empty() ? "" : " ") + h;
+  for (const auto& [h, n] : sched::host_runs(l.exec_hosts()))
+    mcpu += (mcpu.empty() ? "" : " ") + h + " " + std::to_string(n);
   env["LSB_HOSTS"] = hosts;
   env["LSB_MCPU_HOSTS"] = mcpu;
   env["LSB_DJOB_HOSTFILE"] = hostfile.string();
