@@ -579,14 +579,12 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   l->set_run_limit_s(run_limit);
   l->set_terminate_interval_s(terminate_interval(*job));
   // What the job report (appended to the -o file) says of the job. Its rusage[mem] is
-  // the job's own, else its profile's, else its queue's, as the scheduler takes it.
+  // that of the requirement the scheduler combines (job over profile over queue).
   l->set_submit_time(job->submission->submit_time);
   l->set_cluster_name(config_->cluster_name);
   l->set_cluster_admin(config_->cluster_admins.empty() ? "root" : config_->cluster_admins.front());
-  const config::ResourceRequirement* req = job->submission->res_req.get();
-  if (!rusage_mem_mb(req) && app && app->res_req) req = &*app->res_req;
-  if (!rusage_mem_mb(req) && queue && queue->res_req) req = &*queue->res_req;
-  l->set_requested_mem_mb(rusage_mem_mb(req) * static_cast<double>(job->exec_hosts.size()));
+  const auto combined = merged_requirement(*job);
+  l->set_requested_mem_mb(rusage_mem_mb(combined ? &*combined : nullptr) * static_cast<double>(job->exec_hosts.size()));
   return true;
 }
 

@@ -184,6 +184,8 @@ class Mbatchd {
   // bjobs -l's "Combined" requirement: job, application and queue merged, with the
   // pass's defaults shown where none is given.
   std::string combined_requirement(const Job& job) const;
+  // The job's requirement merged with its application's and queue's (what the pass uses).
+  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const;
   // --- configuration and usage queries (info_handlers.cc)
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);

@@ -550,12 +550,15 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   return info;
 }
 
-std::string Mbatchd::combined_requirement(const Job& job) const {
+std::optional<config::ResourceRequirement> Mbatchd::merged_requirement(const Job& job) const {
   const auto* app = application(job);
   const auto* queue = config_->find_queue(job.queue);
-  auto combined =
-      config::combine_requirements(job.submission->res_req.get(), app && app->res_req ? &*app->res_req : nullptr,
-                                   queue && queue->res_req ? &*queue->res_req : nullptr);
+  return config::combine_requirements(job.submission->res_req.get(), app && app->res_req ? &*app->res_req : nullptr,
+                                      queue && queue->res_req ? &*queue->res_req : nullptr);
+}
+
+std::string Mbatchd::combined_requirement(const Job& job) const {
+  auto combined = merged_requirement(job);
   config::ResourceRequirement shown = combined ? std::move(*combined) : config::ResourceRequirement{};
   // As the pass reads it: no select[] is any host, no order[] is r15s:pg.
   if (shown.order.empty()) shown.order = {{"r15s", false}, {"pg", false}};
