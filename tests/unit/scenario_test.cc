@@ -45,6 +45,7 @@
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
 
 using namespace lsf;
 using namespace lsf::sched;
@@ -343,36 +344,8 @@ class Scenario {
       }
   }
 
-  // What mbatchd would do with the decisions before the next step.
-  void advance(const PassResult& r, std::int64_t now) {
-    for (const auto& d : r.dispatches) {
-      auto it = std::find_if(view_.pending.begin(), view_.pending.end(), [&](auto& j) { return j.key == d.job; });
-      view_.running.push_back(started(*it, d.hosts, now));
-      for (const auto& h : d.hosts) host(h).last_dispatch = now;
-      view_.pending.erase(it);
-    }
-    for (auto& j : view_.pending) {
-      const Reservation* held = nullptr;
-      for (const auto& res : r.reservations)
-        if (res.job == j.key) held = &res;
-      carry_reservation(j, held);
-    }
-    for (const auto& s : r.suspends)
-      for (auto& run : view_.running)
-        if (run.key == s.job) {
-          run.state = RunState::kSsusp;
-          run.cause = s.cause;
-          if (s.cause == SuspendCause::kLoad) host(run.hosts.front()).last_load_action = now;
-        }
-    for (const auto& s : r.resumes)
-      for (auto& run : view_.running)
-        if (run.key == s.job) {
-          if (run.cause == SuspendCause::kLoad || run.cause == SuspendCause::kUser)
-            host(run.hosts.front()).last_load_action = now;
-          run.state = RunState::kRun;
-          run.cause = SuspendCause::kNone;
-        }
-  }
+  // What mbatchd does with the decisions before the next step (pass_apply.h).
+  void advance(const PassResult& r, std::int64_t now) { apply(view_, r, now); }
 
   YAML::Node doc_;
   lsf::testing::ConfigTree tree_;
