@@ -113,7 +113,7 @@ struct alignas(64) JobView {
   int bypass_count = 0;   // times later jobs started while it waited (APS BYPASS)
   int job_group = -1;     // index into ClusterView::job_groups; -1: none that limits it
 };
-// What the pass fetches of each job ahead of considering it (libsched/pass.cc): with
+// What the pass fetches of each job ahead of considering it (libsched/pass_steps.cc): with
 // ids, and without (the names too).
 inline constexpr size_t kJobViewHotBytes = 192;
 inline constexpr size_t kJobViewNamedBytes = 256;
