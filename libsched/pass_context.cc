@@ -237,7 +237,7 @@ std::shared_ptr<const HostTable> make_host_table(const ClusterView& view) {
   table->guarantee_pool.assign(view.hosts.size(), -1);
   for (size_t h = 0; h < view.hosts.size() && !pools.empty(); ++h) {
     const HostView& hv = view.hosts[h];
-    const bool reported = hv.status != "unavail" && hv.status != "unreach";
+    const bool reported = !unreachable(hv.status);
     for (size_t p = 0; p < pools.size(); ++p) {
       if (!pools[p].hosts.empty() && !pools[p].hosts.count(hv.name)) continue;
       if (pools[p].res_select) {

@@ -64,9 +64,9 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
       hv.leased_slots = h.slots();
       hv.spans_clusters = !link.offer.refuses_spanning();
       hv.ncpus = std::max(1, h.slots());
-      hv.status = borrowed_host_status(hv.name);
+      hv.status = sched::parse_host_status(borrowed_host_status(hv.name)).value_or(sched::HostStatus::kUnavail);
       // The pass works out closed_Full and the rest from what this cluster runs there.
-      if (hv.status.rfind("closed_", 0) == 0 && hv.status != "closed_Adm") hv.status = "ok";
+      if (sched::closed_by_pass(hv.status)) hv.status = sched::HostStatus::kOk;
       hv.resources["hname"] = hv.name;
       if (!h.type().empty()) hv.resources["type"] = h.type();
       if (!h.model().empty()) hv.resources["model"] = h.model();

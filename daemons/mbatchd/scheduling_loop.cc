@@ -188,10 +188,10 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     if (!h.server) continue;
     sched::HostView hv;
     hv.name = h.name;
-    hv.status = host_status(h.name);
+    hv.status = sched::parse_host_status(host_status(h.name)).value_or(sched::HostStatus::kUnavail);
     // The pass works out the closed_* states other than closed_Adm itself: it counts
     // slots and reads windows and thresholds, with the reasons that go with them.
-    if (hv.status.rfind("closed_", 0) == 0 && hv.status != "closed_Adm") hv.status = "ok";
+    if (sched::closed_by_pass(hv.status)) hv.status = sched::HostStatus::kOk;
     hv.resources = host_resources(h.name);
     if (auto it = last_dispatch_.find(h.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
     if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;

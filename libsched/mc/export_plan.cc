@@ -7,7 +7,7 @@
 namespace lsf::sched::mc {
 namespace {
 
-bool reported(const HostView& h) { return h.status != "unavail" && h.status != "unreach"; }
+bool reported(const HostView& h) { return !unreachable(h.status); }
 
 bool is_dlinux(const HostView& h) {
   auto it = h.resources.find("type");

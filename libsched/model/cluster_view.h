@@ -17,6 +17,7 @@
 #include "libconfig/resreq.h"
 #include "libconfig/select_expr.h"
 #include "libconfig/time_window.h"
+#include "libsched/model/host_status.h"
 #include "libsched/model/policy.h"
 #include "libsched/model/resource_map.h"
 #include "libsched/name_index.h"
@@ -33,9 +34,9 @@ struct JobKey {
 
 struct HostView {
   std::string name;
-  // What the daemon knows: "ok", "closed_Adm", "unavail" or "unreach". The pass works
-  // out closed_Full, closed_Excl, closed_Wind and closed_Busy itself.
-  std::string status = "ok";
+  // What the daemon knows: ok, closed_Adm, unavail or unreach. The pass works out
+  // closed_Full, closed_Excl, closed_Wind and closed_Busy itself.
+  HostStatus status = HostStatus::kOk;
   int ncpus = 1;
   std::int64_t last_dispatch = 0;     // when the host last received a job (JOB_ACCEPT_INTERVAL)
   std::int64_t last_load_action = 0;  // last load-based suspend or resume (one per SBD_SLEEP_TIME)

@@ -34,10 +34,10 @@ class HostValues final : public config::SelectHost {
   const Reserved& reserved_;
 };
 
-const char* status_refusal(std::string_view status) {
-  if (status == "unreach") return reason::kHostUnreach;
-  if (status == "unavail") return reason::kHostUnavail;
-  if (status == "closed_Adm") return reason::kHostClosedAdm;
+const char* status_refusal(HostStatus status) {
+  if (status == HostStatus::kUnreach) return reason::kHostUnreach;
+  if (status == HostStatus::kUnavail) return reason::kHostUnavail;
+  if (status == HostStatus::kClosedAdm) return reason::kHostClosedAdm;
   return nullptr;
 }
 

@@ -39,7 +39,8 @@ class HostMatching {
  private:
   // Per host, what its facts were worked out from.
   struct Seen {
-    std::string status, cluster;
+    HostStatus status = HostStatus::kOk;
+    std::string cluster;
     ResourceMap resources;
     Reserved reserved;
     bool window_open = true;

@@ -272,7 +272,7 @@ class DefaultModule final : public Module {
       const int h = static_cast<int>(i);
       if (!has[i]) continue;
       const HostView& host = ctx.view.hosts[i];
-      if (host.status != "ok" && host.status != "closed_Adm") continue;
+      if (host.status != HostStatus::kOk && host.status != HostStatus::kClosedAdm) continue;
       if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
       const double it = value(ctx, h, kIt, idle_time);
       const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;

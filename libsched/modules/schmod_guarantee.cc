@@ -228,9 +228,7 @@ class GuaranteeModule final : public Module {
   }
 
   // Hosts in these states count toward their pool; others leave it for the time being.
-  static bool available(const std::string& status) {
-    return status != "unavail" && status != "unreach" && status != "closed_Adm";
-  }
+  static bool available(HostStatus status) { return !unreachable(status) && status != HostStatus::kClosedAdm; }
 
   static double total_mem(const PassContext& ctx, int h) { return ctx.column("maxmem")[static_cast<size_t>(h)]; }
 

@@ -141,7 +141,7 @@ TEST(Aps, TargetQueueTimeRisesExponentiallyAndQosAddsItsPriority) {
     c->view.pending.push_back(j);
   }
   c->view.pending.push_back(pending(id, 1000 * 60));  // no class
-  c->view.hosts[0].status = "closed_Adm";
+  c->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult r = schedule(c->view, kNow);
   std::vector<double> expected = {1, 2, 32, 64, 1024, 1024 * (1 + std::log(2.0))};
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -157,7 +157,7 @@ TEST(Aps, TargetQueueTimeRisesExponentiallyAndQosAddsItsPriority) {
 TEST(Aps, GracePeriodAndDefaultJobPriority) {
   auto c = cluster(1, "APS_PRIORITY = WEIGHT[[QUEUETIME, 1] [JPRIORITY, 1]] GRACE_PERIOD[[QUEUETIME, 10m]]\n");
   c->view.pending = {pending(1, 5 * 60), pending(2, 15 * 60)};
-  c->view.hosts[0].status = "closed_Adm";
+  c->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult r = schedule(c->view, kNow);
   EXPECT_DOUBLE_EQ(factor(score_of(r, 1), "QUEUETIME"), 0);
   EXPECT_DOUBLE_EQ(factor(score_of(r, 2), "QUEUETIME"), 15);
@@ -172,7 +172,7 @@ TEST(Aps, UserAssignedPriorityOrdersTheQueueAndIsJpriority) {
   low.user_priority = 10;
   high.user_priority = 80;
   fcfs->view.pending = {low, plain, high};
-  fcfs->view.hosts[0].status = "closed_Adm";
+  fcfs->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult r = schedule(fcfs->view, kNow);
   std::vector<std::int64_t> order;
   for (const auto& why : r.reasons) order.push_back(why.job.id);
@@ -180,7 +180,7 @@ TEST(Aps, UserAssignedPriorityOrdersTheQueueAndIsJpriority) {
 
   auto aps = cluster(1, "APS_PRIORITY = WEIGHT[[JPRIORITY, 2]]\n");
   aps->view.pending = {low, plain, high};
-  aps->view.hosts[0].status = "closed_Adm";
+  aps->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult a = schedule(aps->view, kNow);
   EXPECT_DOUBLE_EQ(score_of(a, 1).value, 20);
   EXPECT_DOUBLE_EQ(score_of(a, 2).value, 100);
@@ -197,7 +197,7 @@ TEST(Aps, SystemValuesGoFirstAndAdminFactorsAdd) {
   high_system.aps_system = 7;
   boosted.aps_admin = 100;
   c->view.pending = {low_system, high_system, boosted, waited};
-  c->view.hosts[0].status = "closed_Adm";
+  c->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult r = schedule(c->view, kNow);
   EXPECT_TRUE(score_of(r, 2).system);
   EXPECT_DOUBLE_EQ(score_of(r, 2).value, 7);
@@ -259,7 +259,7 @@ TEST(Aps, FairshareTargetIsTheDeviationFromTheTargetShare) {
   JobView b = pending(1, 60), a = pending(2, 60);
   b.user = "bob";
   c->view.pending = {b, a};
-  c->view.hosts[0].status = "closed_Adm";
+  c->view.hosts[0].status = HostStatus::kClosedAdm;
   PassResult r = schedule(c->view, kNow);
   EXPECT_NEAR(score_of(r, 2).value, 25, 1e-9);
   EXPECT_NEAR(score_of(r, 1).value, -25, 1e-9);

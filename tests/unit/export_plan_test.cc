@@ -106,7 +106,7 @@ TEST(ExportPlan, HostsRunningConsumerJobsAreKept) {
 // a host goes to the first HostExport that takes it.
 TEST(ExportPlan, DlinuxWithoutSwpUnavailableAndTakenHostsAreLeftOut) {
   auto in = reaching({host("d1", 2, "DLINUX"), host("h2", 2), host("h3", 2), host("h4", 2)});
-  in.hosts[2].view.status = "unavail";
+  in.hosts[2].view.status = HostStatus::kUnavail;
   in.per_host = {{"h4"}, {}};
   const std::vector<config::ShareAssignment> c1 = {{"C1", 1}};
   auto plan = plan_exports({per_host(1, c1), res_select("type==LINUX || type==DLINUX", 9, c1)}, {}, in);

@@ -142,7 +142,7 @@ TEST(Guarantee, FirstPoolTakesAHostAndUnavailableHostsLeave) {
   EXPECT_EQ(r.guarantees[0].owners[0].used, 2);
   EXPECT_EQ(r.guarantees[1].total, 0);
   EXPECT_TRUE(r.guarantees[1].hosts.empty());
-  c->view.hosts[1].status = "unavail";
+  c->view.hosts[1].status = HostStatus::kUnavail;
   r = schedule(c->view, 0);
   EXPECT_EQ(r.guarantees[0].total, 4);
   EXPECT_EQ(r.guarantees[0].owners[0].used, 0);

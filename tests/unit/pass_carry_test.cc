@@ -148,8 +148,8 @@ TEST(PassCarry, DecidesAsAFreshPassWhileTheClusterChanges) {
       h.resources["r1m"] = static_cast<double>(rng() % 5);
     }
     // A host closed, another opened; a new resource on one.
-    if (pass % 4 == 1) v.hosts[rng() % v.hosts.size()].status = "closed_Adm";
-    if (pass % 4 == 3) v.hosts[rng() % v.hosts.size()].status = "ok";
+    if (pass % 4 == 1) v.hosts[rng() % v.hosts.size()].status = HostStatus::kClosedAdm;
+    if (pass % 4 == 3) v.hosts[rng() % v.hosts.size()].status = HostStatus::kOk;
     if (pass == 10) v.hosts[4].resources["fast"] = 1.0;
     if (pass == 15) {  // another policy: everything is worked out afresh
       auto p = std::make_shared<SchedPolicy>(*v.policy);

@@ -327,7 +327,12 @@ class Scenario {
     for (const auto& h : doc_["hosts"]) {
       HostView& hv = host(h["name"].as<std::string>());
       if (h["ncpus"]) hv.ncpus = h["ncpus"].as<int>();
-      if (h["status"]) hv.status = h["status"].as<std::string>();
+      if (h["status"]) {
+        const auto word = h["status"].as<std::string>();
+        auto status = parse_host_status(word);
+        if (!status) throw std::runtime_error("unknown host status " + word);
+        hv.status = *status;
+      }
       set_load(hv, h["load"]);
     }
     for (const auto& j : doc_["running"]) view_.running.push_back(running_job(j, 0));
