@@ -266,5 +266,7 @@ class ApsModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_aps() { return std::make_unique<ApsModule>(); }
+// Reorders jobs within the queues FCFS has ordered.
+constinit const ModuleDecl kSchmodAps{"schmod_aps", Phase::kLead, {"schmod_fcfs"}, make_schmod_aps};
 
 }  // namespace lsf::sched

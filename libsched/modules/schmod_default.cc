@@ -385,5 +385,8 @@ class DefaultModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_default() { return std::make_unique<DefaultModule>(); }
+// First: its hosts hook makes each match's candidates from every host (replaces_hosts),
+// which the pass asks of the first module only.
+constinit const ModuleDecl kSchmodDefault{"schmod_default", Phase::kLead, {}, make_schmod_default};
 
 }  // namespace lsf::sched

@@ -309,5 +309,9 @@ class GuaranteeModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_guarantee() { return std::make_unique<GuaranteeModule>(); }
+// Last: what it counts after a placement includes what every other module took
+// (rusage[] memory).
+constinit const ModuleDecl kSchmodGuarantee{
+    "schmod_guarantee", Phase::kClose, {"schmod_throttle"}, make_schmod_guarantee};
 
 }  // namespace lsf::sched

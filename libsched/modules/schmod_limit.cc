@@ -771,6 +771,8 @@ class LimitModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_limit() { return std::make_unique<LimitModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodLimit{"schmod_limit", Phase::kConfigured, {}, make_schmod_limit};
 
 std::vector<LimitUsage> limit_usage(const ClusterView& view, std::int64_t now) {
   std::vector<std::unique_ptr<Module>> modules;

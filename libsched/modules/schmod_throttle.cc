@@ -194,5 +194,7 @@ class ThrottleModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_throttle() { return std::make_unique<ThrottleModule>(); }
+// After every configured module: only jobs every other limit admits count as idle.
+constinit const ModuleDecl kSchmodThrottle{"schmod_throttle", Phase::kClose, {}, make_schmod_throttle};
 
 }  // namespace lsf::sched
