@@ -22,6 +22,8 @@
 // tenth of the target, and past the target growing along the tangent at r = 1 (Maui:
 // exponential as the target nears, slower after a miss); QOS the service class's
 // PRIORITY.
+#include "libsched/modules/schmod_aps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>

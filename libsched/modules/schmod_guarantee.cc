@@ -12,6 +12,8 @@
 // Loans go only to jobs with a run limit (within DURATION when given), so an owner never
 // waits longer than a loaned job's run limit; CLOSE_ON_DEMAND stops loans while any
 // owner with unused guarantee has a job pending.
+#include "libsched/modules/schmod_guarantee.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>

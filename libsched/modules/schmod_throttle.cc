@@ -11,6 +11,8 @@
 // then starts only if no job within every soft limit is still eligible and waiting:
 // resources that would otherwise stay idle. Hard values are never passed. Limits on
 // hosts (HOSTS/PER_HOST) are not throttles.
+#include "libsched/modules/schmod_throttle.h"
+
 #include <map>
 #include <set>
 #include <string>
