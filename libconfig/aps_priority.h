@@ -25,6 +25,7 @@ struct ApsPriority {
   struct Term {
     std::optional<double> weight, limit;
     std::int64_t grace_s = 0;
+    bool operator==(const Term&) const = default;
   };
   std::map<std::string, Term, std::less<>> terms;  // by factor or subfactor name
 
@@ -38,6 +39,7 @@ struct ApsPriority {
 
   // The weight a factor or subfactor counts with (0: not at all), after the defaults above.
   double weight(std::string_view name) const;
+  bool operator==(const ApsPriority&) const = default;
 };
 
 }  // namespace lsf::config

@@ -33,6 +33,7 @@ struct KeyLines {
     auto it = lines.find(key);
     return it == lines.end() ? fallback : it->second;
   }
+  bool operator==(const KeyLines&) const = default;
 };
 
 // Thresholds by load index name (built-in index or site numeric resource).
@@ -49,6 +50,7 @@ struct LsfConf {
   std::vector<std::string> master_list;
 
   std::optional<std::string> get(const std::string& key) const;
+  bool operator==(const LsfConf&) const = default;
 };
 
 // ---- lsf.shared -----------------------------------------------------------------
@@ -58,6 +60,7 @@ struct HostModel {
   double cpu_factor = 1.0;
   std::vector<std::string> architectures;
   SourceLocation where;
+  bool operator==(const HostModel&) const = default;
 };
 
 struct ResourceDef {
@@ -70,12 +73,14 @@ struct ResourceDef {
   bool consumable = false;
   std::string description;
   SourceLocation where;
+  bool operator==(const ResourceDef&) const = default;
 };
 
 struct ClusterDef {
   std::string name;
   std::vector<std::string> servers;
   SourceLocation where;
+  bool operator==(const ClusterDef&) const = default;
 };
 
 // ---- lsf.cluster.<name> ----------------------------------------------------------
@@ -91,16 +96,19 @@ struct ClusterHost {
   int rexpri = 0;
   Thresholds busy_thresholds;  // LIM thresholds from load-index columns
   SourceLocation where;
+  bool operator==(const ClusterHost&) const = default;
 };
 
 struct ResourceMapEntry {
   struct Location {
     std::string value;                // `5` in `5@[all]`; empty when per host default
     std::vector<HostListItem> hosts;  // `[all ~h1]`; `default` gives kName "default"
+    bool operator==(const Location&) const = default;
   };
   std::string resource;
   std::vector<Location> locations;
   SourceLocation where;
+  bool operator==(const ResourceMapEntry&) const = default;
 };
 
 struct RemoteCluster {
@@ -109,6 +117,7 @@ struct RemoteCluster {
   // parallel jobs on this cluster's hosts and others' at once).
   bool recv_from = true;
   SourceLocation where;
+  bool operator==(const RemoteCluster&) const = default;
 };
 
 // ---- lsb.params -----------------------------------------------------------------
@@ -159,6 +168,7 @@ struct BatchParams {
   std::map<std::string, std::string> other;  // accepted, not yet acted on
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const BatchParams&) const = default;
 };
 
 // ---- lsb.queues -----------------------------------------------------------------
@@ -168,6 +178,7 @@ struct Preemption {
   std::vector<std::string> preemptable;  // queues that may preempt this one
   bool preemptive_all = false;           // PREEMPTIVE with no list
   bool preemptable_all = false;
+  bool operator==(const Preemption&) const = default;
 };
 
 struct Queue {
@@ -214,6 +225,7 @@ struct Queue {
   std::map<std::string, std::string> other;  // accepted, not yet acted on
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const Queue&) const = default;
 };
 
 // ---- lsb.hosts ------------------------------------------------------------------
@@ -228,6 +240,7 @@ struct BatchHost {
   std::optional<int> mig;
   std::map<std::string, std::string> other;
   SourceLocation where;
+  bool operator==(const BatchHost&) const = default;
 };
 
 struct HostGroup {
@@ -237,6 +250,7 @@ struct HostGroup {
   bool condense = false;
   std::optional<int> max_slots;
   SourceLocation where;
+  bool operator==(const HostGroup&) const = default;
 };
 
 struct HostPartition {
@@ -245,6 +259,7 @@ struct HostPartition {
   std::vector<ShareAssignment> user_shares;
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const HostPartition&) const = default;
 };
 
 struct ComputeUnit {
@@ -253,6 +268,7 @@ struct ComputeUnit {
   std::vector<HostListItem> members;
   bool condense = false;
   SourceLocation where;
+  bool operator==(const ComputeUnit&) const = default;
 };
 
 // ---- lsb.users ------------------------------------------------------------------
@@ -264,6 +280,7 @@ struct UserGroup {
   std::vector<ShareAssignment> user_shares;
   std::vector<std::string> admins;
   SourceLocation where;
+  bool operator==(const UserGroup&) const = default;
 };
 
 struct UserLimit {
@@ -273,6 +290,7 @@ struct UserLimit {
   std::optional<double> jl_p;
   std::optional<int> max_pend_jobs, max_pend_slots;
   SourceLocation where;
+  bool operator==(const UserLimit&) const = default;
 };
 
 // ---- lsb.resources --------------------------------------------------------------
@@ -304,6 +322,7 @@ struct Limit {
   std::vector<ShareAssignment> resources;  // RESOURCE[[name, n] ...]
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const Limit&) const = default;
 };
 
 struct GuaranteePool {
@@ -318,6 +337,7 @@ struct GuaranteePool {
   std::vector<std::string> administrators;
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const GuaranteePool&) const = default;
 };
 
 struct HostExport {
@@ -330,6 +350,7 @@ struct HostExport {
   bool shared = false;                        // TYPE=shared
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const HostExport&) const = default;
 };
 
 struct SharedResourceExport {
@@ -338,6 +359,7 @@ struct SharedResourceExport {
   std::vector<ShareAssignment> distribution;
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const SharedResourceExport&) const = default;
 };
 
 struct ReservationUsage {
@@ -345,6 +367,7 @@ struct ReservationUsage {
   std::string resource;
   Method method = Method::kPerJob;
   SourceLocation where;
+  bool operator==(const ReservationUsage&) const = default;
 };
 
 // ---- lsb.serviceclasses ---------------------------------------------------------
@@ -363,6 +386,7 @@ struct ServiceClass {
   std::string description;
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const ServiceClass&) const = default;
 };
 
 // ---- lsb.applications -----------------------------------------------------------
@@ -383,6 +407,7 @@ struct Application {
   std::map<std::string, std::string> other;  // accepted, not yet acted on
   SourceLocation where;
   KeyLines keys;
+  bool operator==(const Application&) const = default;
 };
 
 // ---- lsb.modules ----------------------------------------------------------------
@@ -392,6 +417,7 @@ struct SchedulerModule {
   std::string rb_plugin;
   std::string disable_phases;
   SourceLocation where;
+  bool operator==(const SchedulerModule&) const = default;
 };
 
 // ---- the whole cluster ----------------------------------------------------------
@@ -451,6 +477,7 @@ struct ClusterConfig {
   bool is_peer_cluster(std::string_view name) const;
   // RECV_FROM of the peer's RemoteClusters row; Y without one.
   bool takes_spanning_jobs_from(std::string_view name) const;
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 }  // namespace lsf::config

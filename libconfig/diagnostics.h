@@ -13,6 +13,7 @@ namespace lsf::config {
 struct SourceLocation {
   std::string file;  // as shown to the admin: a file name, or an include path
   int line = 0;      // 1-based; 0 when the problem concerns the file as a whole
+  bool operator==(const SourceLocation&) const = default;
 };
 
 enum class Severity { kWarning, kError };

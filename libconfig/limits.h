@@ -39,6 +39,7 @@ template <typename T>
 struct DefaultAndMax {
   std::optional<T> default_value;
   T maximum{};
+  bool operator==(const DefaultAndMax&) const = default;
 };
 
 // `[default] maximum` time limits (RUNLIMIT, CPULIMIT).
@@ -51,6 +52,7 @@ struct ProcessorLimit {
   int minimum = 1;
   int default_value = 1;
   int maximum = 1;
+  bool operator==(const ProcessorLimit&) const = default;
 };
 Result<ProcessorLimit> parse_processor_limit(std::string_view text);
 

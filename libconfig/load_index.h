@@ -15,6 +15,7 @@ struct LoadIndexInfo {
   LoadIndex index;
   std::string_view name;  // canonical, as lsload prints it
   bool increasing;        // true: larger is busier (r1m); false: larger is freer (mem)
+  bool operator==(const LoadIndexInfo&) const = default;
 };
 
 inline constexpr std::array<LoadIndexInfo, kLoadIndexCount> kLoadIndices{{

@@ -58,6 +58,10 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Application& app, FileCont
       app.requeue_exit_values = *r;
   } else if (k == "RERUNNABLE") {
     if (auto b = ctx.yes_no(v, at, context, k)) app.rerunnable = *b;
+  } else {
+    // As in lsb.queues: a supported keyword without a branch is an error, not dropped.
+    ctx.error(at, context,
+              k + ": supported by the catalogue but not read by the lsb.applications parser (internal error)");
   }
 }
 

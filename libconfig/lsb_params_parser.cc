@@ -119,6 +119,10 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         out.default_host_spec = v;
       } else if (k == "COMPUTE_UNIT_TYPES") {
         out.compute_unit_types = split_words(v);
+      } else {
+        // A keyword the catalogue calls supported without a branch here is an error, not dropped.
+        ctx.error(kv.where, context,
+                  k + ": supported by the catalogue but not read by the lsb.params parser (internal error)");
       }
     }
   }

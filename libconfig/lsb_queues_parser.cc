@@ -225,6 +225,10 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
     opt_double(q.hist_hours);
   } else if (k == "SLA_GUARANTEES_IGNORE") {
     flag(q.sla_guarantees_ignore);
+  } else {
+    // The catalogue calls it supported but nothing here reads it: say so rather than
+    // drop it (config_keywords_test finds such a keyword before a site does).
+    ctx.error(at, context, k + ": supported by the catalogue but not read by the lsb.queues parser (internal error)");
   }
 }
 

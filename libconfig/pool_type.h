@@ -24,6 +24,7 @@ struct PoolType {
 
   static Result<PoolType> parse(std::string_view text);
   std::string to_string() const;
+  bool operator==(const PoolType&) const = default;
 };
 
 struct LoanPolicies {
@@ -36,6 +37,7 @@ struct LoanPolicies {
 
   static Result<LoanPolicies> parse(std::string_view text);
   std::string to_string() const;
+  bool operator==(const LoanPolicies&) const = default;
 };
 
 }  // namespace lsf::config

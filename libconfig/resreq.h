@@ -44,6 +44,7 @@ struct Rusage {
   // alternatives[0] is the preferred one; each alternative is a list of clauses.
   std::vector<std::vector<RusageClause>> alternatives;
   bool empty() const { return alternatives.empty(); }
+  bool operator==(const Rusage&) const = default;
 };
 
 struct Span {
@@ -51,6 +52,7 @@ struct Span {
   std::optional<int> ptile;    // slots per host
   bool ptile_per_cpu = false;  // ptile='!'
   std::optional<int> block;
+  bool operator==(const Span&) const = default;
 };
 
 struct ComputeUnitRequest {
@@ -60,6 +62,7 @@ struct ComputeUnitRequest {
   std::optional<int> usablecuslots;
   bool balance = false;
   bool excl = false;
+  bool operator==(const ComputeUnitRequest&) const = default;
 };
 
 struct ResourceRequirement {
@@ -73,6 +76,7 @@ struct ResourceRequirement {
 
   static Result<ResourceRequirement> parse(std::string_view text);
   std::string to_string() const;
+  bool operator==(const ResourceRequirement&) const = default;
 };
 
 // A job's requirement combined with its queue's RES_REQ: select[] must hold both; the

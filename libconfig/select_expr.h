@@ -63,6 +63,8 @@ class SelectExpr {
   bool matches(const ResourceLookup& lookup, const SelectContext& ctx = {}) const;
   bool matches(const SelectHost& host, const SelectContext& ctx = {}) const;
   std::string to_string() const;  // canonical, fully parenthesised where needed
+  // Equal when they read the same: the canonical texts are the same.
+  bool operator==(const SelectExpr& other) const { return to_string() == other.to_string(); }
 
   // The conjunction of two expressions (queue RES_REQ select && job select).
   static SelectExpr both(const SelectExpr& a, const SelectExpr& b);

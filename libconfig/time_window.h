@@ -23,6 +23,7 @@ struct WeekInstant {
   int minute = 0;   // 0..59
 
   int minute_of_week() const { return (weekday * 24 + hour) * 60 + minute; }
+  bool operator==(const WeekInstant&) const = default;
 };
 
 struct TimeWindow {

@@ -36,6 +36,7 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       snapshot_timer_(io_),
       start_retry_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
+  router_ = make_router();
 }
 
 Mbatchd::~Mbatchd() {

@@ -27,6 +27,7 @@
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/job_id_mark.h"
+#include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/mc/export_plan.h"
 #include "libsched/pass.h"
@@ -161,8 +162,10 @@ class Mbatchd {
   void note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused = false);
   std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
 
-  // --- requests (request_handlers.cc)
+  // --- the request table (routes.cc; router.h states its rules)
+  std::unique_ptr<RequestRouter> make_router();
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  // --- requests (request_handlers.cc)
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
   // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
   void send_limits(const Job& job);
@@ -380,6 +383,7 @@ class Mbatchd {
   ClusterState state_;
   std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::RpcServer> server_;
+  std::unique_ptr<RequestRouter> router_;
   std::map<std::string, HostLink> links_;
   std::map<std::string, ClusterLink> cluster_links_;
   // Provider: the consumers' jobs its sbatchds run (by the ids it gave them), and the

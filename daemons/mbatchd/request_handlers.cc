@@ -51,175 +51,7 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-// What only an sbatchd sends: a local user must not register a host or report a job's
-// end, whatever uid they have.
-bool daemon_only(wire::RequestEnvelope::RequestCase c) {
-  using R = wire::RequestEnvelope;
-  return c == R::kRegisterHost || c == R::kLoadReport || c == R::kJobStatus || c == R::kJobStatusBatch;
-}
-
-// Requests that record events: refused before anything is applied while the event log
-// cannot take them. sbatchd sends its job reports again until one is taken. Host
-// registration and load reports are not refused (a host would look down); their few
-// records go into the log's reserve.
-bool changes_state(wire::RequestEnvelope::RequestCase c) {
-  using R = wire::RequestEnvelope;
-  switch (c) {
-    case R::kSubmit:
-    case R::kSubmitPack:
-    case R::kSignalJobs:
-    case R::kHostControl:
-    case R::kQueueControl:
-    case R::kJobMove:
-    case R::kForceRun:
-    case R::kRequeue:
-    case R::kSwitchQueue:
-    case R::kModify:
-    case R::kJobGroupControl:
-    case R::kMigrate:
-    case R::kJobStatus:
-    case R::kJobStatusBatch:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
-
-void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
-  using R = wire::RequestEnvelope;
-  // Another cluster's mbatchd speaks only MultiCluster: offers and relays, and the
-  // reports of the jobs this cluster runs on its hosts.
-  const bool from_cluster = peer.kind == net::PeerKind::kRemoteCluster;
-  const auto kind = request.request_case();
-  const bool cluster_only = kind == R::kLeaseOffer || kind == R::kLeaseRelay;
-  if (from_cluster ? !(cluster_only || kind == R::kJobStatus || kind == R::kJobStatusBatch) : cluster_only) {
-    log_->warn("refused a request from {}: {}", from_cluster ? "cluster " + peer.cluster : "a local caller",
-               from_cluster ? "only MultiCluster requests come from other clusters"
-                            : "MultiCluster requests come only from other clusters");
-    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
-                                    from_cluster ? "User permission denied: another cluster may send only "
-                                                   "MultiCluster requests"
-                                                 : "User permission denied: only another cluster's mbatchd, "
-                                                   "signed with the key the clusters share, may send this"));
-  }
-  if (!from_cluster && daemon_only(kind) && !peer.is_daemon()) {
-    log_->warn("refused a daemon request from local user {} (uid {})", request.caller().user_name(),
-               request.caller().uid());
-    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
-                                    "User permission denied: only an sbatchd holding the cluster key may send this"));
-  }
-  // The request's records, and its wait for them, go to the writer together when it
-  // returns: all of them durable, or (a failed write) none.
-  struct HoldLog {
-    EventLogWriter& log;
-    explicit HoldLog(EventLogWriter& l) : log(l) { log.hold(); }
-    ~HoldLog() { log.release(); }
-  } hold(*event_log_);
-  if (changes_state(kind))
-    if (auto why = log_refusal(); !why.empty()) {
-      // bsub adds ". Job not submitted."; the others say it here.
-      if (kind != R::kSubmit && kind != R::kSubmitPack) why += "; nothing was changed";
-      return respond(net::error_reply(wire::STATUS_UNAVAILABLE, why));
-    }
-  switch (request.request_case()) {
-    case R::kPing: {
-      auto reply = net::ok_reply();
-      reply.mutable_ping()->set_cluster_name(config_->cluster_name);
-      reply.mutable_ping()->set_master_name(options_.host_name);
-      return respond(reply);
-    }
-    case R::kClusterInfo: {
-      auto reply = net::ok_reply();
-      auto* c = reply.mutable_cluster_info();
-      c->set_cluster_name(config_->cluster_name);
-      c->set_master_name(options_.host_name);
-      c->set_version(LSFSCHED_VERSION);
-      c->set_mbatchd_pid(static_cast<int>(getpid()));
-      c->set_mbatchd_start_time(start_wall_time_);
-      c->set_last_reconfig_time(last_reconfig_time_);
-      return respond(reply);
-    }
-    case R::kSubmit:
-      return on_submit(request, respond);
-    case R::kSubmitPack:
-      return on_submit_pack(request, respond);
-    case R::kJobInput:
-      return on_job_input(request, respond);
-    case R::kJobs:
-      return on_jobs(request, respond);
-    case R::kSignalJobs:
-      return on_signal_jobs(request, respond);
-    case R::kQueues:
-      return on_queues(request, respond);
-    case R::kHosts:
-      return on_hosts(request, respond);
-    case R::kHostControl:
-      return on_host_control(request, respond);
-    case R::kQueueControl:
-      return on_queue_control(request, respond);
-    case R::kReconfig:
-      return on_reconfig(request, respond);
-    case R::kPerfmon:
-      return on_perfmon(request, respond);
-    case R::kJobMove:
-      return on_job_move(request, respond);
-    case R::kForceRun:
-      return on_force_run(request, respond);
-    case R::kRequeue:
-      return on_requeue(request, respond);
-    case R::kSwitchQueue:
-      return on_switch(request, respond);
-    case R::kModify:
-      return on_modify(request, respond);
-    case R::kConfigInfo:
-      return on_config_info(request, respond);
-    case R::kUsers:
-      return on_users(request, respond);
-    case R::kHostPartitions:
-      return on_host_partitions(request, respond);
-    case R::kGuaranteePools:
-      return on_guarantee_pools(request, respond);
-    case R::kApplications:
-      return on_applications(request, respond);
-    case R::kJobGroupControl:
-      return on_job_group_control(request, respond);
-    case R::kJobGroups:
-      return on_job_groups(request, respond);
-    case R::kExports:
-      return on_exports(request, respond);
-    case R::kLeaseOffer:
-      return on_lease_offer(request, peer, respond);
-    case R::kLeaseRelay:
-      return on_lease_relay(request, peer, respond);
-    case R::kClusters:
-      return on_clusters(request, respond);
-    case R::kPeek:
-      return on_peek(request, respond);
-    case R::kWaitCondition:
-      return on_wait_condition(request, respond);
-    case R::kHistory:
-      return on_history(request, respond);
-    case R::kAcct:
-      return on_acct(request, respond);
-    case R::kLimits:
-      return on_limits(request, respond);
-    case R::kMigrate:
-      return on_migrate(request, respond);
-    case R::kSharedResources:
-      return on_shared_resources(request, respond);
-    case R::kRegisterHost:
-      return on_register_host(request, peer, respond);
-    case R::kLoadReport:
-      return on_load_report(request, respond);
-    case R::kJobStatus:
-    case R::kJobStatusBatch:
-      return on_job_status(request, peer, respond);
-    default:
-      return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "request type not served by mbatchd"));
-  }
-}
 
 std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
                                       std::vector<std::int32_t>& indices) const {
@@ -965,8 +797,6 @@ void Mbatchd::on_hosts(const wire::RequestEnvelope& request, const net::Responde
 
 void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.host_control();
-  if (!is_admin(request.caller()))
-    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "User permission denied"));
   auto reply = net::ok_reply();
   auto* out = reply.mutable_control();
   out->set_all_ok(true);
@@ -1034,8 +864,6 @@ void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::
 }
 
 void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond) {
-  if (!is_admin(request.caller()))
-    return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, "User permission denied"));
   config::LoadOptions lo;
   lo.envdir = options_.envdir;
   lo.now = config::local_week_instant();
@@ -1192,8 +1020,6 @@ void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Resp
   const auto& caller = request.caller();
   sched::JobKey key{q.job().job_id(), q.job().index()};
   const std::string label = "Job <" + job_label(key) + ">";
-  bool admin = is_admin(caller);
-  if (!admin) return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   Job* job = state_.find_job(key);
   if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
   if (job->state != wire::JOB_PEND)

@@ -10,6 +10,7 @@
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/host_resolution.h"
+#include "libsched/pass_apply.h"
 #include "libsched/pass_carry.h"
 #include "libsched/pending_reason.h"
 
@@ -166,12 +167,7 @@ bool Mbatchd::rerunnable(const Job& job) const {
 namespace {
 
 sched::SuspendCause cause_of(const Job& job) {
-  if (job.state != wire::JOB_SSUSP) return sched::SuspendCause::kNone;
-  if (job.reason == sched::reason::kSuspPreempted) return sched::SuspendCause::kPreempted;
-  if (job.reason == sched::reason::kSuspWindow) return sched::SuspendCause::kWindow;
-  if (job.reason == sched::reason::kSuspStopCond || job.reason.rfind(sched::reason::kSuspLoad, 0) == 0)
-    return sched::SuspendCause::kLoad;
-  return sched::SuspendCause::kUser;  // resumed by its owner, waiting for the system
+  return sched::suspend_cause_of(job.state == wire::JOB_SSUSP, job.reason);
 }
 
 }  // namespace
@@ -447,53 +443,66 @@ void Mbatchd::apply_pass(size_t running, sched::PassResult result, std::chrono::
   ++passes_;
   std::int64_t t = now();
   std::vector<sched::JobKey> started;
+  // The decisions, applied to the jobs' records by the rule of libsched/pass_apply.h.
   // No job starts while the event log refuses changes: its JOB_START could not be kept.
-  if (!event_log_->refusal().empty()) result.dispatches.clear();
-  for (auto& d : result.dispatches) {
+  const bool refused = !event_log_->refusal().empty();
+  sched::ApplyTarget target;
+  target.start = [&](const sched::Dispatch& d) {
+    if (refused) return false;
     Job* job = state_.find_job(d.job);
-    if (!job || job->state != wire::JOB_PEND) continue;  // killed or stopped meanwhile
+    if (!job || job->state != wire::JOB_PEND) return false;  // killed or stopped meanwhile
     // Hosts may have changed state while the pass ran.
-    bool still_ok = true;
     for (const auto& h : d.hosts) {
       auto s = host_status(h);
-      if (s != "ok" && s != "closed_Full" && s != "closed_Excl" && s != "closed_Busy" && s != "closed_Wind") {
-        still_ok = false;
-        break;
-      }
+      if (s != "ok" && s != "closed_Full" && s != "closed_Excl" && s != "closed_Busy" && s != "closed_Wind")
+        return false;
     }
-    if (!still_ok) continue;
     wire::EventRecord ev;
     auto* e = ev.mutable_job_start();
     e->set_job_id(d.job.id);
     e->set_index(d.job.index);
-    for (const auto& h : d.hosts) {
-      e->add_exec_hosts(h);
-      last_dispatch_[h] = t;
-    }
+    for (const auto& h : d.hosts) e->add_exec_hosts(h);
     record(ev);
     started.push_back(d.job);
-  }
+    return true;
+  };
+  target.dispatched = [&](const std::string& host) { last_dispatch_[host] = t; };
   // Reservations last while the pass renews them; the start of each is kept so
   // MAX_RESERVE_TIME can end it.
-  std::map<sched::JobKey, sched::Reservation> kept;
-  for (auto& r : result.reservations) kept[r.job] = std::move(r);
-  reservations_ = std::move(kept);
+  target.reservations = [&](std::vector<sched::Reservation>& held) {
+    std::map<sched::JobKey, sched::Reservation> kept;
+    for (auto& r : held) kept[r.job] = std::move(r);
+    reservations_ = std::move(kept);
+  };
+  target.find = [&](const sched::JobKey& key) -> std::optional<sched::StartedJob> {
+    const Job* job = state_.find_job(key);
+    if (!job) return std::nullopt;
+    sched::StartedJob out;
+    switch (job->state) {
+      case wire::JOB_RUN:
+        out.state = sched::RunState::kRun;
+        break;
+      case wire::JOB_SSUSP:
+        out.state = sched::RunState::kSsusp;
+        break;
+      case wire::JOB_USUSP:
+        out.state = sched::RunState::kUsusp;
+        break;
+      default:
+        return std::nullopt;
+    }
+    out.cause = cause_of(*job);
+    if (!job->exec_hosts.empty()) out.first_host = job->exec_hosts[0];
+    return out;
+  };
+  target.suspend = [&](const sched::Suspend& s) { suspend_by_system(*state_.find_job(s.job), s); };
+  target.resume = [&](const sched::Resume& r) { resume_by_system(*state_.find_job(r.job)); };
+  target.load_action = [&](const std::string& host) { last_load_action_[host] = t; };
+  // Pending jobs' marks go with their reasons below, in one walk (set_pending_reasons
+  // follows sched::carry_pending_mark's rule).
+  sched::apply(result, target);
   guarantees_ = std::move(result.guarantees);
   throttles_ = std::move(result.throttles);
-  for (const auto& s : result.suspends) {
-    Job* job = state_.find_job(s.job);
-    if (!job || job->state != wire::JOB_RUN) continue;
-    suspend_by_system(*job, s);
-    if (s.cause == sched::SuspendCause::kLoad && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
-  }
-  for (const auto& r : result.resumes) {
-    Job* job = state_.find_job(r.job);
-    if (!job || job->state != wire::JOB_SSUSP) continue;
-    auto cause = cause_of(*job);
-    resume_by_system(*job);
-    bool load_action = cause == sched::SuspendCause::kLoad || cause == sched::SuspendCause::kUser;
-    if (load_action && !job->exec_hosts.empty()) last_load_action_[job->exec_hosts[0]] = t;
-  }
   // Jobs forgotten since the view was made: their pointers are gone, look every job up.
   const bool same_jobs = jobs.dropped == state_.jobs_dropped();
   state_.set_pending_reasons(result.reasons, t, same_jobs ? std::span<Job* const>(jobs.jobs) : std::span<Job* const>());

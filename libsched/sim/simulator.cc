@@ -5,9 +5,9 @@
 #include <limits>
 #include <map>
 #include <queue>
-#include <set>
 #include <stdexcept>
 
+#include "libsched/pass_apply.h"
 #include "libsched/pass_carry.h"
 
 namespace lsf::sched::sim {
@@ -90,7 +90,7 @@ class Simulation {
       if (fairshare_) count_cpu(now);
       PassResult pass = schedule(view_, now);
       ++result_.passes;
-      apply(pass, now);
+      apply_pass(pass, now);
       if (observe) observe(now, view_, pass);
     }
     if (progress) progress(1.0);
@@ -98,24 +98,6 @@ class Simulation {
   }
 
  private:
-  // What APS reads of a job's past, kept as mbatchd keeps it: a blocked job has no queue
-  // time (-1) and starts anew when it is eligible again, and the jobs that passed it
-  // over add up.
-  void carry_aps_marks(const PassResult& pass, std::int64_t now) {
-    std::map<JobKey, const PendingReason*> why;
-    for (const auto& r : pass.reasons)
-      if (r.blocked || r.bypassed > 0) why[r.job] = &r;
-    for (auto& j : view_.pending) {
-      auto it = why.find(j.key);
-      const PendingReason* r = it == why.end() ? nullptr : it->second;
-      if (r && r->blocked)
-        j.idle_since = -1;
-      else if (j.idle_since < 0)
-        j.idle_since = now;
-      if (r) j.bypass_count += r->bypassed;
-    }
-  }
-
   JobView pending(const Job& job) const {
     JobView v;
     v.key = {job.id, 0};
@@ -145,12 +127,12 @@ class Simulation {
     finishes_.push({end, live.generation, key});
   }
 
-  void apply(const PassResult& pass, std::int64_t now) {
-    std::set<JobKey> dispatched;
-    for (const auto& d : pass.dispatches) {
-      auto pos =
-          std::find_if(view_.pending.begin(), view_.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-      if (pos == view_.pending.end()) continue;
+  // The pass's decisions as mbatchd applies them (pass_apply.h), with this simulation's
+  // clocks: a started job's end is scheduled, a suspended one's stops, a resumed one's
+  // goes on.
+  void apply_pass(const PassResult& pass, std::int64_t now) {
+    ViewHooks hooks;
+    hooks.started = [&](const Dispatch& d, RunningJobView&) {
       size_t index = by_id_.at(d.job.id);
       const Job& job = jobs_[index];
       Outcome& o = result_.jobs[index];
@@ -158,68 +140,25 @@ class Simulation {
       o.first_host = d.hosts.empty() ? "" : d.hosts.front();
       o.slots = static_cast<int>(d.hosts.size());
       std::int64_t runs = job.run_limit > 0 ? std::min(job.runtime, job.run_limit) : job.runtime;
-      view_.running.push_back(started(*pos, d.hosts, now));
-      RunningJobView& run = view_.running.back();
-      run.host_slots_table = view_.host_table;
-      // The pass's host indexes are the table's (the hosts never change here); a host
-      // named twice in a placement counts once, as host_slots() would count it.
-      std::vector<std::pair<int, int>> slots;
-      for (auto [h, n] : d.slots) {
-        // An init-capture: clang 14 cannot capture a structured binding.
-        auto same = std::find_if(slots.begin(), slots.end(), [host = h](const auto& e) { return e.first == host; });
-        if (same == slots.end())
-          slots.emplace_back(h, n);
-        else
-          same->second += n;
-      }
-      // JOB_ACCEPT_INTERVAL counts from a host's last dispatch, as mbatchd records it.
-      for (auto [h, n] : slots) view_.hosts[static_cast<size_t>(h)].last_dispatch = now;
-      run.host_slots = std::make_shared<const std::vector<std::pair<int, int>>>(std::move(slots));
       Live& live = live_[d.job];
       live.index = index;
       schedule_finish(d.job, live, now + std::max<std::int64_t>(0, runs));
-      dispatched.insert(d.job);
-    }
-    if (!dispatched.empty())
-      std::erase_if(view_.pending, [&](const JobView& j) { return dispatched.count(j.key) > 0; });
-
-    // Reservations carry over as mbatchd carries them: the job keeps its start of holding.
-    // Under conservative backfill nearly every pending job holds one: a sorted vector,
-    // not a map node per reservation per pass.
-    std::vector<std::pair<JobKey, const Reservation*>> held;
-    held.reserve(pass.reservations.size());
+    };
+    hooks.suspended = [&](RunningJobView& r) {
+      Live& live = live_.at(r.key);
+      live.remaining = live.end - now;
+      ++live.generation;  // its finish waits for the resume
+    };
+    hooks.resumed = [&](RunningJobView& r) {
+      Live& live = live_.at(r.key);
+      schedule_finish(r.key, live, now + live.remaining);
+    };
+    apply(view_, pass, now, hooks);
+    // mbatchd passes every MBD_SLEEP_TIME; here a pass also comes when a planned start
+    // is due.
     next_plan_ = kNever;
-    for (const auto& r : pass.reservations) {
-      held.emplace_back(r.job, &r);
+    for (const auto& r : pass.reservations)
       if (r.hosts.empty() && r.estimated_start > now) next_plan_ = std::min(next_plan_, r.estimated_start);
-    }
-    std::stable_sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& j : view_.pending) {
-      // The last of a job's reservations, should a pass make two.
-      auto it =
-          std::upper_bound(held.begin(), held.end(), j.key, [](const JobKey& k, const auto& e) { return k < e.first; });
-      bool has = it != held.begin() && std::prev(it)->first == j.key;
-      carry_reservation(j, has ? std::prev(it)->second : nullptr);
-    }
-    if (aps_) carry_aps_marks(pass, now);
-
-    for (const auto& s : pass.suspends) {
-      auto it = live_.find(s.job);
-      RunningJobView* r = running(s.job);
-      if (it == live_.end() || !r || r->state != RunState::kRun) continue;
-      r->state = RunState::kSsusp;
-      r->cause = s.cause;
-      it->second.remaining = it->second.end - now;
-      ++it->second.generation;  // its finish waits for the resume
-    }
-    for (const auto& s : pass.resumes) {
-      auto it = live_.find(s.job);
-      RunningJobView* r = running(s.job);
-      if (it == live_.end() || !r || r->state == RunState::kRun) continue;
-      r->state = RunState::kRun;
-      r->cause = SuspendCause::kNone;
-      schedule_finish(s.job, it->second, now + it->second.remaining);
-    }
   }
 
   // Fairshare: a finished job's use goes to the history of its queue. Jobs are taken to
@@ -235,19 +174,10 @@ class Simulation {
         r.cpu_s = static_cast<double>(now - r.start_time) * static_cast<double>(r.hosts.size());
   }
 
-  RunningJobView* running(const JobKey& key) {
-    for (auto& r : view_.running)
-      if (r.key == key) return &r;
-    return nullptr;
-  }
-
   ClusterView view_;
   const std::vector<Job>& jobs_;
   bool fairshare_ = false;  // some queue has FAIRSHARE
   std::int64_t next_plan_ = kNever;
-  // Some queue has APS_PRIORITY: queue time and bypass counts are carried between passes.
-  const bool aps_ = std::any_of(view_.policy->queues.begin(), view_.policy->queues.end(),
-                                [](const QueuePolicy& q) { return q.aps.has_value(); });
   std::shared_ptr<ShareHistory> history_ = std::make_shared<ShareHistory>();
   Result result_;
   std::map<std::int64_t, size_t> by_id_;

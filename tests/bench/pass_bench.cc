@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
 #include "libsched/pass_carry.h"
 
 using namespace lsf;
@@ -266,12 +267,7 @@ int main(int argc, char** argv) {
 
   // The dispatched jobs start; then one job ends, and the pass that follows is what
   // mbatchd runs on every change.
-  for (const auto& d : result.dispatches) {
-    auto it = std::find_if(view.pending.begin(), view.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-    view.running.push_back(started(*it, d.hosts, 1000));
-    placed(view, view.running.back());
-    view.pending.erase(it);
-  }
+  apply(view, result, 1000);
   view.running.erase(view.running.begin() + 5);
   // In key order, as mbatchd lists started jobs.
   std::sort(view.running.begin(), view.running.end(),

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
 #include "libsched/pass_carry.h"
 
 using namespace lsf;
@@ -92,11 +93,7 @@ PassResult schedule_checked(const ClusterView& v, std::int64_t now, int pass) {
 
 // The dispatched jobs start; `ends` running jobs end, picked at random.
 void start_and_end(ClusterView& v, const PassResult& r, std::int64_t now, int ends, std::mt19937& rng) {
-  for (const auto& d : r.dispatches) {
-    auto it = std::find_if(v.pending.begin(), v.pending.end(), [&](const JobView& j) { return j.key == d.job; });
-    v.running.push_back(started(*it, d.hosts, now));
-    v.pending.erase(it);
-  }
+  apply(v, r, now);
   for (int i = 0; i < ends && !v.running.empty(); ++i)
     v.running.erase(v.running.begin() + static_cast<std::ptrdiff_t>(rng() % v.running.size()));
 }

@@ -9,6 +9,13 @@
 // decisions must be identical (the pass is deterministic). And once more with user and
 // project ids, as mbatchd gives them: the ids must change nothing.
 //
+// The contract of libsched/pass_apply.h: every scenario runs a second time keeping its
+// jobs also as mbatchd keeps them (MbatchdRecords: a state and a suspend reason, the
+// reservations and hosts' times beside them), applying each pass's result to them
+// through an ApplyTarget as mbatchd does and rebuilding the view from them as
+// build_view does. That view must be the view the view applier (the simulator's path)
+// keeps, and decide the same, after every pass.
+//
 // Format (all keys optional except steps):
 //   config: {lsb.queues: "...", lsb.hosts: "...", lsb.users: "...", lsb.resources: "...",
 //            lsb.params: "...", lsb.modules: "...", lsf.shared.resources: "...",
@@ -38,6 +45,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "cli/bsim/scenario.h"
@@ -45,6 +53,8 @@
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
+#include "libsched/pending_reason.h"
 
 using namespace lsf;
 using namespace lsf::sched;
@@ -123,9 +133,176 @@ ClusterView with_ids(ClusterView view) {
   return view;
 }
 
+// What of a view applying a pass's result changes, as text in job-key order (mbatchd
+// lists jobs by key; the view applier appends started jobs), for comparing views.
+std::string view_text(const ClusterView& v) {
+  std::ostringstream out;
+  for (const auto& h : v.hosts)
+    out << "host " << h.name << " dispatch " << h.last_dispatch << " load_action " << h.last_load_action << "\n";
+  std::vector<const JobView*> pending;
+  for (const auto& j : v.pending) pending.push_back(&j);
+  std::sort(pending.begin(), pending.end(), [](auto* a, auto* b) { return a->key < b->key; });
+  for (const JobView* j : pending)
+    out << "pending " << key_text(j->key) << " queue " << j->queue << " order " << j->order << " user " << j->user
+        << " slots " << j->min_slots << "," << j->max_slots << " reserving " << j->reserving_since << "/"
+        << j->reserved_slots << " planned " << j->planned_start << " idle " << j->idle_since << " bypass "
+        << j->bypass_count << " held " << j->held << "\n";
+  std::vector<const RunningJobView*> running;
+  for (const auto& r : v.running) running.push_back(&r);
+  std::sort(running.begin(), running.end(), [](auto* a, auto* b) { return a->key < b->key; });
+  for (const RunningJobView* r : running)
+    out << "running " << key_text(r->key) << " queue " << r->queue << " user " << r->user << " project " << r->project
+        << " state " << static_cast<int>(r->state) << " cause " << static_cast<int>(r->cause) << " hosts "
+        << join(r->hosts) << " start " << r->start_time << " limit " << r->run_limit_s << " x " << r->exclusive
+        << " forced " << r->forced << " req " << r->res_req.get() << "\n";
+  return out.str();
+}
+
+// Jobs as mbatchd keeps them (daemons/mbatchd: Job, its reservations and hosts' times):
+// a state and the reason text it was suspended with, not a SuspendCause; the pending
+// marks as ClusterState::set_pending_reasons keeps them. Decisions reach them through
+// an ApplyTarget written as mbatchd's apply_pass writes it, and view() builds the
+// pass's view from them as Mbatchd::build_view does.
+struct MbatchdRecords {
+  struct Job {
+    JobView submission;  // what build_view derives from the job's submission
+    enum State { kPend, kRun, kSsusp, kUsusp } state = kPend;
+    std::string reason;  // why the system suspended it
+    std::vector<std::string> exec_hosts;
+    std::int64_t start_time = 0;
+    bool forced = false;
+    std::int64_t submit_time = 0;
+    bool blocked = false;
+    std::int64_t idle_since = 0;
+    int bypass_count = 0;
+  };
+  std::map<JobKey, Job> jobs;
+  std::map<JobKey, Reservation> reservations;
+  std::map<std::string, std::int64_t> last_dispatch, last_load_action;
+
+  void add_pending(const JobView& v, std::int64_t now) {
+    Job& j = jobs[v.key];
+    j.submission = v;
+    j.submit_time = now;
+  }
+  void add_running(const RunningJobView& r) {
+    Job& j = jobs[r.key];
+    j.submission.key = r.key;
+    j.submission.queue = r.queue;
+    j.submission.user = r.user;
+    j.submission.project = r.project;
+    j.submission.run_limit_s = r.run_limit_s;
+    j.submission.exclusive = r.exclusive;
+    j.submission.res_req = r.res_req;
+    j.state = r.state == RunState::kRun ? Job::kRun : r.state == RunState::kSsusp ? Job::kSsusp : Job::kUsusp;
+    j.reason = r.cause == SuspendCause::kPreempted ? reason::kSuspPreempted
+               : r.cause == SuspendCause::kLoad    ? reason::kSuspLoad
+               : r.cause == SuspendCause::kWindow  ? reason::kSuspWindow
+                                                   : reason::kSuspResumeWait;
+    j.exec_hosts = r.hosts;
+    j.start_time = r.start_time;
+    j.forced = r.forced;
+  }
+
+  ClusterView view(const ClusterView& like) const {
+    ClusterView v;
+    v.policy = like.policy;
+    v.week = like.week;
+    v.queues = like.queues;
+    v.hosts = like.hosts;
+    for (auto& h : v.hosts) {
+      auto d = last_dispatch.find(h.name), l = last_load_action.find(h.name);
+      h.last_dispatch = d == last_dispatch.end() ? 0 : d->second;
+      h.last_load_action = l == last_load_action.end() ? 0 : l->second;
+    }
+    for (const auto& [key, j] : jobs) {
+      if (j.state != Job::kPend) continue;
+      JobView jv = j.submission;
+      auto r = reservations.find(key);
+      carry_reservation(jv, r == reservations.end() ? nullptr : &r->second);
+      jv.idle_since = j.blocked ? -1 : j.idle_since > 0 ? j.idle_since : j.submit_time;
+      jv.bypass_count = j.bypass_count;
+      v.pending.push_back(std::move(jv));
+    }
+    for (const auto& [key, j] : jobs) {
+      if (j.state == Job::kPend) continue;
+      RunningJobView rv;
+      rv.key = key;
+      rv.queue = j.submission.queue;
+      rv.user = j.submission.user;
+      rv.project = j.submission.project;
+      rv.hosts = j.exec_hosts;
+      rv.state = j.state == Job::kRun ? RunState::kRun : j.state == Job::kSsusp ? RunState::kSsusp : RunState::kUsusp;
+      rv.cause = suspend_cause_of(j.state == Job::kSsusp, j.reason);
+      rv.start_time = j.start_time;
+      rv.run_limit_s = j.submission.run_limit_s;
+      rv.exclusive = j.submission.exclusive;
+      rv.forced = j.forced;
+      rv.res_req = j.submission.res_req;
+      rv.share_group = j.submission.share_group;
+      rv.sla = j.submission.sla;
+      v.running.push_back(std::move(rv));
+    }
+    return v;
+  }
+
+  void apply(PassResult& result, std::int64_t now) {
+    ApplyTarget t;
+    t.start = [&](const Dispatch& d) {
+      auto it = jobs.find(d.job);
+      if (it == jobs.end() || it->second.state != Job::kPend) return false;
+      it->second.state = Job::kRun;
+      it->second.exec_hosts = d.hosts;
+      it->second.start_time = now;
+      return true;
+    };
+    t.dispatched = [&](const std::string& host) { last_dispatch[host] = now; };
+    t.reservations = [&](std::vector<Reservation>& held) {
+      std::map<JobKey, Reservation> kept;
+      for (auto& r : held) kept[r.job] = std::move(r);
+      reservations = std::move(kept);
+    };
+    t.find = [&](const JobKey& key) -> std::optional<StartedJob> {
+      auto it = jobs.find(key);
+      if (it == jobs.end() || it->second.state == Job::kPend) return std::nullopt;
+      const Job& j = it->second;
+      StartedJob out;
+      out.state = j.state == Job::kRun ? RunState::kRun : j.state == Job::kSsusp ? RunState::kSsusp : RunState::kUsusp;
+      out.cause = suspend_cause_of(j.state == Job::kSsusp, j.reason);
+      if (!j.exec_hosts.empty()) out.first_host = j.exec_hosts[0];
+      return out;
+    };
+    t.suspend = [&](const Suspend& s) {
+      Job& j = jobs.at(s.job);
+      j.state = Job::kSsusp;
+      j.reason = s.reason;
+    };
+    t.resume = [&](const Resume& r) {
+      Job& j = jobs.at(r.job);
+      j.state = Job::kRun;
+      j.reason.clear();
+    };
+    t.load_action = [&](const std::string& host) { last_load_action[host] = now; };
+    ::lsf::sched::apply(result, t);
+    // ClusterState::set_pending_reasons: what a reason carries to the next pass.
+    for (const auto& r : result.reasons) {
+      auto it = jobs.find(r.job);
+      if (it == jobs.end() || it->second.state != Job::kPend) continue;
+      Job& j = it->second;
+      if (j.blocked && !r.blocked) j.idle_since = now;
+      j.bypass_count += r.bypassed;
+      j.blocked = r.blocked;
+    }
+  }
+};
+
 class Scenario {
  public:
-  explicit Scenario(const std::string& name) {
+  // `contract`: besides the view the scenario keeps (applied to by apply(view, ...), as
+  // the simulator applies), keep jobs as mbatchd keeps them (MbatchdRecords) and apply
+  // the same decisions to them through an ApplyTarget; the view rebuilt from the
+  // records must be the view, and give the same decisions, after every pass.
+  explicit Scenario(const std::string& name, bool contract = false) {
     doc_ = YAML::LoadFile((scenario_dir() / (name + ".yaml")).string());
     write_config();
     auto loaded = tree_.load();
@@ -154,6 +331,10 @@ class Scenario {
       set_load(hv, h["load"]);
     }
     for (const auto& j : doc_["running"]) view_.running.push_back(running_job(j, 0));
+    if (contract) {
+      records_.emplace();
+      for (const auto& r : view_.running) records_->add_running(r);
+    }
   }
 
   void run() {
@@ -267,9 +448,14 @@ class Scenario {
     for (const auto& id : step["finish"]) {
       JobKey k = parse_key(id.as<std::string>());
       std::erase_if(view_.running, [&](const RunningJobView& r) { return r.key == k; });
+      if (records_) records_->jobs.erase(k);
     }
     for (const auto& kv : step["load"]) set_load(host(kv.first.as<std::string>()), kv.second);
-    for (const auto& j : step["submit"]) view_.pending.push_back(pending_job(j));
+    for (const auto& j : step["submit"]) {
+      view_.pending.push_back(pending_job(j));
+      view_.pending.back().idle_since = now;  // eligible from submission, as mbatchd has it
+      if (records_) records_->add_pending(view_.pending.back(), now);
+    }
     for (const auto& kv : step["queues"]) {
       int q = view_.policy->queue_index(kv.first.as<std::string>());
       view_.queues[q].active = kv.second.as<std::string>() == "active";
@@ -281,7 +467,18 @@ class Scenario {
     EXPECT_EQ(describe(r), describe(schedule(copy, now))) << "pass on a copy differs";
     EXPECT_EQ(describe(r), describe(schedule(with_ids(view_), now))) << "pass with user and project ids differs";
     check(step["expect"], r);
+    if (records_) {
+      // The same pass on the view mbatchd would build from its records.
+      const ClusterView rebuilt = records_->view(view_);
+      EXPECT_EQ(view_text(rebuilt), view_text(view_)) << "the records and the view differ before the pass";
+      PassResult from_records = schedule(rebuilt, now);
+      EXPECT_EQ(describe(from_records), describe(r)) << "the records' view decides otherwise";
+      records_->apply(from_records, now);
+    }
     advance(r, now);
+    if (records_) {
+      EXPECT_EQ(view_text(records_->view(view_)), view_text(view_)) << "mbatchd's path and the view applier differ";
+    }
   }
 
   void check(const YAML::Node& expect, const PassResult& r) {
@@ -343,38 +540,11 @@ class Scenario {
       }
   }
 
-  // What mbatchd would do with the decisions before the next step.
-  void advance(const PassResult& r, std::int64_t now) {
-    for (const auto& d : r.dispatches) {
-      auto it = std::find_if(view_.pending.begin(), view_.pending.end(), [&](auto& j) { return j.key == d.job; });
-      view_.running.push_back(started(*it, d.hosts, now));
-      for (const auto& h : d.hosts) host(h).last_dispatch = now;
-      view_.pending.erase(it);
-    }
-    for (auto& j : view_.pending) {
-      const Reservation* held = nullptr;
-      for (const auto& res : r.reservations)
-        if (res.job == j.key) held = &res;
-      carry_reservation(j, held);
-    }
-    for (const auto& s : r.suspends)
-      for (auto& run : view_.running)
-        if (run.key == s.job) {
-          run.state = RunState::kSsusp;
-          run.cause = s.cause;
-          if (s.cause == SuspendCause::kLoad) host(run.hosts.front()).last_load_action = now;
-        }
-    for (const auto& s : r.resumes)
-      for (auto& run : view_.running)
-        if (run.key == s.job) {
-          if (run.cause == SuspendCause::kLoad || run.cause == SuspendCause::kUser)
-            host(run.hosts.front()).last_load_action = now;
-          run.state = RunState::kRun;
-          run.cause = SuspendCause::kNone;
-        }
-  }
+  // What mbatchd does with the decisions before the next step (pass_apply.h).
+  void advance(const PassResult& r, std::int64_t now) { apply(view_, r, now); }
 
   YAML::Node doc_;
+  std::optional<MbatchdRecords> records_;
   lsf::testing::ConfigTree tree_;
   std::shared_ptr<const config::ClusterConfig> config_;
   ClusterView view_;
@@ -385,6 +555,13 @@ class ScenarioTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioTest, Decisions) {
   Scenario s(GetParam());
+  s.run();
+}
+
+// mbatchd's path (its records, an ApplyTarget, the view rebuilt from them) and the
+// simulator's (apply() to the view it keeps) give the same views and decisions.
+TEST_P(ScenarioTest, MbatchdPathAndViewApplierAgree) {
+  Scenario s(GetParam(), /*contract=*/true);
   s.run();
 }
 

@@ -8,6 +8,7 @@
 
 #include "config_tree.h"
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
 #include "libsched/sim/cluster_model.h"
 
 using namespace lsf;
@@ -45,9 +46,8 @@ struct Cluster {
     for (const auto& d : r.dispatches) {
       auto it = std::find_if(view.pending.begin(), view.pending.end(), [&](auto& j) { return j.key == d.job; });
       per_queue[view.policy->queues[static_cast<size_t>(it->queue)].name] += static_cast<int>(d.hosts.size());
-      view.running.push_back(started(*it, d.hosts, now));
-      view.pending.erase(it);
     }
+    apply(view, r, now);
     if (out) *out = std::move(r);
     return per_queue;
   }

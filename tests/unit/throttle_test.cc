@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "libsched/pass.h"
+#include "libsched/pass_apply.h"
 #include "libsched/sim/cluster_model.h"
 #include "one_host_cluster.h"
 
@@ -225,9 +226,7 @@ TEST(Throttle, WideJobWaitsWhileSmallerJobsStartAroundIt) {
 
   // The 1-hour job runs; the next pass predicts the same start and still keeps the
   // 3-hour job out.
-  view.running.push_back(started(view.pending[1], r.dispatches[0].hosts, kNow));
-  view.pending.erase(view.pending.begin() + 1);
-  carry_reservation(view.pending[0], &r.reservations[0]);
+  apply(view, r, kNow);
   PassResult next = schedule(view, kNow + 60);
   ASSERT_EQ(next.reservations.size(), 1u);
   EXPECT_EQ(next.reservations[0].estimated_start, kNow + 7200);

@@ -1,0 +1,124 @@
+// mbatchd's request table: every request type it serves, the handler, who may send it
+// and whether it changes state (router.h states the rules).
+#include <unistd.h>
+
+#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/router.h"
+
+namespace lsf::mbd {
+
+std::unique_ptr<RequestRouter> Mbatchd::make_router() {
+  RouterHooks hooks;
+  hooks.is_admin = [this](const wire::Identity& caller) { return is_admin(caller); };
+  hooks.log_refusal = [this] { return log_refusal(); };
+  hooks.hold = [this] { event_log_->hold(); };
+  hooks.release = [this] { event_log_->release(); };
+  auto router = std::make_unique<RequestRouter>(log_, std::move(hooks));
+
+  using R = wire::RequestEnvelope;
+  using Peer = net::Peer;
+  using Respond = net::Responder;
+  using Handler = void (Mbatchd::*)(const R&, const Respond&);
+  using PeerHandler = void (Mbatchd::*)(const R&, const Peer&, const Respond&);
+  auto add = [&](R::RequestCase kind, Sender sender, bool changes, Handler h) {
+    Route route;
+    route.sender = sender;
+    route.changes_state = changes;
+    route.handler = [this, h](const R& r, const Peer&, const Respond& respond) { (this->*h)(r, respond); };
+    router->add(kind, std::move(route));
+  };
+  auto add_peer = [&](R::RequestCase kind, Sender sender, bool changes, PeerHandler h) {
+    Route route;
+    route.sender = sender;
+    route.changes_state = changes;
+    route.handler = [this, h](const R& r, const Peer& p, const Respond& respond) { (this->*h)(r, p, respond); };
+    router->add(kind, std::move(route));
+  };
+  constexpr bool kChanges = true, kReads = false;
+  const auto anyone = Sender::kAnyone, admin = Sender::kAdmin, daemon = Sender::kDaemon;
+
+  Route ping;
+  ping.handler = [this](const R&, const Peer&, const Respond& respond) {
+    auto reply = net::ok_reply();
+    reply.mutable_ping()->set_cluster_name(config_->cluster_name);
+    reply.mutable_ping()->set_master_name(options_.host_name);
+    respond(reply);
+  };
+  router->add(R::kPing, std::move(ping));
+  Route cluster_info;
+  cluster_info.handler = [this](const R&, const Peer&, const Respond& respond) {
+    auto reply = net::ok_reply();
+    auto* c = reply.mutable_cluster_info();
+    c->set_cluster_name(config_->cluster_name);
+    c->set_master_name(options_.host_name);
+    c->set_version(LSFSCHED_VERSION);
+    c->set_mbatchd_pid(static_cast<int>(getpid()));
+    c->set_mbatchd_start_time(start_wall_time_);
+    c->set_last_reconfig_time(last_reconfig_time_);
+    respond(reply);
+  };
+  router->add(R::kClusterInfo, std::move(cluster_info));
+
+  // Jobs: submission and control. Who may act on which job (its owner, an
+  // administrator, its queue's ADMINISTRATORS) is decided per job by may_control().
+  add(R::kSubmit, anyone, kChanges, &Mbatchd::on_submit);
+  add(R::kSubmitPack, anyone, kChanges, &Mbatchd::on_submit_pack);
+  add(R::kJobInput, anyone, kReads, &Mbatchd::on_job_input);
+  add(R::kSignalJobs, anyone, kChanges, &Mbatchd::on_signal_jobs);
+  add(R::kJobMove, anyone, kChanges, &Mbatchd::on_job_move);
+  add(R::kRequeue, anyone, kChanges, &Mbatchd::on_requeue);
+  add(R::kSwitchQueue, anyone, kChanges, &Mbatchd::on_switch);
+  add(R::kModify, anyone, kChanges, &Mbatchd::on_modify);
+  add(R::kMigrate, anyone, kChanges, &Mbatchd::on_migrate);
+  add(R::kJobGroupControl, anyone, kChanges, &Mbatchd::on_job_group_control);
+  {
+    Route force_run;
+    force_run.sender = admin;
+    force_run.changes_state = kChanges;
+    force_run.handler = [this](const R& r, const Peer&, const Respond& respond) { on_force_run(r, respond); };
+    force_run.denied_prefix = [](const R& r) {
+      return "Job <" + job_label({r.force_run().job().job_id(), r.force_run().job().index()}) + ">: ";
+    };
+    router->add(R::kForceRun, std::move(force_run));
+  }
+  // Hosts, queues and the daemon: administrators (a queue's ADMINISTRATORS too, for
+  // their queue, which on_queue_control decides queue by queue).
+  add(R::kHostControl, admin, kChanges, &Mbatchd::on_host_control);
+  add(R::kQueueControl, anyone, kChanges, &Mbatchd::on_queue_control);
+  add(R::kReconfig, admin, kReads, &Mbatchd::on_reconfig);
+  // Queries.
+  add(R::kJobs, anyone, kReads, &Mbatchd::on_jobs);
+  add(R::kQueues, anyone, kReads, &Mbatchd::on_queues);
+  add(R::kHosts, anyone, kReads, &Mbatchd::on_hosts);
+  add(R::kPerfmon, anyone, kReads, &Mbatchd::on_perfmon);
+  add(R::kConfigInfo, anyone, kReads, &Mbatchd::on_config_info);
+  add(R::kUsers, anyone, kReads, &Mbatchd::on_users);
+  add(R::kHostPartitions, anyone, kReads, &Mbatchd::on_host_partitions);
+  add(R::kGuaranteePools, anyone, kReads, &Mbatchd::on_guarantee_pools);
+  add(R::kApplications, anyone, kReads, &Mbatchd::on_applications);
+  add(R::kJobGroups, anyone, kReads, &Mbatchd::on_job_groups);
+  add(R::kExports, anyone, kReads, &Mbatchd::on_exports);
+  add(R::kClusters, anyone, kReads, &Mbatchd::on_clusters);
+  add(R::kPeek, anyone, kReads, &Mbatchd::on_peek);
+  add(R::kWaitCondition, anyone, kReads, &Mbatchd::on_wait_condition);
+  add(R::kHistory, anyone, kReads, &Mbatchd::on_history);
+  add(R::kAcct, anyone, kReads, &Mbatchd::on_acct);
+  add(R::kLimits, anyone, kReads, &Mbatchd::on_limits);
+  add(R::kSharedResources, anyone, kReads, &Mbatchd::on_shared_resources);
+  // MultiCluster: only another cluster's mbatchd.
+  add_peer(R::kLeaseOffer, Sender::kCluster, kReads, &Mbatchd::on_lease_offer);
+  add_peer(R::kLeaseRelay, Sender::kCluster, kReads, &Mbatchd::on_lease_relay);
+  // sbatchds. Registration and load reports are not refused on a full disk (a host
+  // would look down); their few records go into the log's reserve.
+  add_peer(R::kRegisterHost, daemon, kReads, &Mbatchd::on_register_host);
+  add(R::kLoadReport, daemon, kReads, &Mbatchd::on_load_report);
+  add_peer(R::kJobStatus, Sender::kDaemonOrCluster, kChanges, &Mbatchd::on_job_status);
+  add_peer(R::kJobStatusBatch, Sender::kDaemonOrCluster, kChanges, &Mbatchd::on_job_status);
+  return router;
+}
+
+void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
+  router_->dispatch(request, peer, respond);
+}
+
+}  // namespace lsf::mbd
