@@ -43,8 +43,8 @@ class DefaultModule final : public Module {
 
   void prepare(PassContext& ctx) override {
     // A caller that keeps what passes work out has the host matching carried over.
-    if (ctx.view.carry) matching_ = &ctx.view.carry->part<HostMatching>(name());
-    matching_->start(ctx, ctx.view.carry != nullptr);
+    if (ctx.view.accel.carry) matching_ = &ctx.view.accel.carry->part<HostMatching>(name());
+    matching_->start(ctx, ctx.view.accel.carry != nullptr);
     array_running_ = ctx.view.array_running;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
