@@ -42,6 +42,7 @@
 //             sense: showq, bjobs -pi), not merely waiting
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -107,6 +108,23 @@ class Module {
   virtual bool limits_room() const { return true; }
   virtual bool replaces_hosts() const { return false; }
   virtual bool blocks() const { return false; }
+};
+
+// Where a module runs in the pipeline, declared by the module beside its factory
+// (ModuleDecl) rather than implied by its place in the registry:
+//   kLead        always part of the pipeline, ahead of every configured module
+//                (ordering, host matching, and limits LSF keeps outside lsb.modules)
+//   kConfigured  part of it only when lsb.modules names it, in the file's order
+//   kClose       always part of it, after every configured module
+// Within a phase a module runs after the modules its `after` names; modules nothing
+// orders keep the registry's order (kLead, kClose) or lsb.modules' (kConfigured).
+enum class Phase { kLead, kConfigured, kClose };
+
+struct ModuleDecl {
+  std::string_view name;  // as in lsb.modules
+  Phase phase = Phase::kConfigured;
+  std::array<std::string_view, 2> after{};  // modules of the same or an earlier phase; empty: none
+  std::unique_ptr<Module> (*make)() = nullptr;
 };
 
 // The pipeline for lsb.modules' names. schmod_default and schmod_fcfs are always part

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "libsched/model/cluster_view.h"
+#include "libsched/modules/schmod_aps.h"        // ApsScore
+#include "libsched/modules/schmod_guarantee.h"  // GuaranteeReport
+#include "libsched/modules/schmod_throttle.h"   // ThrottleUse
 
 namespace lsf::sched {
 
@@ -85,71 +88,16 @@ struct PassStats {
   int host_matches = 0;  // (class, host) pairs evaluated
 };
 
-// A guarantee pool as the pass leaves it (after its dispatches), for bresources -g and
-// bsla. Amounts are packages (hosts for a hosts pool, slots for a slots pool).
-struct GuaranteeReport {
-  std::string pool;
-  std::string type;  // as configured: slots, hosts, package[slots=1:mem=1000]
-  bool overcommitted = false;
-  int total = 0, free = 0;  // on the pool's available hosts
-  int slots_total = 0, slots_free = 0;
-  double mem_total = 0, mem_free = 0;  // MB; 0 when the hosts report none
-  int package_slots = 0;               // 0: the package has no slot part (hosts pools too)
-  std::int64_t package_mem = 0;        // MB; 0: no memory part
-  // Slots and rusage[mem] of the jobs on the pool's available hosts: the owners' (jobs
-  // of classes guaranteed here), loans (what other jobs hold beyond the part nobody is
-  // guaranteed) and the rest.
-  struct Use {
-    int slots = 0;
-    double mem = 0;
-  };
-  Use owner_use, loan_use, other_use;
-  struct Owner {
-    std::string service_class;
-    int guaranteed = 0;
-    int used = 0;  // packages its jobs hold on the pool's available hosts
-    Use use;
-  };
-  std::vector<Owner> owners;
-  struct Host {
-    std::string name;
-    bool available = false;
-    int total = 0, free = 0;
-  };
-  std::vector<Host> hosts;  // every member host
-};
-
-// What a throttling Limit section (IDLE_JOBS, TOTAL_JOBS, PROC_SECONDS, soft values)
-// counts for one consumer as the pass leaves it, for blimits. The member names are
-// set for PER_* consumers and empty for a section's consumers together.
-struct ThrottleUse {
-  size_t limit = 0;  // index into SchedPolicy::limits
-  std::string user, queue, project;
-  int running = 0;
-  int idle = 0;  // pending jobs eligible under it (Maui's IDLE)
-  std::int64_t slots = 0;
-  std::int64_t proc_seconds = 0;  // running jobs' remaining run limit x slots
-};
-
-// A pending job's APS value in a queue with APS_PRIORITY, for bjobs -aps and -prio:
-// the weighted sum and each weighted factor's or subfactor's value (after its limit and
-// grace period; ADMIN: what bmod -aps "admin=v" adds), as the pass began.
-struct ApsScore {
-  JobKey job;
-  double value = 0;
-  bool system = false;  // `value` is what bmod -aps "system=v" set: ahead of every calculated one
-  std::vector<std::pair<std::string_view, double>> factors;  // names of static storage
-};
-
 struct PassResult {
   std::vector<Dispatch> dispatches;
   std::vector<Reservation> reservations;
   std::vector<Suspend> suspends;
   std::vector<Resume> resumes;
   std::vector<PendingReason> reasons;
-  std::vector<GuaranteeReport> guarantees;  // every guarantee pool, in configuration order
-  std::vector<ThrottleUse> throttles;       // every throttled consumer with something counted
-  std::vector<ApsScore> aps;                // every pending job of an APS queue
+  // Modules' own reports, each type defined in its module's header.
+  std::vector<GuaranteeReport> guarantees;  // schmod_guarantee: every guarantee pool, in configuration order
+  std::vector<ThrottleUse> throttles;       // schmod_throttle: every throttled consumer with something counted
+  std::vector<ApsScore> aps;                // schmod_aps: every pending job of an APS queue
   PassStats stats;
 };
 

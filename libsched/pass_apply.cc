@@ -127,7 +127,7 @@ class ViewTarget {
     if (at == view_.pending.size()) return false;
     view_.running.push_back(started(view_.pending[at], d.hosts, now_));
     RunningJobView& run = view_.running.back();
-    if (view_.host_table) {
+    if (view_.accel.host_table) {
       // The pass's host indexes are the view's; a host named twice in a placement
       // counts once, as host_slots() would count it.
       std::vector<std::pair<int, int>> slots;
@@ -139,8 +139,8 @@ class ViewTarget {
         else
           same->second += n;
       }
-      run.host_slots_table = view_.host_table;
-      run.host_slots = std::make_shared<const std::vector<std::pair<int, int>>>(std::move(slots));
+      run.accel.table = view_.accel.host_table;
+      run.accel.slots = std::make_shared<const std::vector<std::pair<int, int>>>(std::move(slots));
     }
     started_.push_back(at);
     if (hooks_.started) hooks_.started(d, run);
@@ -200,8 +200,8 @@ class ViewTarget {
   HostView* host_named(const std::string& name) {
     // A table made for exactly these hosts names their places; otherwise one map per
     // apply.
-    if (view_.host_table && view_.host_table_checked) {
-      const int h = view_.host_table->find(name);
+    if (view_.accel.host_table && view_.accel.host_table_checked) {
+      const int h = view_.accel.host_table->find(name);
       return h < 0 ? nullptr : &view_.hosts[static_cast<size_t>(h)];
     }
     if (hosts_.empty())

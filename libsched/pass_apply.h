@@ -102,7 +102,7 @@ struct ViewHooks {
 // apply() with the view as the target, the view being the one the pass ran on (its
 // pending jobs in the same order: reasons name them by position): started jobs move
 // from `pending` to the end of `running` (as started() makes them, with their hosts as
-// view.host_table's indexes when the view has a table), hosts get last_dispatch and
+// view.accel.host_table's indexes when the view has a table), hosts get last_dispatch and
 // last_load_action, pending jobs carry their reservation (carry_reservation()) and
 // their mark (carry_pending_mark()), running jobs change state and cause.
 void apply(ClusterView& view, const PassResult& result, std::int64_t now, const ViewHooks& hooks = {});

@@ -1,4 +1,4 @@
-// What a caller keeps from one pass to the next (ClusterView::carry), so that a pass
+// What a caller keeps from one pass to the next (ClusterView::accel.carry), so that a pass
 // works out again only what changed since the last one: mbatchd and the simulator run
 // pass after pass over nearly the same cluster. Each module keeps its own part, found
 // by the module's name, and checks itself that the part still applies (same policy,

@@ -12,9 +12,9 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
     : view(v), policy(*v.policy), now(t), modules_(modules) {
   hosts.resize(view.hosts.size());
   // The caller's table serves only if it was made for this policy and these hosts.
-  const auto& given = view.host_table;
+  const auto& given = view.accel.host_table;
   bool fits = given && given->policy == view.policy && given->names->size() == view.hosts.size();
-  for (size_t h = 0; fits && !view.host_table_checked && h < view.hosts.size(); ++h)
+  for (size_t h = 0; fits && !view.accel.host_table_checked && h < view.hosts.size(); ++h)
     fits = (*given->names)[h] == view.hosts[h].name;
   table_ = fits ? given : make_host_table(view);
   for (size_t h = 0; h < view.hosts.size(); ++h) {
@@ -29,8 +29,8 @@ PassContext::PassContext(const ClusterView& v, std::int64_t t, const std::vector
   running_slots_.reserve(view.running.size());
   for (const auto& job : view.running) {
     running_begin_.push_back(running_slots_.size());
-    if (job.host_slots && job.host_slots_table == table_)
-      running_slots_.insert(running_slots_.end(), job.host_slots->begin(), job.host_slots->end());
+    if (job.accel.slots && job.accel.table == table_)
+      running_slots_.insert(running_slots_.end(), job.accel.slots->begin(), job.accel.slots->end());
     else
       append_host_slots(*table_, job.hosts, running_slots_);
   }
@@ -65,7 +65,7 @@ std::vector<std::pair<int, int>> host_slots(const HostTable& table, const std::v
 int PassContext::host_index(std::string_view name) const { return table_->find(name); }
 
 const std::vector<double>& PassContext::column(std::string_view name) const {
-  ResourceColumns& columns = view.fixed_columns ? *view.fixed_columns : columns_;
+  ResourceColumns& columns = view.accel.fixed_columns ? *view.accel.fixed_columns : columns_;
   if (columns.empty()) fill_columns(columns);
   auto it = columns.find(name);
   if (it != columns.end()) return it->second;

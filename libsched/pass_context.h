@@ -146,7 +146,7 @@ class PassContext {
   std::unordered_map<std::string, std::shared_ptr<const std::string>> texts_;
   // Each numeric resource read so far, for every host (NaN where a host lacks it):
   // classes x hosts lookups in a pass read a vector, not a map of names. The view's
-  // fixed_columns instead, when the caller keeps them between passes.
+  // accel.fixed_columns instead, when the caller keeps them between passes.
   mutable ResourceColumns columns_;
   mutable std::map<std::string, ValueColumn, std::less<>> values_;
   mutable bool values_filled_ = false;

@@ -14,7 +14,7 @@ PassState::PassState(const ClusterView& v, std::int64_t now)
     : view(v),
       modules(make_pipeline(v.policy->modules)),
       ctx(v, now, modules),
-      given_ids(v.user_ids && v.project_ids),
+      given_ids(v.accel.user_ids && v.accel.project_ids),
       every_host(v.hosts.size()) {
   std::iota(every_host.begin(), every_host.end(), 0);
 }

@@ -212,8 +212,8 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     host_table_ = sched::make_host_table(view);
     host_table_generation_ = config_generation_;
   }
-  view.host_table = host_table_;
-  view.host_table_checked = true;  // own hosts are config_->hosts; borrowed ones compared above
+  view.accel.host_table = host_table_;
+  view.accel.host_table_checked = true;  // own hosts are config_->hosts; borrowed ones compared above
   const auto& policy = *config_index_.policy;
   // Per queue, once per view: its index in the policy and its default run limit.
   struct QueueFacts {
@@ -373,8 +373,8 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
       job.placed.slots =
           std::make_shared<const std::vector<std::pair<int, int>>>(sched::host_slots(*host_table_, job.exec_hosts));
     }
-    rv.host_slots_table = job.placed.table;
-    rv.host_slots = job.placed.slots;
+    rv.accel.table = job.placed.table;
+    rv.accel.slots = job.placed.slots;
     rv.state = job.state == wire::JOB_RUN     ? sched::RunState::kRun
                : job.state == wire::JOB_SSUSP ? sched::RunState::kSsusp
                                               : sched::RunState::kUsusp;
@@ -394,8 +394,8 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     user_ids_copy_ = std::make_shared<const sched::NameIndex>(user_ids_);
   if (!project_ids_copy_ || project_ids_copy_->size() != project_ids_.size())
     project_ids_copy_ = std::make_shared<const sched::NameIndex>(project_ids_);
-  view.user_ids = user_ids_copy_;
-  view.project_ids = project_ids_copy_;
+  view.accel.user_ids = user_ids_copy_;
+  view.accel.project_ids = project_ids_copy_;
   return view;
 }
 
@@ -408,7 +408,7 @@ void Mbatchd::run_pass() {
   auto view = std::make_shared<sched::ClusterView>(build_view(true, true, &jobs->jobs));
   // What the last pass worked out, for this one: only passes use it, one at a time.
   if (!pass_carry_) pass_carry_ = std::make_shared<sched::PassCarry>();
-  view->carry = pass_carry_;
+  view->accel.carry = pass_carry_;
   last_pass_cost_ = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - built);
   last_view_took_ = last_pass_cost_;
   std::int64_t t = now();

@@ -130,6 +130,18 @@ enum class SuspendCause : unsigned char { kNone, kPreempted, kLoad, kWindow, kUs
 struct HostTable;
 struct PassCarry;
 
+// What a caller that keeps its running jobs between passes may give with each one
+// (mbatchd per job, the simulator at the start). Optional, as ViewAccelerators: without
+// it, or with a table other than the pass's, the pass looks the names up itself and
+// decides the same.
+struct RunningJobAccelerators {
+  // The job's `hosts` as (host index, slots there) in `table`: a pass made with that
+  // table uses them instead of looking every name up again. Shared: the caller hands
+  // the same list to every pass's view.
+  std::shared_ptr<const HostTable> table;
+  std::shared_ptr<const std::vector<std::pair<int, int>>> slots;
+};
+
 // Each module walks every running job once per pass (40,000 on a busy cluster), most
 // reading only state, queue, ids and times: those fill the first cache line, and
 // 64-byte alignment keeps them one. Names, hosts and what fewer modules read follow.
@@ -150,12 +162,9 @@ struct alignas(64) RunningJobView {
   std::string project = "default";
   std::string share_group;  // bsub -G
   std::string sla;          // bsub -sla
-  // `hosts` as (host index, slots there) in `host_slots_table`, worked out by a caller
-  // that keeps them between passes (mbatchd per job, the simulator at the start): a pass
-  // made with that table uses them instead of looking every name up again. Shared: the
-  // caller hands the same list to every pass's view.
-  std::shared_ptr<const HostTable> host_slots_table;
-  std::shared_ptr<const std::vector<std::pair<int, int>>> host_slots;
+  // Optional (RunningJobAccelerators): `hosts` as indexes, for a pass that would
+  // otherwise look every name up.
+  RunningJobAccelerators accel;
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each
@@ -203,13 +212,33 @@ struct JobGroupView {
   int started = 0;  // started jobs (RUN, SSUSP, USUSP) directly in this group
 };
 
-struct ClusterView {
-  std::shared_ptr<const SchedPolicy> policy;
-  std::shared_ptr<const HostTable> host_table;  // optional; ignored unless made for these hosts
+// What a caller that runs pass after pass over nearly the same cluster (mbatchd, the
+// simulator) keeps and hands each pass, so that the pass does not work it out again.
+// All of it is optional, and only an accelerator: a view without it (a default
+// ViewAccelerators) gets the same decisions, each pass working out what it lacks; a
+// part that does not fit the view (a host table made for other hosts or another
+// policy) is not used. ClusterView is the plain data; this is everything else.
+struct ViewAccelerators {
+  std::shared_ptr<const HostTable> host_table;  // ignored unless made for these hosts
   // The caller made host_table for exactly these hosts, in this order (the simulator,
   // whose hosts never change; mbatchd, which remakes it when they do): the pass then
   // does not compare every host's name before each pass.
   bool host_table_checked = false;
+  // Users' and projects' names to the ids jobs carry (JobView::user_id), kept by a
+  // caller between passes: a pass looks up 100,000 pending and 40,000 running jobs'
+  // names otherwise. Ids only grow; a name not yet in the table has none (-1). Null:
+  // jobs' ids are not read.
+  std::shared_ptr<const NameIndex> user_ids, project_ids;
+  // Numeric resources as passes read them, kept from pass to pass by a caller whose
+  // hosts' resources never change (the simulator); null: each pass reads `hosts`.
+  std::shared_ptr<ResourceColumns> fixed_columns;
+  // What passes work out and a caller keeps for the next one (pass_carry.h); null: each
+  // pass starts afresh. One pass at a time may use it.
+  std::shared_ptr<PassCarry> carry;
+};
+
+struct ClusterView {
+  std::shared_ptr<const SchedPolicy> policy;
   config::WeekInstant week;  // `now` in local time, for windows
   std::vector<HostView> hosts;
   std::vector<QueueView> queues;  // parallel to policy->queues
@@ -221,17 +250,8 @@ struct ClusterView {
   std::vector<JobGroupView> job_groups;
   // What finished jobs used, for fairshare queues; null: nothing yet.
   std::shared_ptr<const ShareHistory> share_history;
-  // Users' and projects' names to the ids jobs carry (JobView::user_id), kept by a
-  // caller between passes: a pass looks up 100,000 pending and 40,000 running jobs'
-  // names otherwise. Ids only grow; a name not yet in the table has none (-1). Null:
-  // jobs carry no ids.
-  std::shared_ptr<const NameIndex> user_ids, project_ids;
-  // Numeric resources as passes read them, kept from pass to pass by a caller whose
-  // hosts' resources never change (the simulator); null: each pass reads `hosts`.
-  std::shared_ptr<ResourceColumns> fixed_columns;
-  // What passes work out and a caller keeps for the next one (pass_carry.h); null: each
-  // pass starts afresh. One pass at a time may use it.
-  std::shared_ptr<PassCarry> carry;
+  // Optional: what the caller keeps between passes to spare each pass work.
+  ViewAccelerators accel;
 };
 
 std::shared_ptr<const HostTable> make_host_table(const ClusterView& view);

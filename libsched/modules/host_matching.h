@@ -4,7 +4,7 @@
 // Facts are read as each host had them when the pass began. rusage[] this pass places
 // is checked again where it matters (schmod_default's room), so a fact does not depend
 // on when in the pass it was first asked for, and a caller that keeps the matching
-// between passes (ClusterView::carry) has only the hosts whose facts may have changed
+// between passes (ClusterView::accel.carry) has only the hosts whose facts may have changed
 // worked out again: another status, load or reserved rusage[], a dispatch window
 // opening or closing. What a pass did not ask for is forgotten at its end.
 #pragma once

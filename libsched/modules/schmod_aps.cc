@@ -22,6 +22,8 @@
 // tenth of the target, and past the target growing along the tangent at r = 1 (Maui:
 // exponential as the target nears, slower after a miss); QOS the service class's
 // PRIORITY.
+#include "libsched/modules/schmod_aps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -266,5 +268,7 @@ class ApsModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_aps() { return std::make_unique<ApsModule>(); }
+// Reorders jobs within the queues FCFS has ordered.
+constinit const ModuleDecl kSchmodAps{"schmod_aps", Phase::kLead, {"schmod_fcfs"}, make_schmod_aps};
 
 }  // namespace lsf::sched

@@ -43,8 +43,8 @@ class DefaultModule final : public Module {
 
   void prepare(PassContext& ctx) override {
     // A caller that keeps what passes work out has the host matching carried over.
-    if (ctx.view.carry) matching_ = &ctx.view.carry->part<HostMatching>(name());
-    matching_->start(ctx, ctx.view.carry != nullptr);
+    if (ctx.view.accel.carry) matching_ = &ctx.view.accel.carry->part<HostMatching>(name());
+    matching_->start(ctx, ctx.view.accel.carry != nullptr);
     array_running_ = ctx.view.array_running;
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
@@ -385,5 +385,8 @@ class DefaultModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_default() { return std::make_unique<DefaultModule>(); }
+// First: its hosts hook makes each match's candidates from every host (replaces_hosts),
+// which the pass asks of the first module only.
+constinit const ModuleDecl kSchmodDefault{"schmod_default", Phase::kLead, {}, make_schmod_default};
 
 }  // namespace lsf::sched

@@ -200,5 +200,7 @@ class FairshareModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_fairshare() { return std::make_unique<FairshareModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodFairshare{"schmod_fairshare", Phase::kConfigured, {}, make_schmod_fairshare};
 
 }  // namespace lsf::sched

@@ -73,5 +73,7 @@ class FcfsModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_fcfs() { return std::make_unique<FcfsModule>(); }
+// Orders the queues and their jobs; the ordering modules after it refine that order.
+constinit const ModuleDecl kSchmodFcfs{"schmod_fcfs", Phase::kLead, {"schmod_default"}, make_schmod_fcfs};
 
 }  // namespace lsf::sched

@@ -12,6 +12,8 @@
 // Loans go only to jobs with a run limit (within DURATION when given), so an owner never
 // waits longer than a loaned job's run limit; CLOSE_ON_DEMAND stops loans while any
 // owner with unused guarantee has a job pending.
+#include "libsched/modules/schmod_guarantee.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -307,5 +309,9 @@ class GuaranteeModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_guarantee() { return std::make_unique<GuaranteeModule>(); }
+// Last: what it counts after a placement includes what every other module took
+// (rusage[] memory).
+constinit const ModuleDecl kSchmodGuarantee{
+    "schmod_guarantee", Phase::kClose, {"schmod_throttle"}, make_schmod_guarantee};
 
 }  // namespace lsf::sched

@@ -54,5 +54,7 @@ class JobGroupModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_jobgroup() { return std::make_unique<JobGroupModule>(); }
+// Admits after the slot pools: a job both refuse pends for its pool's reason.
+constinit const ModuleDecl kSchmodJobgroup{"schmod_jobgroup", Phase::kLead, {"schmod_slotpool"}, make_schmod_jobgroup};
 
 }  // namespace lsf::sched

@@ -121,7 +121,7 @@ struct Added {
   std::vector<std::pair<int, int>> hosts;
 };
 
-// The counts kept between passes (ClusterView::carry). Counting 40,000 started jobs
+// The counts kept between passes (ClusterView::accel.carry). Counting 40,000 started jobs
 // was most of the module's work in a pass after one job ends; a pass with a carry counts
 // only the started jobs that came, went or changed since the last one. Kept only where
 // every count is an integer (no Limit section limits MEM, SWP, TMP or a RESOURCE: sums
@@ -160,15 +160,15 @@ class LimitModule final : public Module {
     active_ = by_user_on_host_ || by_group_on_host_ || queue_limits || !ctx.policy.user_limits.empty() ||
               !ctx.policy.group_limits.empty() || !ctx.policy.limits.empty();
     if (!active_) return;
-    given_users_ = ctx.view.user_ids != nullptr;
-    given_projects_ = ctx.view.project_ids != nullptr;
+    given_users_ = ctx.view.accel.user_ids != nullptr;
+    given_projects_ = ctx.view.accel.project_ids != nullptr;
     for (size_t i = 0; i < ctx.policy.limits.size(); ++i) {
       const LimitPolicy& l = ctx.policy.limits[i];
       if (!l.hosts.given && !l.slots_per_processor) whole_limits_.push_back(i);
       count_resources_ |= !l.resources.empty();
     }
-    if (ctx.view.carry) {
-      LimitCarry& carry = ctx.view.carry->part<LimitCarry>(name());
+    if (ctx.view.accel.carry) {
+      LimitCarry& carry = ctx.view.accel.carry->part<LimitCarry>(name());
       if (carryable(ctx)) {
         carry_ = &carry;
         c_ = &carry.counts;
@@ -181,8 +181,8 @@ class LimitModule final : public Module {
         carry = LimitCarry{};
         carry.policy = ctx.view.policy;
         carry.hosts = ctx.host_table().names;
-        carry.user_table = ctx.view.user_ids;
-        carry.project_table = ctx.view.project_ids;
+        carry.user_table = ctx.view.accel.user_ids;
+        carry.project_table = ctx.view.accel.project_ids;
         carry.valid = true;
       } else {
         carry.valid = false;
@@ -195,8 +195,8 @@ class LimitModule final : public Module {
   void count_afresh(PassContext& ctx) {
     // Ids the caller keeps: the jobs' ids are the tables' from here on, and names the
     // tables lack get the next ones.
-    if (ctx.view.user_ids) c_->user_ids = *ctx.view.user_ids;
-    if (ctx.view.project_ids) c_->project_ids = *ctx.view.project_ids;
+    if (ctx.view.accel.user_ids) c_->user_ids = *ctx.view.accel.user_ids;
+    if (ctx.view.accel.project_ids) c_->project_ids = *ctx.view.accel.project_ids;
     c_->queue_slots.assign(ctx.policy.queues.size(), 0);
     c_->by_one_id.assign(ctx.policy.limits.size(), {});
     c_->members.assign(ctx.policy.limits.size(), {});
@@ -490,7 +490,7 @@ class LimitModule final : public Module {
   // --- Carrying the counts to the next pass (LimitCarry) ---
 
   bool carryable(const PassContext& ctx) const {
-    return !count_resources_ && ctx.view.user_ids && ctx.view.project_ids;
+    return !count_resources_ && ctx.view.accel.user_ids && ctx.view.accel.project_ids;
   }
 
   // The same policy and hosts, and id tables that only grew (ids keep their names) and
@@ -506,19 +506,19 @@ class LimitModule final : public Module {
         if (now->name(static_cast<int>(id)) != was->name(static_cast<int>(id))) return false;
       return true;
     };
-    return grew(carry.counts.user_ids, carry.user_table, ctx.view.user_ids) &&
-           grew(carry.counts.project_ids, carry.project_table, ctx.view.project_ids);
+    return grew(carry.counts.user_ids, carry.user_table, ctx.view.accel.user_ids) &&
+           grew(carry.counts.project_ids, carry.project_table, ctx.view.accel.project_ids);
   }
 
   // The caller's tables, grown since the last pass: names for the new ids (reasons).
   static void take_tables(const PassContext& ctx, LimitCarry& carry) {
-    if (carry.user_table != ctx.view.user_ids) {
-      carry.counts.user_ids = *ctx.view.user_ids;
-      carry.user_table = ctx.view.user_ids;
+    if (carry.user_table != ctx.view.accel.user_ids) {
+      carry.counts.user_ids = *ctx.view.accel.user_ids;
+      carry.user_table = ctx.view.accel.user_ids;
     }
-    if (carry.project_table != ctx.view.project_ids) {
-      carry.counts.project_ids = *ctx.view.project_ids;
-      carry.project_table = ctx.view.project_ids;
+    if (carry.project_table != ctx.view.accel.project_ids) {
+      carry.counts.project_ids = *ctx.view.accel.project_ids;
+      carry.project_table = ctx.view.accel.project_ids;
     }
   }
 
@@ -771,6 +771,8 @@ class LimitModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_limit() { return std::make_unique<LimitModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodLimit{"schmod_limit", Phase::kConfigured, {}, make_schmod_limit};
 
 std::vector<LimitUsage> limit_usage(const ClusterView& view, std::int64_t now) {
   std::vector<std::unique_ptr<Module>> modules;

@@ -177,5 +177,7 @@ class ParallelModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_parallel() { return std::make_unique<ParallelModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodParallel{"schmod_parallel", Phase::kConfigured, {}, make_schmod_parallel};
 
 }  // namespace lsf::sched

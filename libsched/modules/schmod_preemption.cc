@@ -130,5 +130,7 @@ class PreemptionModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_preemption() { return std::make_unique<PreemptionModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodPreemption{"schmod_preemption", Phase::kConfigured, {}, make_schmod_preemption};
 
 }  // namespace lsf::sched

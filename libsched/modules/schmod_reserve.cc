@@ -348,6 +348,8 @@ class ReserveModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_reserve() { return std::make_unique<ReserveModule>(); }
+// In lsb.modules' order, when lsb.modules names it.
+constinit const ModuleDecl kSchmodReserve{"schmod_reserve", Phase::kConfigured, {}, make_schmod_reserve};
 
 std::map<std::string, double, std::less<>> shared_resource_usage(const ClusterView& view, std::int64_t now) {
   std::vector<std::unique_ptr<Module>> no_modules;

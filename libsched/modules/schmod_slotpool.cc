@@ -206,6 +206,8 @@ class SlotPoolModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_slotpool() { return std::make_unique<SlotPoolModule>(); }
+// Reorders a pool's queues as wholes, keeping the order FCFS and APS gave within each.
+constinit const ModuleDecl kSchmodSlotpool{"schmod_slotpool", Phase::kLead, {"schmod_aps"}, make_schmod_slotpool};
 
 std::vector<PoolShare> slot_pool_usage(const ClusterView& view, std::int64_t now, const std::vector<int>& pending) {
   std::vector<std::unique_ptr<Module>> modules;

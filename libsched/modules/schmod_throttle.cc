@@ -11,6 +11,8 @@
 // then starts only if no job within every soft limit is still eligible and waiting:
 // resources that would otherwise stay idle. Hard values are never passed. Limits on
 // hosts (HOSTS/PER_HOST) are not throttles.
+#include "libsched/modules/schmod_throttle.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -194,5 +196,7 @@ class ThrottleModule final : public Module {
 }  // namespace
 
 std::unique_ptr<Module> make_schmod_throttle() { return std::make_unique<ThrottleModule>(); }
+// After every configured module: only jobs every other limit admits count as idle.
+constinit const ModuleDecl kSchmodThrottle{"schmod_throttle", Phase::kClose, {}, make_schmod_throttle};
 
 }  // namespace lsf::sched

@@ -36,10 +36,10 @@ class Simulation {
     if (!view_.pending.empty() || !view_.running.empty())
       throw std::invalid_argument("simulate: the cluster view must start without jobs");
     // The hosts never change here: every pass may share one table of them.
-    view_.host_table = make_host_table(view_);
-    view_.host_table_checked = true;
-    view_.fixed_columns = std::make_shared<ResourceColumns>();
-    view_.carry = std::make_shared<PassCarry>();
+    view_.accel.host_table = make_host_table(view_);
+    view_.accel.host_table_checked = true;
+    view_.accel.fixed_columns = std::make_shared<ResourceColumns>();
+    view_.accel.carry = std::make_shared<PassCarry>();
     for (const auto& q : view_.policy->queues) fairshare_ |= q.fairshare != nullptr;
     view_.share_history = history_;
     for (size_t i = 1; i < jobs_.size(); ++i)

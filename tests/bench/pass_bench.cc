@@ -11,7 +11,7 @@
 // indexes, each host's lsb.hosts row) is made once and kept between passes, as mbatchd
 // keeps it until the hosts or the configuration change, and running jobs carry their
 // hosts as its indexes, as mbatchd gives them. Each full pass starts afresh;
-// the pass after one job ends has what the last one worked out (ClusterView::carry), as
+// the pass after one job ends has what the last one worked out (ClusterView::accel.carry), as
 // mbatchd keeps it, and --changed-hosts N gives N hosts (spread over the cluster) new
 // load before it, as their reports would.
 #include <algorithm>
@@ -87,8 +87,8 @@ std::shared_ptr<SchedPolicy> make_policy(int hosts, bool fairshare) {
 // Running jobs' hosts as indexes in the view's table, as mbatchd works them out once
 // per job start and hands them to every pass.
 void placed(const ClusterView& v, RunningJobView& r) {
-  r.host_slots_table = v.host_table;
-  r.host_slots = std::make_shared<const std::vector<std::pair<int, int>>>(host_slots(*v.host_table, r.hosts));
+  r.accel.table = v.accel.host_table;
+  r.accel.slots = std::make_shared<const std::vector<std::pair<int, int>>>(host_slots(*v.accel.host_table, r.hosts));
 }
 
 ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt19937& rng) {
@@ -158,12 +158,12 @@ ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt1
     with_ids(j);
     v.pending.push_back(std::move(j));
   }
-  v.host_table = make_host_table(v);
-  v.host_table_checked = true;
+  v.accel.host_table = make_host_table(v);
+  v.accel.host_table_checked = true;
   for (auto& r : v.running) placed(v, r);
   if (ids) {
-    v.user_ids = std::make_shared<const NameIndex>(std::move(users));
-    v.project_ids = std::make_shared<const NameIndex>(std::move(projects));
+    v.accel.user_ids = std::make_shared<const NameIndex>(std::move(users));
+    v.accel.project_ids = std::make_shared<const NameIndex>(std::move(projects));
   }
   return v;
 }
@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
   PassResult result;
   for (int r = 0; r < repeat; ++r) {
     result = {};  // freeing the last pass's 100,000 reasons is the caller's work, not this pass's
-    view.carry = std::make_shared<PassCarry>();
+    view.accel.carry = std::make_shared<PassCarry>();
     auto t0 = std::chrono::steady_clock::now();
     double c0 = cpu_millis();
     result = schedule(view, 1000);

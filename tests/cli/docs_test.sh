@@ -8,7 +8,11 @@ ROOT="$1"
 fail=0
 say_fail() { echo "FAIL - $*"; fail=1; }
 
-modules=$(sed -n 's/^ *{"\(schmod_[a-z]*\)", make_.*/\1/p' "$ROOT/libsched/modules/registry.cc")
+# Each module declares itself beside its factory; registry.cc lists the declarations.
+modules=$(for v in $(sed -n 's/^ *&\(kSchmod[A-Za-z]*\),$/\1/p' "$ROOT/libsched/modules/registry.cc"); do
+  grep -h -A1 "ModuleDecl $v{" "$ROOT"/libsched/modules/*.cc | tr -d '\n' |
+    sed -n 's/^.*ModuleDecl [A-Za-z]*{ *"\(schmod_[a-z]*\)".*/\1\n/p'
+done)
 [ -n "$modules" ] || say_fail "no modules found in libsched/modules/registry.cc"
 for m in $modules; do
   grep -q "\`$m\`" "$ROOT/libsched/README.md" || say_fail "libsched/README.md does not name module $m"

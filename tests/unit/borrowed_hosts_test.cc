@@ -55,7 +55,7 @@ std::unique_ptr<lsf::testing::OneHostCluster> cluster() {
   auto c = lsf::testing::one_host_cluster(2, {{"lsb.queues", kQueues}, {"lsb.hosts", hosts_file(2)}});
   c->view.hosts.push_back(borrowed("hostA", 1));
   c->view.hosts.push_back(borrowed("hostB", 2));
-  c->view.host_table = nullptr;  // the hosts changed
+  c->view.accel.host_table = nullptr;  // the hosts changed
   return c;
 }
 

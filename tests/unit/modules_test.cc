@@ -65,6 +65,96 @@ TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
   EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
 }
 
+// The pipeline's order is what the modules declare (phase, the modules each runs
+// after), not where the registry lists them: listed in any order, they come out in the
+// same order, with the configured ones in lsb.modules' order.
+TEST(Modules, PipelineOrderIsDeclaredNotPositional) {
+  const auto registered = registered_modules();
+  ASSERT_EQ(ModuleOrder(registered).error(), "");
+  const std::vector<std::string_view> lead = {"schmod_default", "schmod_fcfs", "schmod_aps", "schmod_slotpool",
+                                              "schmod_jobgroup"};
+  const std::vector<std::string_view> close = {"schmod_throttle", "schmod_guarantee"};
+  const std::vector<std::vector<std::string>> configs = {
+      {},
+      {"schmod_limit", "schmod_fairshare", "schmod_parallel", "schmod_reserve", "schmod_preemption"},
+      {"schmod_preemption", "schmod_fcfs", "schmod_advrsv", "schmod_limit", "schmod_preemption"},
+  };
+  std::vector<std::vector<std::string_view>> expected;
+  for (const auto& names : configs) {
+    std::vector<std::string_view> e = lead;
+    for (const auto& n : names)
+      if (n != "schmod_fcfs" && n != "schmod_advrsv" && std::find(e.begin(), e.end(), n) == e.end()) e.push_back(n);
+    e.insert(e.end(), close.begin(), close.end());
+    expected.push_back(e);
+  }
+  auto check = [&](const std::vector<const ModuleDecl*>& decls) {
+    ModuleOrder order(decls);
+    ASSERT_EQ(order.error(), "");
+    for (size_t c = 0; c < configs.size(); ++c) {
+      std::vector<std::string_view> got;
+      for (size_t i : order.order(configs[c])) got.push_back(decls[i]->name);
+      ASSERT_EQ(got, expected[c]);
+    }
+  };
+  // Today's registry lists the five that lead first and the two that close next: every
+  // order of those (5! x 2! = 240 arrays), and the whole array reversed.
+  std::vector<const ModuleDecl*> decls(registered.begin(), registered.end());
+  ASSERT_EQ(decls[0]->name, "schmod_default");
+  ASSERT_EQ(decls[5]->name, "schmod_throttle");
+  std::vector<size_t> perm = {0, 1, 2, 3, 4, 5, 6};
+  int arrays = 0;
+  do {
+    do {
+      std::vector<const ModuleDecl*> permuted = decls;
+      for (size_t i = 0; i < perm.size(); ++i) permuted[i] = decls[perm[i]];
+      check(permuted);
+      ++arrays;
+    } while (std::next_permutation(perm.begin() + 5, perm.end()));
+  } while (std::next_permutation(perm.begin(), perm.begin() + 5));
+  EXPECT_EQ(arrays, 240);
+  check(std::vector<const ModuleDecl*>(decls.rbegin(), decls.rend()));
+  // make_pipeline orders by the same declarations.
+  std::vector<std::string_view> made;
+  for (const auto& m : make_pipeline(configs[1])) made.push_back(m->name());
+  EXPECT_EQ(made, expected[1]);
+}
+
+namespace {
+std::unique_ptr<Module> no_module() { return nullptr; }
+}  // namespace
+
+TEST(Modules, PipelineOrderRefusesCyclesUnknownNamesAndLaterPhases) {
+  const ModuleDecl a{"a", Phase::kLead, {"b"}, no_module};
+  const ModuleDecl b{"b", Phase::kLead, {"c"}, no_module};
+  const ModuleDecl c{"c", Phase::kLead, {"a"}, no_module};
+  const ModuleDecl d{"d", Phase::kLead, {}, no_module};
+  const ModuleDecl unknown{"u", Phase::kLead, {"d", "nosuch"}, no_module};
+  const ModuleDecl closing{"z", Phase::kClose, {}, no_module};
+  const ModuleDecl early{"e", Phase::kLead, {"z"}, no_module};
+  const ModuleDecl configured{"f", Phase::kConfigured, {"d"}, no_module};
+
+  const std::vector<const ModuleDecl*> cycle = {&d, &a, &b, &c};
+  ModuleOrder o1(cycle);
+  EXPECT_EQ(o1.error(), "the modules' `after`s make a cycle among: a, b, c");
+  EXPECT_TRUE(o1.order({}).empty());
+
+  const std::vector<const ModuleDecl*> no_such = {&d, &unknown};
+  EXPECT_EQ(ModuleOrder(no_such).error(), "u runs after nosuch, which is no module");
+
+  const std::vector<const ModuleDecl*> later = {&closing, &early};
+  EXPECT_EQ(ModuleOrder(later).error(), "e (lead) runs after z, of the later phase close");
+
+  const std::vector<const ModuleDecl*> twice = {&d, &d};
+  EXPECT_EQ(ModuleOrder(twice).error(), "two modules named d");
+
+  // Running after a module of an earlier phase is allowed, and changes nothing.
+  const std::vector<const ModuleDecl*> fine = {&closing, &configured, &d};
+  ModuleOrder o2(fine);
+  EXPECT_EQ(o2.error(), "");
+  EXPECT_EQ(o2.order({"f"}), (std::vector<size_t>{2, 1, 0}));
+  EXPECT_EQ(o2.order({}), (std::vector<size_t>{2, 0}));
+}
+
 TEST(Modules, FcfsOrdersByQueuePriorityThenPosition) {
   ClusterView v = small_view(1);
   auto policy = std::make_shared<SchedPolicy>(*v.policy);

@@ -1,4 +1,4 @@
-// A pass with what the last one worked out (ClusterView::carry) decides exactly what
+// A pass with what the last one worked out (ClusterView::accel.carry) decides exactly what
 // the same pass decides afresh, pass after pass, while loads, statuses, windows,
 // rusage[] and running jobs change in between.
 #include <gtest/gtest.h>
@@ -52,7 +52,7 @@ ClusterView view(std::mt19937& rng) {
     hv.resources["mem"] = 8000.0 + static_cast<double>(rng() % 8) * 1000;
     v.hosts.push_back(std::move(hv));
   }
-  v.host_table = make_host_table(v);
+  v.accel.host_table = make_host_table(v);
   return v;
 }
 
@@ -85,7 +85,7 @@ std::string render(const PassResult& r) {
 // The pass with the carry, checked against the same pass made afresh.
 PassResult schedule_checked(const ClusterView& v, std::int64_t now, int pass) {
   ClusterView fresh = v;
-  fresh.carry = nullptr;
+  fresh.accel.carry = nullptr;
   PassResult carried = schedule(v, now);
   EXPECT_EQ(render(carried), render(schedule(fresh, now))) << "pass " << pass;
   return carried;
@@ -131,7 +131,7 @@ TEST(PassCarry, DecidesAsAFreshPassWhileTheClusterChanges) {
     }
   };
   submit(150);
-  v.carry = std::make_shared<PassCarry>();
+  v.accel.carry = std::make_shared<PassCarry>();
   std::int64_t now = 1000;
   int changed_passes = 0;
   for (int pass = 0; pass < 30; ++pass) {
@@ -155,7 +155,7 @@ TEST(PassCarry, DecidesAsAFreshPassWhileTheClusterChanges) {
       auto p = std::make_shared<SchedPolicy>(*v.policy);
       p->queues[0].thresholds.clear();
       v.policy = p;
-      v.host_table = make_host_table(v);
+      v.accel.host_table = make_host_table(v);
     }
     submit(static_cast<int>(rng() % 10));
     now += 30;  // rusage[] with a duration runs out
@@ -203,7 +203,7 @@ TEST(PassCarry, CountsJobSlotLimitsAsAFreshPass) {
   per_cpu.queues = {true, false, false, {"night"}, {}};
   per_cpu.slots_per_processor = 0.5;
   v.policy = p;
-  v.host_table = make_host_table(v);
+  v.accel.host_table = make_host_table(v);
 
   auto users = std::make_shared<NameIndex>(), projects = std::make_shared<NameIndex>();
   std::int64_t next_id = 1;
@@ -224,11 +224,11 @@ TEST(PassCarry, CountsJobSlotLimitsAsAFreshPass) {
       j.min_slots = j.max_slots = slots > 0 ? slots : rng() % 4 == 0 ? 3 : 1;
       v.pending.push_back(std::move(j));
     }
-    v.user_ids = std::make_shared<const NameIndex>(*users);
-    v.project_ids = std::make_shared<const NameIndex>(*projects);
+    v.accel.user_ids = std::make_shared<const NameIndex>(*users);
+    v.accel.project_ids = std::make_shared<const NameIndex>(*projects);
   };
   submit(200, true);
-  v.carry = std::make_shared<PassCarry>();
+  v.accel.carry = std::make_shared<PassCarry>();
   std::int64_t now = 1000;
   int limited = 0, reserved = 0;
   for (int pass = 0; pass < 30; ++pass) {
@@ -257,7 +257,7 @@ TEST(PassCarry, CountsJobSlotLimitsAsAFreshPass) {
       auto changed = std::make_shared<SchedPolicy>(*v.policy);
       changed->user_limits["user1"] = UserSlotLimit{6, 0.5};
       v.policy = changed;
-      v.host_table = make_host_table(v);
+      v.accel.host_table = make_host_table(v);
     }
     submit(static_cast<int>(rng() % 12), true);
     now += 30;

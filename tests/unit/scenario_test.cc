@@ -128,8 +128,8 @@ ClusterView with_ids(ClusterView view) {
   };
   for (auto& j : view.pending) give(j);
   for (auto& j : view.running) give(j);
-  view.user_ids = users;
-  view.project_ids = projects;
+  view.accel.user_ids = users;
+  view.accel.project_ids = projects;
   return view;
 }
 

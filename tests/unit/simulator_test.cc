@@ -183,7 +183,7 @@ TEST(HostTable, OneMadeForOtherHostsIsIgnored) {
   auto view = sim::model_cluster(*loaded.config, {1, 1});
   const std::string real = view.hosts[0].name;
   view.hosts[0].name = "unknown";
-  view.host_table = make_host_table(view);
+  view.accel.host_table = make_host_table(view);
   view.hosts[0].name = real;
   RunningJobView r;
   r.key = {1, 0};
@@ -194,7 +194,7 @@ TEST(HostTable, OneMadeForOtherHostsIsIgnored) {
   j.order = 2;
   view.pending.push_back(j);
   EXPECT_TRUE(schedule(view, 10).dispatches.empty());
-  view.host_table = make_host_table(view);  // now made for these hosts: the same answer
+  view.accel.host_table = make_host_table(view);  // now made for these hosts: the same answer
   EXPECT_TRUE(schedule(view, 10).dispatches.empty());
 }
 
