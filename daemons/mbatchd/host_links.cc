@@ -135,7 +135,7 @@ void Mbatchd::check_hosts() {
     // A failed write that no request waited on, and the end of a full disk, are
     // noticed here too.
     if (!event_log_->failure().empty()) return on_event_log_failure();
-    if (refusing_ && event_log_->refusal().empty()) log_refusal();
+    if (sink_.refusing() && event_log_->refusal().empty()) log_refusal();
     bool changed = false;
     for (const auto& [name, status] : before) {
       auto now_status = host_status(name);

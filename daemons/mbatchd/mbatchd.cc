@@ -17,8 +17,6 @@ namespace {
 
 // Snapshots also start when lsb.events passes this size, whatever MAX_JOB_NUM says.
 constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
-// A full disk refuses every change; the log says so this often, not once per request.
-constexpr std::chrono::seconds kRefusalLogInterval{60};
 
 }  // namespace
 
@@ -28,6 +26,7 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       config_index_(index_config(*config_)),
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
+      sink_(state_, log_, [this] { on_event_log_failure(); }),
       pass_timer_(io_),
       sleep_timer_(io_),
       host_timer_(io_),
@@ -104,6 +103,7 @@ std::string Mbatchd::start() {
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
   if (!event_log_->open_error().empty()) return event_log_->open_error();
+  sink_.attach(event_log_.get());
   if (options_.fresh_snapshot) write_fresh_snapshot();
 
   // On a full disk the start is not recorded: the reserve is kept for what must be.
@@ -182,50 +182,15 @@ void Mbatchd::stop() {
   });
 }
 
-// Callers check log_refusal() before the first change of a request; records made on
-// mbatchd's own account go into the log's reserve.
-void Mbatchd::record(wire::EventRecord& event, std::int64_t at) {
-  event.set_time(at > 0 ? at : now());
-  event.set_seq(state_.last_seq() + 1);
-  if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
-  event_log_->append(event);
-}
+void Mbatchd::record(wire::EventRecord& event, std::int64_t at) { sink_.record(event, at); }
 
 void Mbatchd::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
-  event_log_->when_durable([this, respond, reply = std::move(reply)](bool ok) mutable {
-    if (!ok) {
-      reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log: " + event_log_->failure());
-      respond(std::move(reply));
-      return on_event_log_failure();
-    }
-    respond(std::move(reply));
-  });
+  sink_.reply_when_durable(respond, std::move(reply));
 }
 
-std::string Mbatchd::log_refusal() {
-  std::string cause = event_log_->refusal();
-  if (cause.empty()) {
-    if (refusing_) {
-      log_->info("the event log has room again; changes are accepted ({} refused meanwhile)", refused_);
-      refusing_ = false;
-      refused_ = 0;
-      last_refusal_log_ = {};
-    }
-    return {};
-  }
-  refusing_ = true;
-  note_refusal("cannot write the event log: " + cause);
-  return "cannot write the event log: " + cause;
-}
+std::string Mbatchd::log_refusal() { return sink_.refusal(); }
 
-void Mbatchd::note_refusal(const std::string& cause) {
-  ++refused_;
-  auto t = std::chrono::steady_clock::now();
-  if (last_refusal_log_ != std::chrono::steady_clock::time_point{} && t - last_refusal_log_ < kRefusalLogInterval)
-    return;
-  log_->error("{}; refusing changes until there is room ({} refused so far)", cause, refused_);
-  last_refusal_log_ = t;
-}
+void Mbatchd::note_refusal(const std::string& cause) { sink_.note_refusal(cause); }
 
 // The state holds changes the log lost, and they cannot be taken back one by one:
 // recovery from the log is what makes the two agree again, so mbatchd stops and starts

@@ -26,6 +26,7 @@
 #include "daemons/common/rpc_server.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
+#include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
@@ -141,7 +142,8 @@ class Mbatchd {
   bool event_log_failed() const { return event_log_failed_; }
 
  private:
-  // --- state changes (mbatchd.cc)
+  // --- state changes (mbatchd.cc; record, reply_when_durable and the refusals forward
+  // to sink_, event_sink.h)
   std::int64_t now() const;
   // Stamps (with `at`, when the event happened earlier, else now), applies, appends.
   void record(wire::EventRecord& event, std::int64_t at = 0);
@@ -382,6 +384,7 @@ class Mbatchd {
   net::asio::thread_pool sched_thread_{1};
   ClusterState state_;
   std::unique_ptr<EventLogWriter> event_log_;
+  LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
   std::map<std::string, HostLink> links_;
@@ -415,9 +418,6 @@ class Mbatchd {
   std::uint64_t valid_log_bytes_ = 0;
   JobIdMark job_ids_{""};
   bool event_log_failed_ = false;
-  bool refusing_ = false;  // changes are being refused; logged when it ends
-  std::uint64_t refused_ = 0;
-  std::chrono::steady_clock::time_point last_refusal_log_{};
 
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
