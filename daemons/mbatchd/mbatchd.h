@@ -27,6 +27,7 @@
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
+#include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
@@ -323,6 +324,11 @@ class Mbatchd {
   void requeue_lost_jobs(const std::string& host);
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done);
+  // The host's status (host_status.h), worked out now; a borrowed host's as its
+  // provider last offered it.
+  HostStatus status_of(const std::string& host) const;
+  // The same by name, as bhosts shows it and the pass's view holds it; a borrowed host
+  // keeps the name its provider sent.
   std::string host_status(const std::string& host) const;
   int host_max_slots(const std::string& host) const;
   void check_hosts();

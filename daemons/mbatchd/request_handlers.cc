@@ -315,8 +315,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_state(job.state);
   // As LSF: a started job whose host mbatchd cannot reach is shown UNKWN.
   if (!job.exec_hosts.empty() && !job.pending() && !job.finished()) {
-    auto status = host_status(job.exec_hosts.front());
-    if (status == "unreach" || status == "unavail") info.set_state(wire::JOB_UNKWN);
+    if (unreachable(status_of(job.exec_hosts.front()))) info.set_state(wire::JOB_UNKWN);
   }
   info.set_queue(job.queue);
   *info.mutable_spec() = job.spec();
@@ -1041,8 +1040,7 @@ void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Resp
     if (!config_->find_host(name))
       return respond(
           net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Bad host name, host group name or cluster name"));
-    auto status = host_status(name);
-    if (status == "unavail" || status == "unreach")
+    if (unreachable(status_of(name)))
       return respond(net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Host is not available"));
     for (int i = 0; i < n; ++i) hosts.push_back(name);
   }
