@@ -157,17 +157,19 @@ void Mbatchd::check_hosts() {
   });
 }
 
-std::string Mbatchd::check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const {
-  if (r.address().empty() || r.port() == 0) return "host " + r.host_name() + " advertises no address or port";
+daemon::Status Mbatchd::check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const {
+  if (r.address().empty() || r.port() == 0)
+    return daemon::fail("host " + r.host_name() + " advertises no address or port");
   boost::system::error_code ec;
   auto advertised = net::asio::ip::make_address(r.address(), ec);
   if (ec) return {};  // a host name: resolved when mbatchd connects
   auto from = net::asio::ip::make_address(peer.address, ec);
   const bool remote = !ec && !from.is_loopback();
   if (remote && (advertised.is_loopback() || advertised.is_unspecified()))
-    return "host " + r.host_name() + " advertises " + r.address() + ", which does not reach it from the master (it " +
-           "registered from " + peer.address + "): start its sbatchd with --advertise set to its host name or an " +
-           "address the master reaches, listening there (--listen ADDRESS or 0.0.0.0)";
+    return daemon::fail("host " + r.host_name() + " advertises " + r.address() +
+                        ", which does not reach it from the master (it " + "registered from " + peer.address +
+                        "): start its sbatchd with --advertise set to its host name or an " +
+                        "address the master reaches, listening there (--listen ADDRESS or 0.0.0.0)");
   return {};
 }
 
@@ -178,7 +180,8 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
     return respond(net::error_reply(wire::STATUS_NOT_FOUND,
                                     "host " + r.host_name() + " is not a host of cluster " + config_->cluster_name));
   auto& link = links_[r.host_name()];
-  if (auto why = check_advertised(r, peer); !why.empty()) {
+  if (auto checked = check_advertised(r, peer); !checked.ok()) {
+    const std::string& why = checked.message();
     // It registers again every report interval: logged once a minute, or when the
     // reason changes.
     auto t = std::chrono::steady_clock::now();

@@ -48,14 +48,14 @@ std::int64_t Mbatchd::now() const {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string Mbatchd::recover() {
+daemon::Status Mbatchd::recover() {
   auto started = std::chrono::steady_clock::now();
   fs::path dir = logdir_of(*config_);
-  if (auto err = make_log_dir(dir); !err.empty()) return err;
+  if (auto err = make_log_dir(dir); !err.empty()) return daemon::fail(err);
   job_ids_ = JobIdMark(dir / "lsb.jobid");
   std::string mark_error;
   job_ids_.load(&mark_error);
-  if (!mark_error.empty()) return mark_error;
+  if (!mark_error.empty()) return daemon::fail(mark_error);
 
   std::uint64_t snapshot_jobs = 0;
   auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
@@ -65,8 +65,8 @@ std::string Mbatchd::recover() {
     snapshot_jobs = static_cast<std::uint64_t>(s.jobs_size());
     return {};
   });
-  if (!snap.error.empty()) return snap.error;
-  if (snap.torn_tail) return (dir / "lsb.snapshot").string() + " is incomplete";
+  if (!snap.error.empty()) return daemon::fail(snap.error);
+  if (snap.torn_tail) return daemon::fail((dir / "lsb.snapshot").string() + " is incomplete");
   const std::int64_t snapshot_seq = state_.last_seq();
 
   std::uint64_t replayed = 0;
@@ -78,9 +78,10 @@ std::string Mbatchd::recover() {
     return state_.apply(r);
   });
   if (events.damage_offset)
-    return events.error +
-           "; `mbatchd --salvage` keeps the records before the damage and moves the rest aside (see docs/admin.md)";
-  if (!events.error.empty()) return events.error;
+    return daemon::fail(
+        events.error +
+        "; `mbatchd --salvage` keeps the records before the damage and moves the rest aside (see docs/admin.md)");
+  if (!events.error.empty()) return daemon::fail(events.error);
   // Ids handed out before records were lost (a salvage, a cut at a full disk) stay used.
   state_.raise_next_job_id(job_ids_.mark());
   valid_log_bytes_ = events.good_bytes;
@@ -96,13 +97,13 @@ std::string Mbatchd::recover() {
   return {};
 }
 
-std::string Mbatchd::start() {
+daemon::Status Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
   EventLogOptions log_options = options_.event_log;
   log_options.snapshot_first = options_.fresh_snapshot;
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
-  if (!event_log_->open_error().empty()) return event_log_->open_error();
+  if (!event_log_->open_error().empty()) return daemon::fail(event_log_->open_error());
   sink_.attach(event_log_.get());
   if (options_.fresh_snapshot) write_fresh_snapshot();
 
@@ -143,11 +144,12 @@ std::string Mbatchd::start() {
         },
         so);
   } catch (const std::exception& e) {
-    return "cannot listen on port " + std::to_string(port) + ": " + e.what();
+    return daemon::fail("cannot listen on port " + std::to_string(port) + ": " + e.what());
   }
   const std::string local = net::local_socket_path(config_->lsf_conf);
   if (!local.empty()) {
-    if (auto err = server_->listen_local(local); !err.empty()) return err + " (set LSB_MBD_SOCKET in lsf.conf)";
+    if (auto err = server_->listen_local(local); !err.empty())
+      return daemon::fail(err + " (set LSB_MBD_SOCKET in lsf.conf)");
   }
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);

@@ -24,6 +24,7 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/rpc_client.h"
 #include "daemons/common/rpc_server.h"
+#include "daemons/common/status.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
@@ -36,8 +37,8 @@
 
 namespace lsf::mbd {
 
-// Empty when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
-std::string check_job_group_path(const std::string& path);
+// Ok when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
+daemon::Status check_job_group_path(const std::string& path);
 // Whether a job of `job_group` is in the group `path`: that group or one below it.
 bool in_job_group(const std::string& job_group, const std::string& path);
 
@@ -124,10 +125,10 @@ class Mbatchd {
   explicit Mbatchd(MbatchdOptions options);
   ~Mbatchd();
 
-  // Replays lsb.snapshot and lsb.events. Empty on success; else why mbatchd must not start.
-  std::string recover();
-  // Opens the event log and the port. Empty on success.
-  std::string start();
+  // Replays lsb.snapshot and lsb.events; else why mbatchd must not start.
+  daemon::Status recover();
+  // Opens the event log and the port.
+  daemon::Status start();
   void run();   // until stop()
   void stop();  // from any thread
 
@@ -174,8 +175,8 @@ class Mbatchd {
   void send_limits(const Job& job);
   void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Checks and records one submission; empty on success, else the refusal.
-  std::string submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
+  // Checks and records one submission; else the refusal.
+  daemon::Status submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
   void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queues(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -287,13 +288,13 @@ class Mbatchd {
                              std::string* resolved = nullptr) const;
   std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
                                const std::string& user_for_zero, wire::SignalJobsReply* out);
-  std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
-                               std::vector<std::int32_t>& indices) const;
+  daemon::Status check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
+                                  std::vector<std::int32_t>& indices) const;
 
   // --- sbatchds (host_links.cc)
   void on_register_host(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // Empty when mbatchd can reach an sbatchd at the address it advertises; else why not.
-  std::string check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
+  // Ok when mbatchd can reach an sbatchd at the address it advertises; else why not.
+  daemon::Status check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
@@ -371,7 +372,7 @@ class Mbatchd {
   // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
   // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
   // takes the profile's default). Fills those defaults into `spec`.
-  std::string check_application(wire::JobSpec& spec) const;
+  daemon::Status check_application(wire::JobSpec& spec) const;
   std::string check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the
   // job's end reason and suspend reason then say).
