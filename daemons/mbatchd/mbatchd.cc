@@ -159,7 +159,10 @@ daemon::Status Mbatchd::start() {
   return {};
 }
 
-void Mbatchd::run() { io_.run(); }
+void Mbatchd::run() {
+  state_thread_.bind();
+  io_.run();
+}
 
 void Mbatchd::stop() {
   net::asio::post(io_, [this] {
@@ -184,7 +187,10 @@ void Mbatchd::stop() {
   });
 }
 
-void Mbatchd::record(wire::EventRecord& event, std::int64_t at) { sink_.record(event, at); }
+void Mbatchd::record(wire::EventRecord& event, std::int64_t at) {
+  state_thread_.check("mbatchd's state (record)");
+  sink_.record(event, at);
+}
 
 void Mbatchd::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
   sink_.reply_when_durable(respond, std::move(reply));

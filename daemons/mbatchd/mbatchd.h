@@ -25,6 +25,7 @@
 #include "daemons/common/rpc_client.h"
 #include "daemons/common/rpc_server.h"
 #include "daemons/common/status.h"
+#include "daemons/common/thread_owner.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
@@ -390,6 +391,10 @@ class Mbatchd {
   net::asio::thread_pool outbound_{2};
   net::asio::thread_pool sched_thread_{1};
   ClusterState state_;
+  // The thread that may touch state_ and everything below: the one that runs io_
+  // (run() binds it; before, the one that recovers and starts). Debug builds check it
+  // in handle() and record().
+  daemon::ThreadOwner state_thread_;
   std::unique_ptr<EventLogWriter> event_log_;
   LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
   std::unique_ptr<net::RpcServer> server_;
