@@ -156,6 +156,7 @@ daemon::Status Mbatchd::start() {
   check_hosts();
   check_clusters();
   request_pass();
+  lifecycle_.serving();
   return {};
 }
 
@@ -166,6 +167,7 @@ void Mbatchd::run() {
 
 void Mbatchd::stop() {
   net::asio::post(io_, [this] {
+    lifecycle_.stopping();
     if (server_) server_->stop();
     pass_timer_.cancel();
     sleep_timer_.cancel();
@@ -204,8 +206,7 @@ void Mbatchd::note_refusal(const std::string& cause) { sink_.note_refusal(cause)
 // recovery from the log is what makes the two agree again, so mbatchd stops and starts
 // again (main.cc), replaying only what was durable (see event_log_writer.h).
 void Mbatchd::on_event_log_failure() {
-  if (event_log_failed_) return;
-  event_log_failed_ = true;
+  if (!lifecycle_.log_failed()) return;
   log_->critical(
       "cannot write the event log: {}; changes made since the last sync are not in lsb.events: restarting, so that "
       "the state is recovered from what is durable",

@@ -31,6 +31,7 @@
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/job_id_mark.h"
+#include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/mc/export_plan.h"
@@ -138,11 +139,11 @@ class Mbatchd {
   // runs io_ itself, as the RPC server and run() would; nothing else may.
   friend struct MbatchdFuzzAccess;
   // After run() returns: badmin mbdrestart asked for a fresh process.
-  bool restart_requested() const { return restart_requested_; }
+  bool restart_requested() const { return lifecycle_.restart_requested(); }
   // After run() returns: it stopped because a write to the event log failed after the
   // change was applied (see event_log_writer.h); it must start again from the log, with
   // fresh_snapshot.
-  bool event_log_failed() const { return event_log_failed_; }
+  bool event_log_failed() const { return lifecycle_.event_log_failed(); }
 
  private:
   // --- state changes (mbatchd.cc; record, reply_when_durable and the refusals forward
@@ -429,7 +430,7 @@ class Mbatchd {
   std::map<sched::JobKey, Undelivered> undelivered_;
   std::uint64_t valid_log_bytes_ = 0;
   JobIdMark job_ids_{""};
-  bool event_log_failed_ = false;
+  Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
@@ -458,7 +459,6 @@ class Mbatchd {
     bool to_top = false;  // bmig: ahead of the jobs waiting in its queue
   };
   std::map<sched::JobKey, RequeueAfterKill> requeue_after_kill_;
-  bool restart_requested_ = false;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;
   // Job RES_REQ merged with its application profile's and its queue's, by (job string,

@@ -885,7 +885,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
     // badmin mbdrestart: the new process reads the configuration and replays the log.
     out->set_applied(true);
     log_->info("mbatchd restart requested by {}", request.caller().user_name());
-    restart_requested_ = true;
+    lifecycle_.restart();
     respond(reply);
     stop();
     return;
