@@ -103,46 +103,53 @@ bool Mbatchd::requeue_on_exit(Job& job, int code) {
 }
 
 std::string Mbatchd::host_status(const std::string& host) const {
+  // A provider's offer may carry a name this cluster does not know: shown as sent.
   if (!borrowed_from(host).empty()) return borrowed_host_status(host);
+  return std::string(to_string(status_of(host)));
+}
+
+HostStatus Mbatchd::status_of(const std::string& host) const {
+  if (!borrowed_from(host).empty()) return parse_host_status(borrowed_host_status(host)).value_or(HostStatus::kOk);
+  using S = HostStatus;
   auto link = links_.find(host);
-  if (link == links_.end() || !link->second.registered) return "unavail";
+  if (link == links_.end() || !link->second.registered) return S::kUnavail;
   auto silent = std::chrono::steady_clock::now() - link->second.last_report;
   auto interval = report_interval();
-  if (silent > interval * (2 + 2 * std::max(1, config_->params.max_sbd_fail))) return "unavail";
-  if (silent > interval * 2 + std::chrono::milliseconds(500)) return "unreach";
-  if (std::chrono::steady_clock::now() < link->second.unreach_until) return "unreach";
+  if (silent > interval * (2 + 2 * std::max(1, config_->params.max_sbd_fail))) return S::kUnavail;
+  if (silent > interval * 2 + std::chrono::milliseconds(500)) return S::kUnreach;
+  if (std::chrono::steady_clock::now() < link->second.unreach_until) return S::kUnreach;
   const auto& st = state_.hosts().at(host);
-  if (st.admin_closed) return "closed_Adm";
+  if (st.admin_closed) return S::kClosedAdm;
   const sched::HostPolicy& policy = config_index_.policy->host(host);
-  if (!policy.dispatch_window.is_open(config::local_week_instant())) return "closed_Wind";
+  if (!policy.dispatch_window.is_open(config::local_week_instant())) return S::kClosedWind;
   const auto& l = link->second.load;
   auto value = [&l](std::string_view index) { return load_value(l, index); };
-  if (!sched::first_past(policy.thresholds, value, false).empty()) return "closed_Busy";
-  if (st.exclusive_jobs > 0) return "closed_Excl";
+  if (!sched::first_past(policy.thresholds, value, false).empty()) return S::kClosedBusy;
+  if (st.exclusive_jobs > 0) return S::kClosedExcl;
   int mxj = host_max_slots(host);
-  if (mxj >= 0 && st.counts.run + st.counts.ssusp + st.counts.ususp >= mxj) return "closed_Full";
-  return "ok";
+  if (mxj >= 0 && st.counts.run + st.counts.ssusp + st.counts.ususp >= mxj) return S::kClosedFull;
+  return S::kOk;
 }
 
 void Mbatchd::check_hosts() {
   // Status is computed when asked; this tick only makes sure a pass runs when a host
   // changes between reachable and not, so pending reasons stay true.
-  std::map<std::string, std::string> before;
-  for (const auto& h : config_->hosts) before[h.name] = host_status(h.name);
+  std::map<std::string, HostStatus> before;
+  for (const auto& h : config_->hosts) before[h.name] = status_of(h.name);
   host_timer_.expires_after(std::chrono::milliseconds(500));
   host_timer_.async_wait([this, before](const boost::system::error_code& ec) {
     if (ec) return;
     // A failed write that no request waited on, and the end of a full disk, are
     // noticed here too.
     if (!event_log_->failure().empty()) return on_event_log_failure();
-    if (refusing_ && event_log_->refusal().empty()) log_refusal();
+    if (sink_.refusing() && event_log_->refusal().empty()) log_refusal();
     bool changed = false;
     for (const auto& [name, status] : before) {
-      auto now_status = host_status(name);
+      auto now_status = status_of(name);
       if (now_status != status) {
-        log_->info("host {} is {} (was {})", name, now_status, status);
+        log_->info("host {} is {} (was {})", name, to_string(now_status), to_string(status));
         changed = true;
-        if (now_status == "unavail" && status == "unreach") requeue_lost_jobs(name);
+        if (now_status == HostStatus::kUnavail && status == HostStatus::kUnreach) requeue_lost_jobs(name);
       }
     }
     if (changed) request_pass();
@@ -150,17 +157,19 @@ void Mbatchd::check_hosts() {
   });
 }
 
-std::string Mbatchd::check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const {
-  if (r.address().empty() || r.port() == 0) return "host " + r.host_name() + " advertises no address or port";
+daemon::Status Mbatchd::check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const {
+  if (r.address().empty() || r.port() == 0)
+    return daemon::fail("host " + r.host_name() + " advertises no address or port");
   boost::system::error_code ec;
   auto advertised = net::asio::ip::make_address(r.address(), ec);
   if (ec) return {};  // a host name: resolved when mbatchd connects
   auto from = net::asio::ip::make_address(peer.address, ec);
   const bool remote = !ec && !from.is_loopback();
   if (remote && (advertised.is_loopback() || advertised.is_unspecified()))
-    return "host " + r.host_name() + " advertises " + r.address() + ", which does not reach it from the master (it " +
-           "registered from " + peer.address + "): start its sbatchd with --advertise set to its host name or an " +
-           "address the master reaches, listening there (--listen ADDRESS or 0.0.0.0)";
+    return daemon::fail("host " + r.host_name() + " advertises " + r.address() +
+                        ", which does not reach it from the master (it " + "registered from " + peer.address +
+                        "): start its sbatchd with --advertise set to its host name or an " +
+                        "address the master reaches, listening there (--listen ADDRESS or 0.0.0.0)");
   return {};
 }
 
@@ -171,7 +180,8 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
     return respond(net::error_reply(wire::STATUS_NOT_FOUND,
                                     "host " + r.host_name() + " is not a host of cluster " + config_->cluster_name));
   auto& link = links_[r.host_name()];
-  if (auto why = check_advertised(r, peer); !why.empty()) {
+  if (auto checked = check_advertised(r, peer); !checked.ok()) {
+    const std::string& why = checked.message();
     // It registers again every report interval: logged once a minute, or when the
     // reason changes.
     auto t = std::chrono::steady_clock::now();
@@ -288,7 +298,7 @@ void Mbatchd::on_load_report(const wire::RequestEnvelope& request, const net::Re
   auto it = links_.find(r.host_name());
   // A host back from unavail registers again before it is ok: its registration says
   // which runs it has, and those mbatchd has given up on are killed first.
-  if (it == links_.end() || !it->second.registered || host_status(r.host_name()) == "unavail") {
+  if (it == links_.end() || !it->second.registered || status_of(r.host_name()) == HostStatus::kUnavail) {
     reply.mutable_load_report()->set_reregister(true);
     return respond(reply);
   }
@@ -645,7 +655,7 @@ void Mbatchd::recheck_unknown_starts() {
       it = start_unknown_.erase(it);
       continue;
     }
-    if (host_status(job->exec_hosts.front()) == "unavail")
+    if (status_of(job->exec_hosts.front()) == HostStatus::kUnavail)
       lost_hosts.insert(job->exec_hosts.front());
     else
       resend.push_back(it->first);

@@ -43,7 +43,7 @@ std::string Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string
   std::string name;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
-  std::string why = check_submission(check, name, default_queue, indices);
+  std::string why = check_submission(check, name, default_queue, indices).message();
   if (resolved) *resolved = name;
   return why;
 }
@@ -280,8 +280,8 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue);
     // A new profile must exist and take the job's -n; one removed by a reconfig does
     // not lock the job's other options.
-    if (why.empty() && sets_app) why = check_application(spec);
-    if (why.empty() && sets_group) why = check_job_group_path(spec.job_group());
+    if (why.empty() && sets_app) why = check_application(spec).message();
+    if (why.empty() && sets_group) why = check_job_group_path(spec.job_group()).message();
     if (why.empty()) {
       Submission trial;
       trial.spec = spec;

@@ -22,16 +22,16 @@ bool in_job_group(const std::string& job_group, const std::string& path) {
          (job_group.size() > path.size() && job_group.starts_with(path) && job_group[path.size()] == '/');
 }
 
-std::string check_job_group_path(const std::string& path) {
+daemon::Status check_job_group_path(const std::string& path) {
   auto bad = [&](const std::string& why) { return "Bad job group name <" + path + ">: " + why; };
-  if (path.empty() || path[0] != '/') return bad("a job group is a full path from /");
-  if (path == "/") return bad("the root group takes no jobs or limits here");
-  if (path.back() == '/') return bad("no trailing /");
+  if (path.empty() || path[0] != '/') return daemon::fail(bad("a job group is a full path from /"));
+  if (path == "/") return daemon::fail(bad("the root group takes no jobs or limits here"));
+  if (path.back() == '/') return daemon::fail(bad("no trailing /"));
   for (size_t at = 1; at < path.size(); ++at) {
     char c = path[at];
-    if (c == '/' && path[at - 1] == '/') return bad("empty path component");
+    if (c == '/' && path[at - 1] == '/') return daemon::fail(bad("empty path component"));
     if (c != '/' && !std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
-      return bad("letters, digits, _ - and . only");
+      return daemon::fail(bad("letters, digits, _ - and . only"));
   }
   return {};
 }
@@ -58,7 +58,7 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
   const std::string& path = q.path();
   const std::string& user = request.caller().user_name();
   auto refuse = [&](wire::StatusCode status, const std::string& why) { respond(net::error_reply(status, why)); };
-  if (auto err = check_job_group_path(path); !err.empty()) return refuse(wire::STATUS_BAD_REQUEST, err);
+  if (auto st = check_job_group_path(path); !st.ok()) return refuse(wire::STATUS_BAD_REQUEST, st.message());
   const auto& groups = state_.job_groups();
   auto it = groups.find(path);
   // The limits above and below a group bound what it may be given (LSF's bgadd/bgmod).

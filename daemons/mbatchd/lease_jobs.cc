@@ -89,16 +89,17 @@ std::map<std::string, wire::OfferedHost> Mbatchd::borrowed_hosts() const {
 std::string Mbatchd::borrowed_host_status(const std::string& host) const {
   const std::string provider = borrowed_from(host);
   auto link = cluster_links_.find(provider);
-  if (link == cluster_links_.end() || !offer_is_current(link->second)) return "unreach";
+  if (link == cluster_links_.end() || !offer_is_current(link->second))
+    return std::string(to_string(HostStatus::kUnreach));
   const std::string name = host.substr(0, host.size() - provider.size() - 1);
   for (const auto& h : link->second.offer.hosts())
     if (h.host() == name) {
       // Closed by this cluster's administrator (badmin hclose host@cluster) or the provider's.
       if (auto st = state_.hosts().find(host); st != state_.hosts().end() && st->second.admin_closed)
-        return "closed_Adm";
+        return std::string(to_string(HostStatus::kClosedAdm));
       return h.status().empty() ? "ok" : h.status();
     }
-  return "unavail";  // no longer offered
+  return std::string(to_string(HostStatus::kUnavail));  // no longer offered
 }
 
 void Mbatchd::relay_to_provider(const std::string& host, wire::RequestEnvelope request,
@@ -316,8 +317,7 @@ std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
   for (auto& [host, jobs] : on_host) {
     // A host the provider cannot reach is not exported, but its jobs cannot be killed
     // either: they wait for it as the provider's own do.
-    const std::string status = host_status(host);
-    if (status == "unavail" || status == "unreach") continue;
+    if (unreachable(status_of(host))) continue;
     int used = 0;
     for (const auto* j : jobs) used += j->slots;
     auto it = exported.find(host);

@@ -109,14 +109,14 @@ int main(int argc, char** argv) {
   bool restart = false, log_failed = false;
   {
     lsf::mbd::Mbatchd mbd(mo);
-    if (auto err = mbd.recover(); !err.empty()) {
-      log->critical("cannot recover: {}", err);
-      std::cerr << "mbatchd: cannot recover: " << err << "\n";
+    if (auto st = mbd.recover(); !st.ok()) {
+      log->critical("cannot recover: {}", st.message());
+      std::cerr << "mbatchd: cannot recover: " << st.message() << "\n";
       return 1;
     }
-    if (auto err = mbd.start(); !err.empty()) {
-      log->critical("{}", err);
-      std::cerr << "mbatchd: " << err << "\n";
+    if (auto st = mbd.start(); !st.ok()) {
+      log->critical("{}", st.message());
+      std::cerr << "mbatchd: " << st.message() << "\n";
       return 1;
     }
     lsf::net::asio::io_context signals_io;

@@ -17,8 +17,6 @@ namespace {
 
 // Snapshots also start when lsb.events passes this size, whatever MAX_JOB_NUM says.
 constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
-// A full disk refuses every change; the log says so this often, not once per request.
-constexpr std::chrono::seconds kRefusalLogInterval{60};
 
 }  // namespace
 
@@ -28,6 +26,7 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       config_index_(index_config(*config_)),
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
+      sink_(state_, log_, [this] { on_event_log_failure(); }),
       pass_timer_(io_),
       sleep_timer_(io_),
       host_timer_(io_),
@@ -49,14 +48,14 @@ std::int64_t Mbatchd::now() const {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string Mbatchd::recover() {
+daemon::Status Mbatchd::recover() {
   auto started = std::chrono::steady_clock::now();
   fs::path dir = logdir_of(*config_);
-  if (auto err = make_log_dir(dir); !err.empty()) return err;
+  if (auto err = make_log_dir(dir); !err.empty()) return daemon::fail(err);
   job_ids_ = JobIdMark(dir / "lsb.jobid");
   std::string mark_error;
   job_ids_.load(&mark_error);
-  if (!mark_error.empty()) return mark_error;
+  if (!mark_error.empty()) return daemon::fail(mark_error);
 
   std::uint64_t snapshot_jobs = 0;
   auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
@@ -66,8 +65,8 @@ std::string Mbatchd::recover() {
     snapshot_jobs = static_cast<std::uint64_t>(s.jobs_size());
     return {};
   });
-  if (!snap.error.empty()) return snap.error;
-  if (snap.torn_tail) return (dir / "lsb.snapshot").string() + " is incomplete";
+  if (!snap.error.empty()) return daemon::fail(snap.error);
+  if (snap.torn_tail) return daemon::fail((dir / "lsb.snapshot").string() + " is incomplete");
   const std::int64_t snapshot_seq = state_.last_seq();
 
   std::uint64_t replayed = 0;
@@ -79,9 +78,10 @@ std::string Mbatchd::recover() {
     return state_.apply(r);
   });
   if (events.damage_offset)
-    return events.error +
-           "; `mbatchd --salvage` keeps the records before the damage and moves the rest aside (see docs/admin.md)";
-  if (!events.error.empty()) return events.error;
+    return daemon::fail(
+        events.error +
+        "; `mbatchd --salvage` keeps the records before the damage and moves the rest aside (see docs/admin.md)");
+  if (!events.error.empty()) return daemon::fail(events.error);
   // Ids handed out before records were lost (a salvage, a cut at a full disk) stay used.
   state_.raise_next_job_id(job_ids_.mark());
   valid_log_bytes_ = events.good_bytes;
@@ -97,13 +97,14 @@ std::string Mbatchd::recover() {
   return {};
 }
 
-std::string Mbatchd::start() {
+daemon::Status Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
   EventLogOptions log_options = options_.event_log;
   log_options.snapshot_first = options_.fresh_snapshot;
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
-  if (!event_log_->open_error().empty()) return event_log_->open_error();
+  if (!event_log_->open_error().empty()) return daemon::fail(event_log_->open_error());
+  sink_.attach(event_log_.get());
   if (options_.fresh_snapshot) write_fresh_snapshot();
 
   // On a full disk the start is not recorded: the reserve is kept for what must be.
@@ -143,24 +144,30 @@ std::string Mbatchd::start() {
         },
         so);
   } catch (const std::exception& e) {
-    return "cannot listen on port " + std::to_string(port) + ": " + e.what();
+    return daemon::fail("cannot listen on port " + std::to_string(port) + ": " + e.what());
   }
   const std::string local = net::local_socket_path(config_->lsf_conf);
   if (!local.empty()) {
-    if (auto err = server_->listen_local(local); !err.empty()) return err + " (set LSB_MBD_SOCKET in lsf.conf)";
+    if (auto err = server_->listen_local(local); !err.empty())
+      return daemon::fail(err + " (set LSB_MBD_SOCKET in lsf.conf)");
   }
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);
   check_hosts();
   check_clusters();
   request_pass();
+  lifecycle_.serving();
   return {};
 }
 
-void Mbatchd::run() { io_.run(); }
+void Mbatchd::run() {
+  state_thread_.bind();
+  io_.run();
+}
 
 void Mbatchd::stop() {
   net::asio::post(io_, [this] {
+    lifecycle_.stopping();
     if (server_) server_->stop();
     pass_timer_.cancel();
     sleep_timer_.cancel();
@@ -182,57 +189,24 @@ void Mbatchd::stop() {
   });
 }
 
-// Callers check log_refusal() before the first change of a request; records made on
-// mbatchd's own account go into the log's reserve.
 void Mbatchd::record(wire::EventRecord& event, std::int64_t at) {
-  event.set_time(at > 0 ? at : now());
-  event.set_seq(state_.last_seq() + 1);
-  if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
-  event_log_->append(event);
+  state_thread_.check("mbatchd's state (record)");
+  sink_.record(event, at);
 }
 
 void Mbatchd::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
-  event_log_->when_durable([this, respond, reply = std::move(reply)](bool ok) mutable {
-    if (!ok) {
-      reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log: " + event_log_->failure());
-      respond(std::move(reply));
-      return on_event_log_failure();
-    }
-    respond(std::move(reply));
-  });
+  sink_.reply_when_durable(respond, std::move(reply));
 }
 
-std::string Mbatchd::log_refusal() {
-  std::string cause = event_log_->refusal();
-  if (cause.empty()) {
-    if (refusing_) {
-      log_->info("the event log has room again; changes are accepted ({} refused meanwhile)", refused_);
-      refusing_ = false;
-      refused_ = 0;
-      last_refusal_log_ = {};
-    }
-    return {};
-  }
-  refusing_ = true;
-  note_refusal("cannot write the event log: " + cause);
-  return "cannot write the event log: " + cause;
-}
+std::string Mbatchd::log_refusal() { return sink_.refusal(); }
 
-void Mbatchd::note_refusal(const std::string& cause) {
-  ++refused_;
-  auto t = std::chrono::steady_clock::now();
-  if (last_refusal_log_ != std::chrono::steady_clock::time_point{} && t - last_refusal_log_ < kRefusalLogInterval)
-    return;
-  log_->error("{}; refusing changes until there is room ({} refused so far)", cause, refused_);
-  last_refusal_log_ = t;
-}
+void Mbatchd::note_refusal(const std::string& cause) { sink_.note_refusal(cause); }
 
 // The state holds changes the log lost, and they cannot be taken back one by one:
 // recovery from the log is what makes the two agree again, so mbatchd stops and starts
 // again (main.cc), replaying only what was durable (see event_log_writer.h).
 void Mbatchd::on_event_log_failure() {
-  if (event_log_failed_) return;
-  event_log_failed_ = true;
+  if (!lifecycle_.log_failed()) return;
   log_->critical(
       "cannot write the event log: {}; changes made since the last sync are not in lsb.events: restarting, so that "
       "the state is recovered from what is durable",

@@ -5,6 +5,12 @@
 // log has its writer thread (group commit); the scheduling pass runs on its own thread
 // over a snapshot of the state; calls to sbatchds run on a small pool, in order per
 // host. Results of the last three come back to the io_context by asio::post.
+//
+// Parts with their own header: the request table (router.h, filled in routes.cc),
+// the event sink changes are recorded through (event_sink.h), the lifecycle
+// (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
+// the event log (event_log_writer.h, event_log_reader.h). The member functions below
+// are grouped by the file that defines them.
 #pragma once
 
 #include <chrono>
@@ -24,9 +30,14 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/rpc_client.h"
 #include "daemons/common/rpc_server.h"
+#include "daemons/common/status.h"
+#include "daemons/common/thread_owner.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
+#include "daemons/mbatchd/event_sink.h"
+#include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/job_id_mark.h"
+#include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/mc/export_plan.h"
@@ -34,8 +45,8 @@
 
 namespace lsf::mbd {
 
-// Empty when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
-std::string check_job_group_path(const std::string& path);
+// Ok when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
+daemon::Status check_job_group_path(const std::string& path);
 // Whether a job of `job_group` is in the group `path`: that group or one below it.
 bool in_job_group(const std::string& job_group, const std::string& path);
 
@@ -122,10 +133,10 @@ class Mbatchd {
   explicit Mbatchd(MbatchdOptions options);
   ~Mbatchd();
 
-  // Replays lsb.snapshot and lsb.events. Empty on success; else why mbatchd must not start.
-  std::string recover();
-  // Opens the event log and the port. Empty on success.
-  std::string start();
+  // Replays lsb.snapshot and lsb.events; else why mbatchd must not start.
+  daemon::Status recover();
+  // Opens the event log and the port.
+  daemon::Status start();
   void run();   // until stop()
   void stop();  // from any thread
 
@@ -134,14 +145,15 @@ class Mbatchd {
   // runs io_ itself, as the RPC server and run() would; nothing else may.
   friend struct MbatchdFuzzAccess;
   // After run() returns: badmin mbdrestart asked for a fresh process.
-  bool restart_requested() const { return restart_requested_; }
+  bool restart_requested() const { return lifecycle_.restart_requested(); }
   // After run() returns: it stopped because a write to the event log failed after the
   // change was applied (see event_log_writer.h); it must start again from the log, with
   // fresh_snapshot.
-  bool event_log_failed() const { return event_log_failed_; }
+  bool event_log_failed() const { return lifecycle_.event_log_failed(); }
 
  private:
-  // --- state changes (mbatchd.cc)
+  // --- state changes, recovery, start and stop (mbatchd.cc; record, reply_when_durable and
+  // the refusals forward to sink_, event_sink.h)
   std::int64_t now() const;
   // Stamps (with `at`, when the event happened earlier, else now), applies, appends.
   void record(wire::EventRecord& event, std::int64_t at = 0);
@@ -157,22 +169,15 @@ class Mbatchd {
   void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason, std::int64_t at = 0);
-  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap
-  // once. `refused`: its requests are refused for it (unsigned data: shown, not used).
-  void note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused = false);
-  std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
-
   // --- the request table (routes.cc; router.h states its rules)
   std::unique_ptr<RequestRouter> make_router();
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // --- requests (request_handlers.cc)
+  // --- bsub, bjobs, bkill, bhosts, bqueues, host and queue control, badmin reconfig,
+  // perfmon, bmove, brun (request_handlers.cc)
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
-  void send_limits(const Job& job);
-  void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Checks and records one submission; empty on success, else the refusal.
-  std::string submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
+  // Checks and records one submission; else the refusal.
+  daemon::Status submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
   void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queues(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -189,108 +194,57 @@ class Mbatchd {
   std::string combined_requirement(const Job& job) const;
   // The job's requirement merged with its application's and queue's (what the pass uses).
   std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const;
-  // --- configuration and usage queries (info_handlers.cc)
+  daemon::Status check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
+                                  std::vector<std::int32_t>& indices) const;
+  // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
+  // takes the profile's default). Fills those defaults into `spec`.
+  daemon::Status check_application(wire::JobSpec& spec) const;
+  // --- brequeue, bswitch, bmod, bmig (job_changes.cc)
+  // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
+  void send_limits(const Job& job);
+  void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // Whether `queue` takes a job with this spec, as it would at submission (empty: yes).
+  std::string check_in_queue(const wire::JobSpec& spec, const std::string& queue,
+                             std::string* resolved = nullptr) const;
+  // The jobs a control request names: each reference's job or elements; job id 0:
+  // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
+  // failed result in `out`.
+  std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
+                               const std::string& user_for_zero, wire::SignalJobsReply* out);
+  // --- configuration and usage queries, job input, bpeek, blimits, wait conditions
+  // (info_handlers.cc)
+  void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_guarantee_pools(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_applications(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
+  void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- job groups (job_groups.cc)
   void on_job_group_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_groups(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // --- MultiCluster (exports.cc, cluster_links.cc)
-  // The export plan with the given consumers reached; without: those that answered.
-  sched::mc::ExportPlan export_plan(const std::set<std::string, std::less<>>& reached) const;
-  sched::mc::ExportPlan export_plan() const;
-  void on_exports(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  void on_clusters(const wire::RequestEnvelope& request, const net::Responder& respond);
-  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster) const;
-  void check_clusters();
-  void offer_to_consumers();
-  void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
-                    std::function<void(const net::CallResult&)> done);
-  bool offer_is_current(const ClusterLink& link) const;
-  // --- jobs on leased hosts (lease_jobs.cc)
-  // The cluster `host` is borrowed from ("hostA@provider": "provider"); empty for our own.
-  std::string borrowed_from(const std::string& host) const;
-  void add_borrowed_hosts(sched::ClusterView& view) const;
-  std::string borrowed_host_status(const std::string& host) const;
-  // Hosts the providers offer now, by the name this cluster knows them by (host@provider).
-  std::map<std::string, wire::OfferedHost> borrowed_hosts() const;
-  void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
-                         std::function<void(const net::CallResult&)> done);
-  void on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // Sends sbatchd reports on leased jobs to their consumers; `done` gets empty once all
-  // have them, else why not.
-  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports, std::function<void(std::string)> done);
-  std::int64_t lease_job_id(const std::string& consumer, std::int64_t id) const;  // 0: unknown consumer
-  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
-  static bool is_lease_job_id(std::int64_t id);
-  void update_lent_slots();
-  // --- shared leases (shared_leases.cc)
-  int consumer_used_slots(const std::string& host, const std::string& consumer) const;
-  // The slots a grant offers its consumer: all of them, or its share of a shared lease.
-  int offered_slots(const sched::mc::HostGrant& g) const;
-  int own_demand_for(const std::string& host) const;           // provider: pending slots that could run there
-  int demand_for_provider(const std::string& provider) const;  // consumer: pending slots it could borrow for
-  void reclaim_shared();                                       // every MC_RECLAIM_DELAY
-  // The configuration's policy with shared resources as leases change them: instances
-  // providers offer this cluster added, instances this cluster exports to reached
-  // consumers taken away. The configuration's own when neither applies.
-  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const;
-  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
-  // Provider: what consumers' running jobs hold of this cluster's hosts, job by job and
-  // host by host: the jobs it started for them and the slots they declare besides.
-  struct Holding {
-    std::string consumer;
-    std::string host;
-    int slots = 0;
-    std::int64_t start_time = 0;
-    sched::JobKey job;  // the lease id
-  };
-  std::vector<Holding> holdings() const;
-  // Consumer: the slots its running jobs hold on `provider`'s hosts that the provider
-  // did not start there (their first host is another).
-  std::vector<wire::HeldSlots> held_on(const std::string& provider) const;
-  // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
-  // exports to it: the most recently started first, as many as must go.
-  std::vector<sched::JobKey> withdrawn_jobs(const std::string& consumer, const sched::mc::ExportPlan& plan) const;
-  // Consumer: kills and requeues the jobs a provider took its hosts back from.
-  void recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer);
-  // Provider: the consumers' jobs on this cluster's hosts, for bjobs.
-  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const;
   // Records the groups of `path` that do not exist yet (parents first), owned by `user`.
   void ensure_job_group(const std::string& path, const std::string& user);
   // The job groups the pass must count (those with a limit and those below them),
   // with each group's index by path.
   void add_job_groups(sched::ClusterView& view, std::unordered_map<std::string, int>& index) const;
-  void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- bhist, bacct (history_handlers.cc)
   void on_history(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_acct(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // --- brequeue, bswitch, bmod (job_changes.cc)
-  void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // The jobs a control request names: each reference's job or elements; job id 0:
-  // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
-  // failed result in `out`.
-  // Whether `queue` takes a job with this spec, as it would at submission (empty: yes).
-  std::string check_in_queue(const wire::JobSpec& spec, const std::string& queue,
-                             std::string* resolved = nullptr) const;
-  std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
-                               const std::string& user_for_zero, wire::SignalJobsReply* out);
-  std::string check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
-                               std::vector<std::int32_t>& indices) const;
-
   // --- sbatchds (host_links.cc)
+  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap
+  // once. `refused`: its requests are refused for it (unsigned data: shown, not used).
+  void note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused = false);
+  std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
   void on_register_host(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // Empty when mbatchd can reach an sbatchd at the address it advertises; else why not.
-  std::string check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
+  // Ok when mbatchd can reach an sbatchd at the address it advertises; else why not.
+  daemon::Status check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
   void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
@@ -321,11 +275,78 @@ class Mbatchd {
   void requeue_lost_jobs(const std::string& host);
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done);
+  // The host's status (host_status.h), worked out now; a borrowed host's as its
+  // provider last offered it.
+  HostStatus status_of(const std::string& host) const;
+  // The same by name, as bhosts shows it and the pass's view holds it; a borrowed host
+  // keeps the name its provider sent.
   std::string host_status(const std::string& host) const;
   int host_max_slots(const std::string& host) const;
   void check_hosts();
   std::chrono::milliseconds report_interval() const;
-
+  // --- MultiCluster: the export plan (exports.cc)
+  // The export plan with the given consumers reached; without: those that answered.
+  sched::mc::ExportPlan export_plan(const std::set<std::string, std::less<>>& reached) const;
+  sched::mc::ExportPlan export_plan() const;
+  void on_exports(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- MultiCluster: links to other clusters, offers (cluster_links.cc)
+  void on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  void on_clusters(const wire::RequestEnvelope& request, const net::Responder& respond);
+  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster) const;
+  void check_clusters();
+  void offer_to_consumers();
+  void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
+                    std::function<void(const net::CallResult&)> done);
+  bool offer_is_current(const ClusterLink& link) const;
+  // --- MultiCluster: jobs on leased hosts (lease_jobs.cc)
+  // The cluster `host` is borrowed from ("hostA@provider": "provider"); empty for our own.
+  std::string borrowed_from(const std::string& host) const;
+  void add_borrowed_hosts(sched::ClusterView& view) const;
+  std::string borrowed_host_status(const std::string& host) const;
+  // Hosts the providers offer now, by the name this cluster knows them by (host@provider).
+  std::map<std::string, wire::OfferedHost> borrowed_hosts() const;
+  void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
+                         std::function<void(const net::CallResult&)> done);
+  void on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
+  // Sends sbatchd reports on leased jobs to their consumers; `done` gets empty once all
+  // have them, else why not.
+  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports, std::function<void(std::string)> done);
+  std::int64_t lease_job_id(const std::string& consumer, std::int64_t id) const;  // 0: unknown consumer
+  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
+  static bool is_lease_job_id(std::int64_t id);
+  void update_lent_slots();
+  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
+  // Provider: what consumers' running jobs hold of this cluster's hosts, job by job and
+  // host by host: the jobs it started for them and the slots they declare besides.
+  struct Holding {
+    std::string consumer;
+    std::string host;
+    int slots = 0;
+    std::int64_t start_time = 0;
+    sched::JobKey job;  // the lease id
+  };
+  std::vector<Holding> holdings() const;
+  // Consumer: the slots its running jobs hold on `provider`'s hosts that the provider
+  // did not start there (their first host is another).
+  std::vector<wire::HeldSlots> held_on(const std::string& provider) const;
+  // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
+  // exports to it: the most recently started first, as many as must go.
+  std::vector<sched::JobKey> withdrawn_jobs(const std::string& consumer, const sched::mc::ExportPlan& plan) const;
+  // Consumer: kills and requeues the jobs a provider took its hosts back from.
+  void recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer);
+  // Provider: the consumers' jobs on this cluster's hosts, for bjobs.
+  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const;
+  // --- MultiCluster: shared leases (shared_leases.cc)
+  int consumer_used_slots(const std::string& host, const std::string& consumer) const;
+  // The slots a grant offers its consumer: all of them, or its share of a shared lease.
+  int offered_slots(const sched::mc::HostGrant& g) const;
+  int own_demand_for(const std::string& host) const;           // provider: pending slots that could run there
+  int demand_for_provider(const std::string& provider) const;  // consumer: pending slots it could borrow for
+  void reclaim_shared();                                       // every MC_RECLAIM_DELAY
+  // The configuration's policy with shared resources as leases change them: instances
+  // providers offer this cluster added, instances this cluster exports to reached
+  // consumers taken away. The configuration's own when neither applies.
+  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const;
   // --- scheduling (scheduling_loop.cc)
   void request_pass();
   void run_pass();
@@ -354,6 +375,8 @@ class Mbatchd {
   std::int64_t effective_run_limit(const Job& job) const;
   const config::Application* application(const Job& job) const;  // null: no -app
   bool rerunnable(const Job& job) const;  // bsub -r, else the profile's RERUNNABLE, else the queue's
+  void suspend_by_system(Job& job, const sched::Suspend& decision);
+  void resume_by_system(Job& job);
   // --- who may do what (permissions.cc)
   bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
   // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
@@ -361,16 +384,11 @@ class Mbatchd {
   // An LSF administrator, or one of the queue's ADMINISTRATORS.
   bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
   // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
-  // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
-  // takes the profile's default). Fills those defaults into `spec`.
-  std::string check_application(wire::JobSpec& spec) const;
   std::string check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the
   // job's end reason and suspend reason then say).
   bool acts_as_admin(const wire::Identity& caller, const Job& job) const;
   bool may_control(const wire::Identity& caller, const Job& job) const;  // owner or admin
-  void suspend_by_system(Job& job, const sched::Suspend& decision);
-  void resume_by_system(Job& job);
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
@@ -381,7 +399,12 @@ class Mbatchd {
   net::asio::thread_pool outbound_{2};
   net::asio::thread_pool sched_thread_{1};
   ClusterState state_;
+  // The thread that may touch state_ and everything below: the one that runs io_
+  // (run() binds it; before, the one that recovers and starts). Debug builds check it
+  // in handle() and record().
+  daemon::ThreadOwner state_thread_;
   std::unique_ptr<EventLogWriter> event_log_;
+  LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
   std::map<std::string, HostLink> links_;
@@ -414,10 +437,7 @@ class Mbatchd {
   std::map<sched::JobKey, Undelivered> undelivered_;
   std::uint64_t valid_log_bytes_ = 0;
   JobIdMark job_ids_{""};
-  bool event_log_failed_ = false;
-  bool refusing_ = false;  // changes are being refused; logged when it ends
-  std::uint64_t refused_ = 0;
-  std::chrono::steady_clock::time_point last_refusal_log_{};
+  Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
@@ -446,7 +466,6 @@ class Mbatchd {
     bool to_top = false;  // bmig: ahead of the jobs waiting in its queue
   };
   std::map<sched::JobKey, RequeueAfterKill> requeue_after_kill_;
-  bool restart_requested_ = false;
   std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
   sched::PassStats last_stats_;
   // Job RES_REQ merged with its application profile's and its queue's, by (job string,

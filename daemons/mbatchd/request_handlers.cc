@@ -53,11 +53,11 @@ int signal_number(const std::string& name) {
 
 }  // namespace
 
-std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
-                                      std::vector<std::int32_t>& indices) const {
+daemon::Status Mbatchd::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
+                                         std::vector<std::int32_t>& indices) const {
   const auto& cfg = *config_;
-  if (auto why = check_spec_bounds(spec); !why.empty()) return why;
-  if (spec.command().empty()) return "No command is specified";
+  if (auto why = check_spec_bounds(spec); !why.empty()) return daemon::fail(why);
+  if (spec.command().empty()) return daemon::fail("No command is specified");
   // Queue: the first candidate that exists and is open.
   std::vector<std::string> candidates(spec.queues().begin(), spec.queues().end());
   default_queue = candidates.empty();
@@ -81,15 +81,15 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     queue = q;
     break;
   }
-  if (!queue) return why.empty() ? "No default queue is defined" : why;
+  if (!queue) return daemon::fail(why.empty() ? "No default queue is defined" : why);
   queue_name = queue->name;
 
   if (spec.min_processors() < 0 || (spec.max_processors() > 0 && spec.max_processors() < spec.min_processors()))
-    return "Bad argument for option -n";
-  if (spec.exclusive() && !queue->exclusive) return "Queue does not accept EXCLUSIVE jobs";
+    return daemon::fail("Bad argument for option -n");
+  if (spec.exclusive() && !queue->exclusive) return daemon::fail("Queue does not accept EXCLUSIVE jobs");
   if (!spec.res_req().empty()) {
     auto rr = config::ResourceRequirement::parse(spec.res_req());
-    if (!rr) return "Bad resource requirement syntax: " + rr.error();
+    if (!rr) return daemon::fail("Bad resource requirement syntax: " + rr.error());
   }
   for (const auto& item : spec.asked_hosts()) {
     std::string name = strip_pref(item);
@@ -97,15 +97,15 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     if (const auto at = name.rfind('@'); at != std::string::npos) {
       // A borrowed host: whether the cluster offers it is known only when it runs.
       if (at == 0 || !cfg.is_known_cluster(name.substr(at + 1)) || name.substr(at + 1) == cfg.cluster_name)
-        return name + ": Bad host name, host group name or cluster name";
+        return daemon::fail(name + ": Bad host name, host group name or cluster name");
       continue;
     }
     if (!cfg.find_host(name) && !cfg.find_host_group(name))
-      return name + ": Bad host name, host group name or cluster name";
+      return daemon::fail(name + ": Bad host name, host group name or cluster name");
   }
   if (queue->run_limit && spec.run_limit_s() > 0 && queue->run_limit->maximum.minutes > 0 &&
       spec.run_limit_s() > std::int64_t{queue->run_limit->maximum.minutes} * 60)
-    return "Cannot exceed queue's hard limit(s)";
+    return daemon::fail("Cannot exceed queue's hard limit(s)");
 
   // More slots than every host the queue may use together: it could never run.
   long total = 0;
@@ -123,7 +123,7 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
     unlimited = true;
   for (const auto& h : cfg.hosts)
     if (queue_hosts.empty() || queue_hosts.count(h.name)) count(h.name);
-  if (!unlimited && spec.min_processors() > total) return "Too many processors requested";
+  if (!unlimited && spec.min_processors() > total) return daemon::fail("Too many processors requested");
   // As LSF: -m naming a host (or a group with no host) the queue does not use is refused
   // at once, not left pending for ever.
   if (!queue_hosts.empty()) {
@@ -134,23 +134,23 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
       asked.name = name;
       const auto hosts = config::resolve_host_list(cfg, {asked});
       if (std::none_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return queue_hosts.count(h) > 0; }))
-        return name + ": Host or host group is not used by the queue";
+        return daemon::fail(name + ": Host or host group is not used by the queue");
     }
   }
 
   indices.clear();
   if (!spec.array_spec().empty()) {
     if (auto err = parse_array_spec(spec.array_spec(), cfg.params.max_job_array_size, indices); !err.empty())
-      return err;
+      return daemon::fail(err);
   }
   if (!spec.dependency().empty()) {
     auto dep = sched::DependencyExpr::parse(spec.dependency());
-    if (!dep) return dep.error();
+    if (!dep) return daemon::fail(dep.error());
     for (const auto& ref : dep->references()) {
       bool found = ref.name.empty() ? !state_.elements(ref.job_id).empty() : !state_.jobs_named(ref.name).empty();
       if (!found) {
         std::string what = ref.name.empty() ? job_label({ref.job_id, ref.index}) : ref.name;
-        return what + ": No matching job found";
+        return daemon::fail(what + ": No matching job found");
       }
     }
   }
@@ -159,8 +159,8 @@ std::string Mbatchd::check_submission(const wire::JobSpec& spec, std::string& qu
 
 void Mbatchd::on_submit(const wire::RequestEnvelope& request, const net::Responder& respond) {
   auto reply = net::ok_reply();
-  if (auto err = submit_one(request.submit().spec(), request.caller(), *reply.mutable_submit()); !err.empty())
-    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, err));
+  if (auto st = submit_one(request.submit().spec(), request.caller(), *reply.mutable_submit()); !st.ok())
+    return respond(net::error_reply(wire::STATUS_BAD_REQUEST, st.message()));
   reply_when_durable(respond, std::move(reply));
   request_pass();
 }
@@ -172,9 +172,9 @@ void Mbatchd::on_submit_pack(const wire::RequestEnvelope& request, const net::Re
   bool any = false;
   for (const auto& spec : q.specs()) {
     auto* r = out->add_results();
-    if (auto err = submit_one(spec, request.caller(), *r->mutable_submitted()); !err.empty()) {
+    if (auto st = submit_one(spec, request.caller(), *r->mutable_submitted()); !st.ok()) {
       r->clear_submitted();
-      r->set_message(err);
+      r->set_message(st.message());
       if (!q.skip_errors()) break;
       continue;
     }
@@ -186,24 +186,24 @@ void Mbatchd::on_submit_pack(const wire::RequestEnvelope& request, const net::Re
   if (any) request_pass();
 }
 
-std::string Mbatchd::check_application(wire::JobSpec& spec) const {
+daemon::Status Mbatchd::check_application(wire::JobSpec& spec) const {
   if (spec.app().empty()) return {};
   const config::Application* app = config_->find_application(spec.app());
-  if (!app) return spec.app() + ": No such application profile";
+  if (!app) return daemon::fail(spec.app() + ": No such application profile");
   if (const auto& p = app->proc_limit) {
     if (spec.min_processors() < 1) {
       spec.set_min_processors(p->default_value);
       spec.set_max_processors(p->default_value);
     } else if (spec.min_processors() < p->minimum ||
                std::max(spec.max_processors(), spec.min_processors()) > p->maximum) {
-      return "Bad argument for option -n: application profile <" + app->name + "> allows " +
-             std::to_string(p->minimum) + " to " + std::to_string(p->maximum) + " processors (PROCLIMIT)";
+      return daemon::fail("Bad argument for option -n: application profile <" + app->name + "> allows " +
+                          std::to_string(p->minimum) + " to " + std::to_string(p->maximum) + " processors (PROCLIMIT)");
     }
   }
   return {};
 }
 
-std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out) {
+daemon::Status Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out) {
   std::string queue;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
@@ -221,16 +221,17 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   }
   // Root submits only where the site allows it for now (LSF_ROOT_USER=Y), as in LSF.
   if (caller.uid() == 0 && !config::parse_yes_no(config_->lsf_conf.get("LSF_ROOT_USER").value_or("N")).value_or(false))
-    return "User permission denied: root may not submit jobs (LSF_ROOT_USER is not Y)";
+    return daemon::fail("User permission denied: root may not submit jobs (LSF_ROOT_USER is not Y)");
   // -G: a user group of lsb.users the caller belongs to directly, as LSF requires.
   if (!spec.user_group().empty()) {
     const auto* group = config_->find_user_group(spec.user_group());
-    if (!group) return spec.user_group() + ": No such user group";
+    if (!group) return daemon::fail(spec.user_group() + ": No such user group");
     bool member = false;
     for (const auto& m : group->members)
       member = member || (!m.exclude && (m.kind == config::UserListItem::Kind::kAll || m.name == caller.user_name()));
     if (!member)
-      return "User <" + caller.user_name() + "> is not a direct member of user group <" + spec.user_group() + ">";
+      return daemon::fail("User <" + caller.user_name() + "> is not a direct member of user group <" +
+                          spec.user_group() + ">");
   }
   // -sla: a service class of lsb.serviceclasses whose USER_GROUP (and, for guarantee
   // classes, ACCESS_CONTROL users, queues and projects) admits the job. Without -sla, the
@@ -250,21 +251,21 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   const config::ServiceClass* sc = nullptr;
   if (!spec.service_class().empty()) {
     sc = config_->find_service_class(spec.service_class());
-    if (!sc) return spec.service_class() + ": No such service class";
+    if (!sc) return daemon::fail(spec.service_class() + ": No such service class");
     if (!admits(sc->user_group) || !admits(sc->access_users))
-      return "User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">";
+      return daemon::fail("User <" + caller.user_name() + "> may not submit to service class <" + sc->name + ">");
   }
   // -app, else DEFAULT_APPLICATION.
   wire::JobSpec with_app = spec;
   if (with_app.app().empty()) with_app.set_app(config_->params.default_application);
-  if (auto err = check_application(with_app); !err.empty()) return err;
+  if (auto st = check_application(with_app); !st.ok()) return st;
   if (!spec.job_group().empty())
-    if (auto err = check_job_group_path(spec.job_group()); !err.empty()) return err;
-  if (auto err = check_submission(with_app, queue, default_queue, indices); !err.empty()) return err;
-  if (auto err = check_user_priority(spec.user_priority(), caller, queue); !err.empty()) return err;
+    if (auto st = check_job_group_path(spec.job_group()); !st.ok()) return st;
+  if (auto st = check_submission(with_app, queue, default_queue, indices); !st.ok()) return st;
+  if (auto err = check_user_priority(spec.user_priority(), caller, queue); !err.empty()) return daemon::fail(err);
   if (sc && !access(*sc))
-    return "Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
-           (sc->access_projects.empty() ? "" : " and project <" + project + ">");
+    return daemon::fail("Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
+                        (sc->access_projects.empty() ? "" : " and project <" + project + ">"));
   if (!sc)
     for (const auto& c : config_->service_classes)
       if (c.guarantee && c.auto_attach && access(c)) {
@@ -275,13 +276,13 @@ std::string Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identity&
   const auto& policy = *config_index_.policy;
   if (const auto& fs = policy.queues[static_cast<size_t>(policy.queue_index(queue))].fairshare;
       fs && sched::share_path(*fs, caller.user_name()).empty())
-    return "User <" + caller.user_name() + "> has no share in fairshare queue <" + queue + ">";
+    return daemon::fail("User <" + caller.user_name() + "> has no share in fairshare queue <" + queue + ">");
 
   // The id is on record in lsb.jobid before it is used, and before anything is applied.
   std::int64_t id = state_.next_job_id();
   if (auto err = job_ids_.cover(id); !err.empty()) {
     note_refusal("cannot write lsb.jobid: " + err);
-    return "cannot write lsb.jobid: " + err;
+    return daemon::fail("cannot write lsb.jobid: " + err);
   }
   // -g names a group that may not exist yet: LSF creates it (and the groups above it),
   // owned by the submitter.
@@ -315,8 +316,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
   info.set_state(job.state);
   // As LSF: a started job whose host mbatchd cannot reach is shown UNKWN.
   if (!job.exec_hosts.empty() && !job.pending() && !job.finished()) {
-    auto status = host_status(job.exec_hosts.front());
-    if (status == "unreach" || status == "unavail") info.set_state(wire::JOB_UNKWN);
+    if (unreachable(status_of(job.exec_hosts.front()))) info.set_state(wire::JOB_UNKWN);
   }
   info.set_queue(job.queue);
   *info.mutable_spec() = job.spec();
@@ -885,7 +885,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
     // badmin mbdrestart: the new process reads the configuration and replays the log.
     out->set_applied(true);
     log_->info("mbatchd restart requested by {}", request.caller().user_name());
-    restart_requested_ = true;
+    lifecycle_.restart();
     respond(reply);
     stop();
     return;
@@ -1041,8 +1041,7 @@ void Mbatchd::on_force_run(const wire::RequestEnvelope& request, const net::Resp
     if (!config_->find_host(name))
       return respond(
           net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Bad host name, host group name or cluster name"));
-    auto status = host_status(name);
-    if (status == "unavail" || status == "unreach")
+    if (unreachable(status_of(name)))
       return respond(net::error_reply(wire::STATUS_BAD_REQUEST, name + ": Host is not available"));
     for (int i = 0; i < n; ++i) hosts.push_back(name);
   }

@@ -118,6 +118,7 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
 }
 
 void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
+  state_thread_.check("mbatchd's state (a request)");
   router_->dispatch(request, peer, respond);
 }
 

@@ -229,8 +229,8 @@ class Harness {
     o.fresh_snapshot = fresh_snapshot;
     o.event_log.ops.fdatasync = [](int) { return 0; };
     mbd_ = std::make_unique<lsf::mbd::Mbatchd>(std::move(o));
-    if (auto err = mbd_->recover(); !err.empty()) fail("cannot recover: " + err);
-    if (auto err = mbd_->start(); !err.empty()) fail("cannot start: " + err);
+    if (auto st = mbd_->recover(); !st.ok()) fail("cannot recover: " + st.message());
+    if (auto st = mbd_->start(); !st.ok()) fail("cannot start: " + st.message());
     if (!fresh) return;
     // Jobs 1-4 for the requests that name jobs.
     auto submit = [&](const User& u, auto fill) {

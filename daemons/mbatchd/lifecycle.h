@@ -1,0 +1,66 @@
+// Lifecycle: the master's phases as one small state machine.
+//
+//   recovering --serving()--> serving --stopping()--> stopping
+//                                 \--restart()------> restarting   (badmin mbdrestart)
+//   any phase --log_failed()--> log_failed   (a write the state reflects failed)
+//
+// restarting and log_failed stop mbatchd too; main.cc then starts a new process image,
+// after log_failed with --fresh-snapshot. A failed write wins over everything (its
+// restart must rewrite the log); the first stop's cause is otherwise kept.
+//
+// Owns: the phase. Thread: the state thread only (stop() from another thread posts).
+// Standby and fenced come with master failover.
+#pragma once
+
+#include <string_view>
+
+namespace lsf::mbd {
+
+class Lifecycle {
+ public:
+  enum class Phase { kRecovering, kServing, kStopping, kRestarting, kLogFailed };
+
+  Phase phase() const { return phase_; }
+  // Recovery and start succeeded: requests are served.
+  void serving() {
+    if (phase_ == Phase::kRecovering) phase_ = Phase::kServing;
+  }
+  // stop(): mbatchd winds down; a cause already recorded is kept.
+  void stopping() {
+    if (phase_ == Phase::kRecovering || phase_ == Phase::kServing) phase_ = Phase::kStopping;
+  }
+  // badmin mbdrestart.
+  void restart() {
+    if (phase_ != Phase::kLogFailed) phase_ = Phase::kRestarting;
+  }
+  // False when the failure was already recorded (mbatchd stops once).
+  bool log_failed() {
+    if (phase_ == Phase::kLogFailed) return false;
+    phase_ = Phase::kLogFailed;
+    return true;
+  }
+
+  bool restart_requested() const { return phase_ == Phase::kRestarting; }
+  bool event_log_failed() const { return phase_ == Phase::kLogFailed; }
+
+ private:
+  Phase phase_ = Phase::kRecovering;
+};
+
+constexpr std::string_view to_string(Lifecycle::Phase p) {
+  switch (p) {
+    case Lifecycle::Phase::kRecovering:
+      return "recovering";
+    case Lifecycle::Phase::kServing:
+      return "serving";
+    case Lifecycle::Phase::kStopping:
+      return "stopping";
+    case Lifecycle::Phase::kRestarting:
+      return "restarting";
+    case Lifecycle::Phase::kLogFailed:
+      return "log_failed";
+  }
+  return "stopping";
+}
+
+}  // namespace lsf::mbd
