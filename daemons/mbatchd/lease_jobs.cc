@@ -64,7 +64,7 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
       hv.leased_slots = h.slots();
       hv.spans_clusters = !link.offer.refuses_spanning();
       hv.ncpus = std::max(1, h.slots());
-      hv.status = sched::parse_host_status(borrowed_host_status(hv.name)).value_or(sched::HostStatus::kUnavail);
+      hv.status = status_of(hv.name);
       // The pass works out closed_Full and the rest from what this cluster runs there.
       if (sched::closed_by_pass(hv.status)) hv.status = sched::HostStatus::kOk;
       hv.resources["hname"] = hv.name;

@@ -188,7 +188,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     if (!h.server) continue;
     sched::HostView hv;
     hv.name = h.name;
-    hv.status = sched::parse_host_status(host_status(h.name)).value_or(sched::HostStatus::kUnavail);
+    hv.status = status_of(h.name);
     // The pass works out the closed_* states other than closed_Adm itself: it counts
     // slots and reads windows and thresholds, with the reasons that go with them.
     if (sched::closed_by_pass(hv.status)) hv.status = sched::HostStatus::kOk;
@@ -453,9 +453,8 @@ void Mbatchd::apply_pass(size_t running, sched::PassResult result, std::chrono::
     if (!job || job->state != wire::JOB_PEND) return false;  // killed or stopped meanwhile
     // Hosts may have changed state while the pass ran.
     for (const auto& h : d.hosts) {
-      auto s = host_status(h);
-      if (s != "ok" && s != "closed_Full" && s != "closed_Excl" && s != "closed_Busy" && s != "closed_Wind")
-        return false;
+      const HostStatus s = status_of(h);
+      if (s != HostStatus::kOk && !sched::closed_by_pass(s)) return false;
     }
     wire::EventRecord ev;
     auto* e = ev.mutable_job_start();
