@@ -9,7 +9,8 @@
 // Parts with their own header: the request table (router.h, filled in routes.cc),
 // the event sink changes are recorded through (event_sink.h), the lifecycle
 // (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
-// the event log (event_log_writer.h, event_log_reader.h). The member functions below
+// the event log (event_log_writer.h, event_log_reader.h), and the components split
+// out of this class: Queries (queries.h: bhist, bacct). The member functions below
 // are grouped by the file that defines them.
 #pragma once
 
@@ -38,6 +39,7 @@
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/lifecycle.h"
+#include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/mc/export_plan.h"
@@ -234,9 +236,6 @@ class Mbatchd {
   // The job groups the pass must count (those with a limit and those below them),
   // with each group's index by path.
   void add_job_groups(sched::ClusterView& view, std::unordered_map<std::string, int>& index) const;
-  // --- bhist, bacct (history_handlers.cc)
-  void on_history(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_acct(const wire::RequestEnvelope& request, const net::Responder& respond);
   // --- sbatchds (host_links.cc)
   // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap
   // once. `refused`: its requests are refused for it (unsigned data: shown, not used).
@@ -393,6 +392,7 @@ class Mbatchd {
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
   ConfigIndex config_index_;
+  Queries queries_{config_};  // bhist, bacct (queries.h)
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;

@@ -101,8 +101,13 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   add(R::kClusters, anyone, kReads, &Mbatchd::on_clusters);
   add(R::kPeek, anyone, kReads, &Mbatchd::on_peek);
   add(R::kWaitCondition, anyone, kReads, &Mbatchd::on_wait_condition);
-  add(R::kHistory, anyone, kReads, &Mbatchd::on_history);
-  add(R::kAcct, anyone, kReads, &Mbatchd::on_acct);
+  {
+    Route history, acct;
+    history.handler = [this](const R& r, const Peer&, const Respond& respond) { respond(queries_.history(r)); };
+    acct.handler = [this](const R& r, const Peer&, const Respond& respond) { respond(queries_.acct(r)); };
+    router->add(R::kHistory, std::move(history));
+    router->add(R::kAcct, std::move(acct));
+  }
   add(R::kLimits, anyone, kReads, &Mbatchd::on_limits);
   add(R::kSharedResources, anyone, kReads, &Mbatchd::on_shared_resources);
   // MultiCluster: only another cluster's mbatchd.

@@ -1,13 +1,17 @@
 // bhist and bacct: what happened to jobs, read back from lsb.events (and lsb.events.1,
 // kept at the last snapshot) and from lsb.acct. Both files are append-only, so reading
 // them while the writer thread appends sees whole records up to some point.
+#include "daemons/mbatchd/queries.h"
+
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <vector>
 
 #include "daemons/mbatchd/acct_record.h"
 #include "daemons/mbatchd/event_log_reader.h"
-#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/mbatchd.h"  // logdir_of
 
 namespace lsf::mbd {
 namespace {
@@ -44,7 +48,9 @@ namespace {
 constexpr std::size_t kHistoryPageBytes = 4u << 20;
 }  // namespace
 
-void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Responder& respond) {
+Queries::Queries(const std::shared_ptr<const config::ClusterConfig>& config) : config_(config) {}
+
+wire::ReplyEnvelope Queries::history(const wire::RequestEnvelope& request) const {
   const auto& q = request.history();
   const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
   // Asked for by id: those jobs (index 0: every element). Else every job of the user.
@@ -88,10 +94,10 @@ void Mbatchd::on_history(const wire::RequestEnvelope& request, const net::Respon
       return {};
     });
   }
-  respond(reply);
+  return reply;
 }
 
-void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder& respond) {
+wire::ReplyEnvelope Queries::acct(const wire::RequestEnvelope& request) const {
   const auto& q = request.acct();
   const std::string user = q.user().empty() ? request.caller().user_name() : q.user();
   std::map<std::int64_t, std::set<std::int32_t>> asked;
@@ -127,7 +133,7 @@ void Mbatchd::on_acct(const wire::RequestEnvelope& request, const net::Responder
       break;
     }
   }
-  respond(reply);
+  return reply;
 }
 
 }  // namespace lsf::mbd
