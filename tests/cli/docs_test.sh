@@ -29,5 +29,15 @@ commands=$(grep -c '^lsfsched_command(' "$ROOT/cli/CMakeLists.txt")
 grep -q "file per command ($commands of them" "$ROOT/docs/architecture.md" ||
   say_fail "docs/architecture.md does not say there are $commands commands"
 
+# The newcomer's guides name the files to touch: each must still be there (a glob must
+# match something; the example's own files, bfoo and schmod_example, are the new ones).
+for guide in docs/adding-a-module.md docs/adding-a-command.md; do
+  [ -f "$ROOT/$guide" ] || { say_fail "$guide is missing"; continue; }
+  for path in $(grep -o '`[a-z_.-]*/[a-zA-Z_./*-]*`' "$ROOT/$guide" | tr -d '`' | sort -u); do
+    case "$path" in *bfoo* | *schmod_example* | ../*) continue ;; esac
+    compgen -G "$ROOT/${path%/}" >/dev/null || say_fail "$guide names $path, which is not in the tree"
+  done
+done
+
 [ "$fail" = 0 ] && echo "ok   - the docs' lists match the code ($(wc -w <<<"$modules") modules, $(wc -w <<<"$tests") integration tests, $commands commands)"
 exit "$fail"
