@@ -10,7 +10,7 @@ namespace lsf::mbd {
 
 using sched::HostStatus;
 using sched::parse_host_status;
-using sched::unreachable;
 using sched::to_string;
+using sched::unreachable;
 
 }  // namespace lsf::mbd
