@@ -154,6 +154,8 @@ Result<ComputeUnitRequest> parse_cu(std::string_view text) {
   ComputeUnitRequest cu;
   for (auto& [k, v] : split_terms(text)) {
     if (k == "type") {
+      // A bare `type` would print as cu[], which reads back as nothing known.
+      if (v.empty()) return fail("cu[type]: type needs a compute unit type (cu[type=enclosure])");
       cu.type = v;
     } else if (k == "pref") {
       if (v != "config" && v != "bestfit" && v != "maxavail" && v != "minavail")

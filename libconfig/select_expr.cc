@@ -351,8 +351,11 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
                   make_leaf(Node::Kind::kName, "any")));
       continue;
     }
+    // "defined" names the function defined(r), never a resource: as a bare name it
+    // would print as something that does not read back.
+    auto resource_name = [](const std::string& n) { return is_name(n) && n != "defined"; };
     if (term.front() == '-') {
-      if (!is_name(term.substr(1))) return fail("bad term \"" + term + "\" in select expression");
+      if (!resource_name(term.substr(1))) return fail("bad term \"" + term + "\" in select expression");
       add(make_op(Node::Kind::kNot, "!", make_leaf(Node::Kind::kName, term.substr(1)), nullptr));
       continue;
     }
@@ -369,7 +372,7 @@ Result<NodePtr> parse_old_syntax(std::string_view text) {
     // The value as the new syntax reads it, which must be one name or number (negative
     // allowed): what to_string() prints must read back, with the same meaning.
     auto as_new = Parser(value).parse();
-    if (!is_name(name) || !as_new) return fail("bad term \"" + term + "\" in select expression");
+    if (!resource_name(name) || !as_new) return fail("bad term \"" + term + "\" in select expression");
     const Node& v = **as_new;
     const bool negative = v.kind == Node::Kind::kNeg && v.left->kind == Node::Kind::kNumber;
     if (v.kind != Node::Kind::kName && v.kind != Node::Kind::kNumber && !negative)

@@ -159,6 +159,12 @@ TEST(ResReq, Errors) {
   EXPECT_EQ(ResourceRequirement::parse("order[r1m] junk").error(), "unexpected \"junk\" in resource requirement");
   EXPECT_EQ(ResourceRequirement::parse("cu[pref=best]").error(),
             "cu[pref=best]: pref is config, bestfit, maxavail or minavail");
+  // A bare type printed as cu[], which did not read back (fuzz corpus/resreq/crash-cu-bare-type).
+  EXPECT_EQ(ResourceRequirement::parse("rU cu[type]").error(),
+            "cu[type]: type needs a compute unit type (cu[type=enclosure])");
+  // The old syntax's -name with the function's name printed as !defined, which did not
+  // read back (fuzz corpus/resreq/crash-old-syntax-not-defined).
+  EXPECT_EQ(ResourceRequirement::parse("1:-defined").error(), "bad term \"-defined\" in select expression");
   EXPECT_EQ(ResourceRequirement::parse("select[mem > 1 $]").error(), "unexpected \"$\" in select expression");
   // The message goes back to bhosts -R or bsub -R in a protobuf string, which must be
   // UTF-8: a character beyond ASCII is quoted whole, a byte that is no character as \xNN
