@@ -3,23 +3,15 @@
 #include <gtest/gtest.h>
 
 #include "daemons/mbatchd/cluster_state.h"
+#include "event_records.h"
 
 using namespace lsf;
+using lsf::testing::job_new;
 
 namespace {
 
 wire::EventRecord at(std::int64_t time, wire::EventRecord r) {
   r.set_time(time);
-  return r;
-}
-
-wire::EventRecord job_new(std::int64_t id) {
-  wire::EventRecord r;
-  auto* e = r.mutable_job_new();
-  e->set_job_id(id);
-  e->set_user("alice");
-  e->mutable_spec()->set_command("true");
-  e->set_queue("normal");
   return r;
 }
 

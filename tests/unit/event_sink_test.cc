@@ -9,23 +9,13 @@
 #include <optional>
 
 #include "daemons/mbatchd/event_sink.h"
+#include "event_records.h"
 
 using namespace lsf;
+using lsf::testing::job_new;
 namespace fs = std::filesystem;
 
-namespace {
-
-wire::EventRecord job_new(std::int64_t id) {
-  wire::EventRecord r;
-  auto* e = r.mutable_job_new();
-  e->set_job_id(id);
-  e->set_user("alice");
-  e->mutable_spec()->set_command("true");
-  e->set_queue("normal");
-  return r;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(EventSink, MemorySinkStampsAppliesAndKeeps) {
   mbd::ClusterState state;
