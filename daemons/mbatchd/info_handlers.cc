@@ -7,6 +7,7 @@
 #include <set>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/peek_reply.h"
 #include "daemons/mbatchd/share_rows.h"
 #include "libconfig/load_index.h"
 #include "libconfig/params_table.h"
@@ -512,21 +513,12 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
   p->mutable_job()->set_job_id(job->key.id);
   p->mutable_job()->set_index(job->key.index);
   p->set_offset(q.offset());
-  call_host(job->exec_hosts.front(), std::move(ask), [respond, label](const net::CallResult& r) {
-    if (!r.ok()) {
-      // Gone from the host between the check and the call: it has just ended.
-      if (r.reply && r.reply->status() == wire::STATUS_NOT_FOUND) {
-        auto reply = net::ok_reply();
-        reply.mutable_peek()->set_finished(true);
-        return respond(reply);
-      }
-      // The host refused to read the file for this user (a link it may not follow, a FIFO).
-      if (r.reply && r.reply->status() == wire::STATUS_PERMISSION_DENIED)
-        return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": " + r.message()));
-      return respond(net::error_reply(wire::STATUS_UNAVAILABLE, label + ": cannot reach its host: " + r.message()));
-    }
-    respond(*r.reply);
-  });
+  const bool finished_when_asked = job->finished();
+  const std::int64_t offset = q.offset();
+  call_host(job->exec_hosts.front(), std::move(ask),
+            [respond, label, finished_when_asked, offset](const net::CallResult& r) {
+              respond(peek_reply_from_host(r, finished_when_asked, offset, label));
+            });
 }
 
 // bsub -Ip/-Is: the owner's keystrokes, for the job's terminal on its first host.
