@@ -1,4 +1,5 @@
 // lsf.cluster.<name>: administrators, hosts, resource locations, remote clusters.
+#include "libconfig/failover_params.h"
 #include "libconfig/file_parsers.h"
 #include "libconfig/text.h"
 
@@ -113,6 +114,10 @@ void parse_lsf_cluster(const SectionFile& file, FileContext& ctx, ClusterConfig&
     } else if (iequals(s.name, "Parameters")) {
       for (const auto& kv : s.entries) {
         ctx.check_key(s, kv.key, kv.where, "section Parameters");
+        if (auto err = check_failover_param(kv.key, kv.value); !err.empty()) {
+          ctx.diags.error(kv.where, err);
+          continue;
+        }
         out.lim_params[kv.key] = kv.value;
       }
     } else if (iequals(s.name, "Host")) {

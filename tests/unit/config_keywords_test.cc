@@ -108,6 +108,7 @@ void write_section(const ConfigTree& t, const ParamSpec& spec, const std::string
     std::string text;
     if (section == "ClusterAdmins") text = key_value_section(section, {{key, value}}) + kClusterHosts;
     if (section == "ClusterManager") text = key_value_section(section, {{key, value}}) + kClusterHosts;
+    if (section == "Parameters") text = kAdmins + key_value_section(section, {{key, value}}) + kClusterHosts;
     if (section == "Host") {
       Fields cols = {{"HOSTNAME", "hostA"}, {"MODEL", "Generic"}, {"TYPE", "LINUX64"}, {"SERVER", "1"}};
       text = kAdmins + table_section(section, with(cols, key, value));
