@@ -131,8 +131,14 @@ int showstatus(const std::vector<std::string>& args) {
   for (const auto& u : users.users())
     if (!u.group() && u.njobs() > 0) ++active_users;
 
+  std::string candidates;
+  for (const auto& c : info.master_candidates()) candidates += (candidates.empty() ? "" : " ") + c;
   std::cout << "LSF runtime mbatchd information\n"
             << row("Cluster name:", info.cluster_name()) << row("Master host:", info.master_name())
+            << row("Master candidates:", candidates.empty() ? std::string("-") : candidates)
+            << row("Master term:", info.master_epoch() > 0 ? std::to_string(info.master_epoch()) + " since " +
+                                                                 long_time(info.master_since())
+                                                           : std::string("-"))
             << row("Version:", info.version()) << "\n"
             << row("Number of servers:", std::to_string(hosts.hosts_size())) << row("     Ok:", std::to_string(ok))
             << row("     Closed:", std::to_string(closed)) << row("     Unreachable:", std::to_string(unreach))

@@ -53,7 +53,23 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
   }
   *request.mutable_caller() = identity_;
   const bool changes = changes_state(request.request_case());
-  auto result = client_->call(std::move(request));
+  auto result = client_->call(request);
+  // Master failover: when the master is not where lsf.conf points (nothing answers
+  // there, or an mbatchd whose term was taken over), the other candidates of
+  // LSF_MASTER_LIST are asked in order; the first error is the one reported. Not with
+  // LSB_MBD_HOST, which says where mbatchd is (a local cluster: its socket follows the
+  // master).
+  auto elsewhere = [](const net::CallResult& r) {
+    return r.reply ? r.reply->status() == wire::STATUS_NOT_MASTER : !r.may_have_arrived;
+  };
+  const bool follow = conf_.master_list.size() >= 2 && !conf_.get("LSB_MBD_HOST");
+  for (size_t i = 0; follow && i < conf_.master_list.size() && elsewhere(result); ++i) {
+    const std::string& host = conf_.master_list[i];
+    if (host == endpoint_.host) continue;
+    net::RpcClient next(host, endpoint_.port, endpoint_.timeout);
+    if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) next.set_key(*key.key, "mbatchd");
+    if (auto again = next.call(request); !elsewhere(again)) result = std::move(again);
+  }
   if (!unsigned_hint_.empty() && result.reply && result.reply->status() == wire::STATUS_PERMISSION_DENIED &&
       result.reply->message().find("not signed with the cluster key") != std::string::npos)
     result.reply->set_message(result.reply->message() + unsigned_hint_);

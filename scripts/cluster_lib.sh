@@ -7,6 +7,13 @@
 #   cluster_start DIR BIN     start the daemons (BIN holds mbatchd, sbatchd, the commands)
 #   cluster_stop DIR          stop them (jobs' process groups too)
 #   cluster_hosts DIR         the hosts of lsf.cluster.<name>
+#   cluster_fail_host DIR HOST    every process of HOST killed at once (a power loss)
+#   cluster_pause_host DIR HOST   ... stopped (SIGSTOP); cluster_resume_host continues them
+#   cluster_revive_host DIR BIN HOST  HOST's sbatchd started again
+#
+# With master failover (LSF_MASTER_LIST of two hosts or more) every host gets a
+# loopback address of its own (127.0.0.2, 127.0.0.3, ...; DIR/addresses), so that each
+# candidate's mbatchd listens on the same port on its own address, as on real hosts.
 
 cluster_name_of() {  # DIR
   local f
@@ -21,6 +28,20 @@ cluster_hosts() {  # DIR
        /^[ \t]*End[ \t]+Host/{inside=0}
        inside && !/^[ \t]*#/ && NF>0 { if (header) {header=0; next} print $1 }' \
     "$1/conf/lsf.cluster.$name"
+}
+
+# The master candidates of lsf.conf's LSF_MASTER_LIST, one per line.
+cluster_candidates() {  # DIR
+  sed -n 's/^LSF_MASTER_LIST=//p' "$1/conf/lsf.conf" | tail -1 | tr -d '"' | tr ' ' '\n' | sed '/^$/d'
+}
+
+cluster_address() {  # DIR HOST
+  if [ -f "$1/addresses" ]; then awk -v h="$2" '$1 == h {print $2}' "$1/addresses"; else echo 127.0.0.1; fi
+}
+
+# The first candidate, else the first host: where mbatchd starts.
+cluster_master_host() {  # DIR
+  { cluster_candidates "$1"; cluster_hosts "$1"; } | head -1
 }
 
 cluster_create() {  # DIR SRC
@@ -43,6 +64,16 @@ cluster_create() {  # DIR SRC
   } >>"$conf"
   grep -q '^LSF_CONFDIR=' "$conf" || echo "LSF_CONFDIR=." >>"$conf"
   grep -q '^LSB_CONFDIR=' "$conf" || echo "LSB_CONFDIR=lsbatch" >>"$conf"
+  rm -f "$dir/addresses"
+  if [ "$(cluster_candidates "$dir" | wc -l)" -ge 2 ]; then
+    local host n=2
+    for host in $(cluster_hosts "$dir"); do
+      echo "$host 127.0.0.$n" >>"$dir/addresses"
+      n=$((n + 1))
+    done
+    sed -i '/^LSB_MBD_HOST=/d' "$conf"
+    echo "LSB_MBD_HOST=$(cluster_address "$dir" "$(cluster_master_host "$dir")")" >>"$conf"
+  fi
   cluster_new_key "$dir/conf"
 }
 
@@ -62,7 +93,9 @@ cluster_start_mbatchd() {  # DIR BIN
     port=$((20000 + RANDOM % 40000))
     sed -i '/^LSB_MBD_PORT=/d' "$dir/conf/lsf.conf"
     echo "LSB_MBD_PORT=$port" >>"$dir/conf/lsf.conf"
-    LSF_ENVDIR="$dir/conf" "$bin/mbatchd" --host-name "$(cluster_hosts "$dir" | head -1)" --listen 127.0.0.1 \
+    local master
+    master=$(cluster_master_host "$dir")
+    LSF_ENVDIR="$dir/conf" "$bin/mbatchd" --host-name "$master" --listen "$(cluster_address "$dir" "$master")" \
       >>"$dir/log/mbatchd.out" 2>&1 &
     echo $! >"$dir/mbatchd.pid"
     local i
@@ -81,7 +114,7 @@ cluster_start_mbatchd() {  # DIR BIN
 
 cluster_start_sbatchd() {  # DIR BIN HOST
   local dir="$1" bin="$2" host="$3"
-  LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --listen 127.0.0.1 --port 0 \
+  LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --listen "$(cluster_address "$dir" "$host")" --port 0 \
     --load-file "$dir/load.$host" >>"$dir/log/sbatchd.$host.out" 2>&1 &
   echo $! >"$dir/sbatchd.$host.pid"
 }
@@ -110,6 +143,42 @@ export LSF_ENVDIR="$dir/conf"
 export PATH="$bin:\$PATH"
 ENV
   cluster_wait_hosts "$dir" "$bin"
+}
+
+# The processes of one host of the cluster in DIR: its sbatchd and the job supervisors
+# it forked (their command line names its load file), an mbatchd started for it
+# (--host-name HOST), and its jobs (their process groups, from sbatchd's pid files).
+cluster_host_pids() {  # DIR HOST
+  local dir="$1" host="$2" pid f
+  for pid in $(cluster_pids "$dir"); do
+    if { tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qE -- "--load-file $dir/load\.$host( |\$)|--host-name $host( |\$)"; } \
+      2>/dev/null; then
+      echo "$pid"
+    fi
+  done
+  for f in "$dir"/work/*/sbatchd/"$host"/*.pid; do
+    [ -f "$f" ] || continue
+    pgrep -g "$(cat "$f")" 2>/dev/null || true
+  done
+}
+
+cluster_fail_host() {  # DIR HOST
+  local pids
+  pids=$(cluster_host_pids "$1" "$2" | sort -u)
+  [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+}
+cluster_pause_host() {  # DIR HOST
+  local pids
+  pids=$(cluster_host_pids "$1" "$2" | sort -u)
+  [ -z "$pids" ] || kill -STOP $pids 2>/dev/null || true
+}
+cluster_resume_host() {  # DIR HOST
+  local pids
+  pids=$(cluster_host_pids "$1" "$2" | sort -u)
+  [ -z "$pids" ] || kill -CONT $pids 2>/dev/null || true
+}
+cluster_revive_host() {  # DIR BIN HOST
+  cluster_start_sbatchd "$1" "$2" "$3"
 }
 
 # Every process of the cluster in DIR: its daemons, the job supervisors sbatchd forked

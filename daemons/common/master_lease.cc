@@ -31,7 +31,8 @@ std::optional<std::int64_t> epoch_of(const std::string& name) {
 }
 
 std::string line_of(const MasterTerm& t) {
-  return std::to_string(t.epoch) + " " + t.host + " " + std::to_string(t.port) + " " + std::to_string(t.beat) + "\n";
+  return std::to_string(t.epoch) + " " + t.host + " " + t.address + " " + std::to_string(t.port) + " " +
+         std::to_string(t.beat) + "\n";
 }
 
 daemon::Status write_all(int fd, const std::string& text, const fs::path& path) {
@@ -61,7 +62,7 @@ std::optional<MasterTerm> parse_master_term(const std::string& line) {
   std::istringstream in(line);
   MasterTerm t;
   unsigned port = 0;
-  if (!(in >> t.epoch >> t.host >> port >> t.beat) || t.epoch <= 0 || port > 65535) return std::nullopt;
+  if (!(in >> t.epoch >> t.host >> t.address >> port >> t.beat) || t.epoch <= 0 || port > 65535) return std::nullopt;
   t.port = static_cast<std::uint16_t>(port);
   return t;
 }
@@ -90,11 +91,11 @@ daemon::Result<MasterTerm> MasterLease::current() const {
 }
 
 daemon::Result<MasterTerm> MasterLease::claim(std::int64_t after_epoch, const std::string& host,
-                                              std::uint16_t port) const {
+                                              const std::string& address, std::uint16_t port) const {
   using R = daemon::Result<MasterTerm>;
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  MasterTerm t{after_epoch + 1, host, port, 1};
+  MasterTerm t{after_epoch + 1, host, address.empty() ? host : address, port, 1};
   const fs::path path = path_of(t.epoch);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -115,10 +116,20 @@ daemon::Result<MasterTerm> MasterLease::claim(std::int64_t after_epoch, const st
 }
 
 daemon::Status MasterLease::renew(MasterTerm& term) const {
-  if (superseded(term.epoch))
-    return daemon::fail("term " + std::to_string(term.epoch + 1) + " has been claimed by another candidate");
   MasterTerm next = term;
   ++next.beat;
+  return rewrite(term, next);
+}
+
+daemon::Status MasterLease::release(MasterTerm& term) const {
+  MasterTerm next = term;
+  next.beat = 0;
+  return rewrite(term, next);
+}
+
+daemon::Status MasterLease::rewrite(MasterTerm& term, const MasterTerm& next) const {
+  if (superseded(term.epoch))
+    return daemon::fail("term " + std::to_string(term.epoch + 1) + " has been claimed by another candidate");
   const fs::path path = path_of(term.epoch);
   fs::path tmp = path;
   tmp += ".tmp";
@@ -139,14 +150,13 @@ bool MasterLease::superseded(std::int64_t epoch) const {
 }
 
 void LeaseWatch::observe(const MasterTerm& term, Clock::time_point now) {
-  if (!seen_ || term.epoch != last_.epoch || term.beat != last_.beat || term.host != last_.host) changed_at_ = now;
+  if (!seen_ || !(term == last_)) changed_at_ = now;
   last_ = term;
   seen_ = true;
 }
 
 bool LeaseWatch::expired(Clock::time_point now) const {
   if (!seen_) return false;  // nothing read yet: no opinion
-  if (last_.epoch == 0) return true;
   return now - changed_at_ >= silence_;
 }
 

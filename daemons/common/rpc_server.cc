@@ -364,6 +364,7 @@ std::string RpcServer::listen_local(const std::string& path) {
   // Every local user may connect; the kernel tells us who they are.
   ::chmod(path.c_str(), 0666);
   local_path_ = path;
+  if (::lstat(path.c_str(), &st) == 0) local_inode_ = {st.st_dev, st.st_ino};
   accept_local();
   return {};
 }
@@ -376,7 +377,11 @@ void RpcServer::stop() {
   if (local_acceptor_) {
     local_acceptor_->close(ignored);
     local_acceptor_.reset();
-    ::unlink(local_path_.c_str());
+    // Only our own: after a master takeover on one machine the path may be the new
+    // master's socket by now.
+    struct stat st {};
+    if (::lstat(local_path_.c_str(), &st) == 0 && std::pair{st.st_dev, st.st_ino} == local_inode_)
+      ::unlink(local_path_.c_str());
   }
 }
 

@@ -15,11 +15,14 @@
 // handler.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 #include <optional>
 #include <string>
 
@@ -123,6 +126,7 @@ class RpcServer {
   tcp::acceptor acceptor_;
   std::optional<asio::local::stream_protocol::acceptor> local_acceptor_;
   std::string local_path_;
+  std::pair<dev_t, ino_t> local_inode_{};  // of the socket we made at local_path_
   std::shared_ptr<Shared> shared_;
   asio::steady_timer retry_timer_;
   asio::steady_timer local_retry_timer_;

@@ -328,6 +328,13 @@ std::string EventLogWriter::do_rotate(const std::string& snapshot) {
   return {};
 }
 
+bool EventLogWriter::failed_by_fence() const {
+  std::lock_guard lock(mu_);
+  return fenced_;
+}
+
+std::string EventLogWriter::fence_reason() const { return options_.fence ? options_.fence() : std::string(); }
+
 void EventLogWriter::run() {
   for (;;) {
     std::deque<Batch> work;
@@ -357,7 +364,8 @@ void EventLogWriter::run() {
       for (auto& cb : callbacks) post_([cb = std::move(cb)] { cb(false); });
       continue;
     }
-    std::string err;
+    std::string err = fence_reason();
+    bool fence_only = !err.empty();
     std::uint64_t records = 0;
     bool wrote_events = false, wrote_acct = false;
     std::uint64_t events_synced = events_.size, acct_synced = acct_.size;
@@ -372,6 +380,11 @@ void EventLogWriter::run() {
         wrote_acct = true;
       }
       if (err.empty() && batch.rotate_after) {
+        // A superseded master must not put its snapshot in place of the new master's.
+        if (err = fence_reason(); !err.empty()) {
+          fence_only = true;
+          continue;
+        }
         // The old file's records must be on disk before a snapshot names them.
         if (wrote_events && options_.ops.fdatasync(events_.fd) != 0) {
           err = std::strerror(errno);
@@ -393,7 +406,10 @@ void EventLogWriter::run() {
     // covered everything appended before it.
     if (err.empty() && wrote_events && options_.ops.fdatasync(events_.fd) != 0) err = std::strerror(errno);
     if (err.empty() && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) err = std::strerror(errno);
-    if (!err.empty()) {
+    // Durable, but told to no one if another master took over meanwhile: what this one
+    // wrote is in a file the new master no longer appends to.
+    if (err.empty() && (wrote_events || wrote_acct)) fence_only = !(err = fence_reason()).empty();
+    if (!err.empty() && !fence_only) {
       // After a failed fdatasync the kernel may have dropped the pages it could not
       // write, and the next fdatasync reports nothing: only what an earlier sync covered
       // is known to be on disk, so the file ends there.
@@ -411,6 +427,7 @@ void EventLogWriter::run() {
         failure_ = refusal_ = err;
       else
         refusal_ = short_reserve;
+      if (fence_only) fenced_ = true;
       stats_.records += records;
       stats_.bytes = events_.size;
       if (wrote_events || wrote_acct) ++stats_.syncs;

@@ -19,6 +19,9 @@
 // `snapshot_first`: it refuses changes until a rotation has put the recovered state in a
 // fresh lsb.snapshot and lsb.events.
 //
+// Fencing: with a `fence` (master failover), a round is neither written nor
+// acknowledged once the fence names a reason; the writer then fails with it.
+//
 // rotate() writes a snapshot (temp file, fsync, rename, fsync of the directory) and
 // starts a new lsb.events, keeping the old one as lsb.events.1; it is ordered with the
 // appends around it. A rotation that cannot be made leaves the old lsb.events in use.
@@ -69,6 +72,10 @@ struct EventLogOptions {
   std::chrono::milliseconds retry_interval{1000};
   // Changes are refused until a rotation succeeds (see the header comment).
   bool snapshot_first = false;
+  // Empty while this mbatchd is master; else why not (a later term was claimed: see
+  // master_role.h). Asked before each round is written and again after its sync: a
+  // fenced writer acknowledges nothing, rotates nothing, and fails for good.
+  std::function<std::string()> fence;
   DiskOps ops;
 };
 
@@ -92,6 +99,8 @@ class EventLogWriter {
   std::string refusal() const;
   // Empty unless a write or sync failed after changes were applied; then the cause.
   std::string failure() const;
+  // The failure is the fence's: another master took a later term.
+  bool failed_by_fence() const;
   // True until a rotation has succeeded, for a writer made with snapshot_first.
   bool snapshot_needed() const;
 
@@ -138,6 +147,7 @@ class EventLogWriter {
   std::string create_events(LogFile& out);
   std::string do_rotate(const std::string& snapshot);
   void set_refusal(std::string cause);
+  std::string fence_reason() const;  // options_.fence's answer, empty without one
 
   std::filesystem::path logdir_;
   Post post_;
@@ -154,6 +164,7 @@ class EventLogWriter {
   bool stopping_ = false;
   std::string refusal_;       // under mu_
   std::string failure_;       // under mu_
+  bool fenced_ = false;       // under mu_: failure_ is the fence's
   bool snapshot_needed_;      // under mu_
   std::string rotate_error_;  // under mu_: why the last rotation failed
   EventLogStats stats_;

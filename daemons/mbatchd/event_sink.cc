@@ -20,6 +20,7 @@ std::int64_t LogEventSink::now() const { return wall_seconds(); }
 void LogEventSink::record(wire::EventRecord& event, std::int64_t at) {
   event.set_time(at > 0 ? at : now());
   event.set_seq(state_.last_seq() + 1);
+  event.set_epoch(epoch_);
   if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
   writer_->append(event);
 }
@@ -29,7 +30,10 @@ void LogEventSink::append_acct(std::string line) { writer_->append_acct(std::mov
 void LogEventSink::reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
   writer_->when_durable([this, respond, reply = std::move(reply)](bool ok) mutable {
     if (!ok) {
-      reply = net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log: " + writer_->failure());
+      // A superseded master says so, so that sbatchds and commands go to the new one.
+      reply = writer_->failed_by_fence()
+                  ? net::error_reply(wire::STATUS_NOT_MASTER, "not the master any more: " + writer_->failure())
+                  : net::error_reply(wire::STATUS_INTERNAL, "cannot write the event log: " + writer_->failure());
       respond(std::move(reply));
       return on_failure_();
     }

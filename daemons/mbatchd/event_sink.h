@@ -49,6 +49,8 @@ class LogEventSink : public EventSink {
   LogEventSink(ClusterState& state, std::shared_ptr<spdlog::logger> log, std::function<void()> on_failure);
   // The writer exists once mbatchd starts; records before that are a bug.
   void attach(EventLogWriter* writer) { writer_ = writer; }
+  // The master's term, stamped on every record from now on (master_role.h).
+  void set_epoch(std::int64_t epoch) { epoch_ = epoch; }
 
   std::int64_t now() const override;
   void record(wire::EventRecord& event, std::int64_t at = 0) override;
@@ -65,6 +67,7 @@ class LogEventSink : public EventSink {
   std::shared_ptr<spdlog::logger> log_;
   std::function<void()> on_failure_;
   EventLogWriter* writer_ = nullptr;
+  std::int64_t epoch_ = 0;
   bool refusing_ = false;  // changes are being refused; logged when it ends
   std::uint64_t refused_ = 0;
   std::chrono::steady_clock::time_point last_refusal_log_{};

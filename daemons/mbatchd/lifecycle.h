@@ -3,13 +3,15 @@
 //   recovering --serving()--> serving --stopping()--> stopping
 //                                 \--restart()------> restarting   (badmin mbdrestart)
 //   any phase --log_failed()--> log_failed   (a write the state reflects failed)
+//   any phase --fenced()------> fenced       (another master took a later term)
 //
 // restarting and log_failed stop mbatchd too; main.cc then starts a new process image,
 // after log_failed with --fresh-snapshot. A failed write wins over everything (its
-// restart must rewrite the log); the first stop's cause is otherwise kept.
+// restart must rewrite the log), but a fenced master only steps down: it is no longer
+// master, and its host's sbatchd decides whether it becomes one again. The first stop's
+// cause is otherwise kept.
 //
 // Owns: the phase. Thread: the state thread only (stop() from another thread posts).
-// Standby and fenced come with master failover.
 #pragma once
 
 #include <string_view>
@@ -18,7 +20,7 @@ namespace lsf::mbd {
 
 class Lifecycle {
  public:
-  enum class Phase { kRecovering, kServing, kStopping, kRestarting, kLogFailed };
+  enum class Phase { kRecovering, kServing, kStopping, kRestarting, kLogFailed, kFenced };
 
   Phase phase() const { return phase_; }
   // Recovery and start succeeded: requests are served.
@@ -31,16 +33,24 @@ class Lifecycle {
   }
   // badmin mbdrestart.
   void restart() {
-    if (phase_ != Phase::kLogFailed) phase_ = Phase::kRestarting;
+    if (phase_ != Phase::kLogFailed && phase_ != Phase::kFenced) phase_ = Phase::kRestarting;
   }
   // False when the failure was already recorded (mbatchd stops once).
   bool log_failed() {
-    if (phase_ == Phase::kLogFailed) return false;
+    if (phase_ == Phase::kLogFailed || phase_ == Phase::kFenced) return false;
     phase_ = Phase::kLogFailed;
     return true;
   }
 
+  // False when already fenced (mbatchd steps down once).
+  bool fenced() {
+    if (phase_ == Phase::kFenced) return false;
+    phase_ = Phase::kFenced;
+    return true;
+  }
+
   bool restart_requested() const { return phase_ == Phase::kRestarting; }
+  bool was_fenced() const { return phase_ == Phase::kFenced; }
   bool event_log_failed() const { return phase_ == Phase::kLogFailed; }
 
  private:
@@ -59,6 +69,8 @@ constexpr std::string_view to_string(Lifecycle::Phase p) {
       return "restarting";
     case Lifecycle::Phase::kLogFailed:
       return "log_failed";
+    case Lifecycle::Phase::kFenced:
+      return "fenced";
   }
   return "stopping";
 }

@@ -3,10 +3,13 @@
 //   mbatchd [--envdir DIR] [--host-name NAME] [--listen ADDR] [--daemon] [-C]
 //   mbatchd --salvage    keep lsb.events up to damage in its middle, move the rest aside
 //   mbatchd --fresh-snapshot   (what mbatchd restarts itself with after a failed write)
+//   mbatchd --takeover TERM   (what a master candidate's sbatchd starts it with: TERM's lease is still)
 //
 // Reads LSF_ENVDIR/lsf.conf (LSF_ENVDIR from the environment, default /etc), recovers
 // state from LSB_SHAREDIR/<cluster>/logdir and serves LSB_MBD_PORT. SIGTERM stops it
-// cleanly; running jobs go on under their sbatchds.
+// cleanly; running jobs go on under their sbatchds. Before it reads the log it takes
+// the next master term (master_role.h); it exits with status 3 when it had to step
+// down because another master took a later one.
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,8 +27,10 @@
 #include "daemons/common/daemon_process.h"
 #include "daemons/common/host_names.h"
 #include "daemons/mbatchd/event_log_salvage.h"
+#include "daemons/mbatchd/master_role.h"
 #include "daemons/mbatchd/mbatchd.h"
 #include "libconfig/config_loader.h"
+#include "libconfig/failover_params.h"
 
 namespace po = boost::program_options;
 
@@ -39,7 +44,9 @@ int main(int argc, char** argv) {
       "salvage", "keep lsb.events up to damage in its middle, move the rest aside, say what was lost, and exit")(
       "fresh-snapshot",
       "write the recovered state to a new lsb.snapshot and lsb.events before taking changes (mbatchd restarts itself "
-      "so after a failed write to the event log)");
+      "so after a failed write to the event log)")(
+      "takeover", po::value<std::int64_t>(),
+      "TERM: the lease of that master term is known to be still: claim the next one at once (a candidate's sbatchd)");
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, opts), vm);
@@ -72,21 +79,34 @@ int main(int argc, char** argv) {
                                            : lsf::net::strip_domain(lsf::net::local_host_name(),
                                                                     cfg.lsf_conf.get("LSF_STRIP_DOMAIN").value_or(""));
   if (vm.count("daemon")) lsf::net::daemonize();
-  auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "mbatchd.lock";
+  // One mbatchd per host; which host is master is the lease's to say.
+  auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / ("mbatchd." + host + ".lock");
   if (auto err = lsf::net::take_lock_file(lock); !err.empty()) {
     std::cerr << "mbatchd: another mbatchd is running for cluster " << cfg.cluster_name << ": " << err << "\n";
     return 1;
   }
+  auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
+                                       cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"),
+                                       !vm.count("daemon") && !vm.count("salvage"));
+  const std::string listen = vm["listen"].as<std::string>();
+  auto role = std::make_shared<lsf::mbd::MasterRole>(lsf::mbd::logdir_of(cfg), host, lsf::config::failover_timing(cfg));
+  if (auto st = role->acquire(lsf::net::is_unspecified_address(listen) ? std::string() : listen,
+                              static_cast<std::uint16_t>(cfg.lsf_conf.mbd_port.value_or(0)),
+                              vm.count("takeover") ? std::optional(vm["takeover"].as<std::int64_t>()) : std::nullopt, *log);
+      !st.ok()) {
+    log->critical("cannot become master: {}", st.message());
+    std::cerr << "mbatchd: cannot become master of cluster " << cfg.cluster_name << ": " << st.message() << "\n";
+    return 1;
+  }
 
   if (vm.count("salvage")) {
-    // Under the lock: no mbatchd may be writing the file being cut.
+    // In a term of its own: no mbatchd may be writing the file being cut.
     auto report = lsf::mbd::salvage_event_log(lsf::mbd::logdir_of(cfg), static_cast<std::int64_t>(std::time(nullptr)));
     for (const auto& line : lsf::mbd::describe(report)) std::cout << "mbatchd: " << line << "\n";
+    role->release();
     return report.error.empty() ? 0 : 1;
   }
 
-  auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
-                                       cfg.lsf_conf.get("LSF_LOG_MASK").value_or("LOG_INFO"), !vm.count("daemon"));
   for (const auto& d : loaded.diagnostics.items()) log->warn("{}", d.to_string());
   log->info("open file limit: {} descriptors", lsf::net::raise_descriptor_limit());
 
@@ -94,7 +114,8 @@ int main(int argc, char** argv) {
   mo.envdir = envdir;
   mo.config = loaded.config;
   mo.host_name = host;
-  mo.listen_address = vm["listen"].as<std::string>();
+  mo.listen_address = listen;
+  mo.role = role;
   mo.log = log;
   mo.key = auth.key;
   mo.pair_keys = auth.pair_keys;
@@ -106,17 +127,19 @@ int main(int argc, char** argv) {
   }
   if (auth.trust_unsigned && !auth.key)
     log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");
-  bool restart = false, log_failed = false;
+  bool restart = false, log_failed = false, fenced = false;
   {
     lsf::mbd::Mbatchd mbd(mo);
     if (auto st = mbd.recover(); !st.ok()) {
       log->critical("cannot recover: {}", st.message());
       std::cerr << "mbatchd: cannot recover: " << st.message() << "\n";
+      role->release();
       return 1;
     }
     if (auto st = mbd.start(); !st.ok()) {
       log->critical("{}", st.message());
       std::cerr << "mbatchd: " << st.message() << "\n";
+      role->release();
       return 1;
     }
     lsf::net::asio::io_context signals_io;
@@ -132,7 +155,14 @@ int main(int argc, char** argv) {
     signal_thread.join();
     restart = mbd.restart_requested();
     log_failed = mbd.event_log_failed();
+    fenced = mbd.fenced();
   }
+  if (fenced) {
+    log->info("mbatchd stepped down");
+    return 3;
+  }
+  // The next mbatchd (this one restarted, or a candidate's) claims at once.
+  role->release();
   log->info("mbatchd stopped");
   char fresh_flag[] = "--fresh-snapshot";
   std::vector<char*> args;

@@ -58,11 +58,16 @@ daemon::Status Mbatchd::recover() {
   if (!mark_error.empty()) return daemon::fail(mark_error);
 
   std::uint64_t snapshot_jobs = 0;
+  // The newest master term seen so far: a record of an older one after it is a late
+  // write of a master that had been superseded, never acknowledged, and is skipped.
+  std::int64_t newest_epoch = 0;
+  std::uint64_t superseded_records = 0;
   auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
     wire::Snapshot s;
     if (!s.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse snapshot";
     state_.load_snapshot(s);
     snapshot_jobs = static_cast<std::uint64_t>(s.jobs_size());
+    newest_epoch = s.epoch();
     return {};
   });
   if (!snap.error.empty()) return daemon::fail(snap.error);
@@ -74,6 +79,11 @@ daemon::Status Mbatchd::recover() {
     wire::EventRecord r;
     if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse event record";
     if (r.seq() <= snapshot_seq) return {};
+    if (r.epoch() < newest_epoch) {
+      ++superseded_records;
+      return {};
+    }
+    newest_epoch = r.epoch();
     ++replayed;
     return state_.apply(r);
   });
@@ -90,6 +100,8 @@ daemon::Status Mbatchd::recover() {
         "{}: dropped a partial record after offset {} (torn write at a crash); recovered to the last whole record",
         (dir / "lsb.events").string(), events.good_bytes);
   }
+  if (superseded_records > 0)
+    log_->warn("skipped {} records written by a master after its term had been taken over", superseded_records);
   state_.sync_config(*config_, config_index_.policy);
   auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   log_->info("recovered {} jobs ({} from lsb.snapshot, {} events replayed) in {} ms", state_.jobs().size(),
@@ -100,18 +112,29 @@ daemon::Status Mbatchd::recover() {
 daemon::Status Mbatchd::start() {
   fs::path dir = logdir_of(*config_);
   EventLogOptions log_options = options_.event_log;
-  log_options.snapshot_first = options_.fresh_snapshot;
+  // After a takeover the log starts afresh too: the old master may still hold
+  // lsb.events open, and its late writes must land in a file no one appends to.
+  const bool took_over = options_.role && options_.role->took_over();
+  log_options.snapshot_first = options_.fresh_snapshot || took_over;
+  if (auto role = options_.role) {
+    log_options.fence = [role]() -> std::string {
+      if (!role->fenced()) return {};
+      return "this mbatchd's term " + std::to_string(role->epoch()) + " was taken over by " + role->successor();
+    };
+    sink_.set_epoch(role->epoch());
+  }
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
   if (!event_log_->open_error().empty()) return daemon::fail(event_log_->open_error());
   sink_.attach(event_log_.get());
-  if (options_.fresh_snapshot) write_fresh_snapshot();
+  if (log_options.snapshot_first) write_fresh_snapshot();
 
   // On a full disk the start is not recorded: the reserve is kept for what must be.
   if (auto why = log_refusal(); why.empty()) {
     wire::EventRecord start;
     start.mutable_mbd_start()->set_master(options_.host_name);
     start.mutable_mbd_start()->set_cluster(config_->cluster_name);
+    if (options_.role) start.mutable_mbd_start()->set_epoch(options_.role->epoch());
     record(start);
   }
 
@@ -134,7 +157,14 @@ daemon::Status Mbatchd::start() {
     so.pair_keys = options_.pair_keys;
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
-        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
+        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& plain) {
+          // Every reply names the master's term (master failover).
+          const net::Responder respond =
+              options_.role ? net::Responder([plain, epoch = options_.role->epoch()](wire::ReplyEnvelope reply) {
+                reply.set_master_epoch(epoch);
+                plain(std::move(reply));
+              })
+                            : plain;
           if (r.relayed_by().empty() || !peer.is_daemon()) return handle(r, peer, respond);
           // A user's command an sbatchd forwarded (command_relay.h): the user's, with
           // the identity that host's kernel gave, and never a daemon's.
@@ -153,11 +183,37 @@ daemon::Status Mbatchd::start() {
   }
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);
+  if (options_.role) {
+    options_.role->set_port(server_->port());
+    lease_timer_ = std::make_unique<net::asio::steady_timer>(io_);
+    renew_lease();
+    log_->info("master of cluster {} in term {}{}", config_->cluster_name, options_.role->epoch(),
+               took_over ? " (taken over: lsb.events starts afresh)" : "");
+  }
   check_hosts();
   check_clusters();
   request_pass();
   lifecycle_.serving();
   return {};
+}
+
+void Mbatchd::renew_lease() {
+  if (auto st = options_.role->renew(); !st.ok()) {
+    if (options_.role->fenced()) return step_down(st.message());
+    // The shared directory may be back by the next beat; until then the candidates
+    // see a still lease and one of them takes over, which fences this one.
+    log_->warn("cannot renew the master lease: {}", st.message());
+  }
+  lease_timer_->expires_after(options_.role->timing().exchange_interval);
+  lease_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) renew_lease();
+  });
+}
+
+void Mbatchd::step_down(const std::string& why) {
+  if (!lifecycle_.fenced()) return;
+  log_->critical("stepping down: {}; nothing more is acknowledged", why);
+  stop();
 }
 
 void Mbatchd::run() {
@@ -175,10 +231,13 @@ void Mbatchd::stop() {
     retry_timer_.cancel();
     snapshot_timer_.cancel();
     start_retry_timer_.cancel();
+    if (lease_timer_) lease_timer_->cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {
       event_log_->when_durable([this](bool) {
+        // A fenced master's mark is behind the new master's: it must not write it back.
+        if (lifecycle_.was_fenced()) return io_.stop();
         if (auto err = job_ids_.settle(state_.next_job_id()); !err.empty())
           log_->warn("cannot write lsb.jobid: {}; the next ids start after a gap", err);
         io_.stop();
@@ -206,6 +265,7 @@ void Mbatchd::note_refusal(const std::string& cause) { sink_.note_refusal(cause)
 // recovery from the log is what makes the two agree again, so mbatchd stops and starts
 // again (main.cc), replaying only what was durable (see event_log_writer.h).
 void Mbatchd::on_event_log_failure() {
+  if (options_.role && options_.role->fenced()) return step_down(event_log_->failure());
   if (!lifecycle_.log_failed()) return;
   log_->critical(
       "cannot write the event log: {}; changes made since the last sync are not in lsb.events: restarting, so that "
@@ -217,7 +277,7 @@ void Mbatchd::on_event_log_failure() {
 // Until the rotation is made, every change is refused (the writer's refusal says so);
 // on a full disk it fails, and is tried again with the state as it is then.
 void Mbatchd::write_fresh_snapshot() {
-  event_log_->rotate(state_.snapshot(now()).SerializeAsString());
+  event_log_->rotate(snapshot_now().SerializeAsString());
   event_log_->when_durable([this](bool) {
     if (!event_log_->snapshot_needed()) {
       log_->info("lsb.snapshot and a new lsb.events hold the recovered state; changes are accepted");
@@ -251,6 +311,12 @@ void Mbatchd::finish_job(Job& job, wire::JobState state, int wait_status, double
   request_pass();
 }
 
+wire::Snapshot Mbatchd::snapshot_now() const {
+  wire::Snapshot s = state_.snapshot(now());
+  if (options_.role) s.set_epoch(options_.role->epoch());
+  return s;
+}
+
 void Mbatchd::maybe_snapshot() {
   // Not on a full disk: the rotation would fail, and with lsb.events past its size limit
   // every finished job would serialize the whole state again for nothing.
@@ -260,7 +326,7 @@ void Mbatchd::maybe_snapshot() {
   int cleaned = state_.clean_finished(now() - config_->params.clean_period);
   state_.reset_finished_since_snapshot();
   auto started = std::chrono::steady_clock::now();
-  std::string payload = state_.snapshot(now()).SerializeAsString();
+  std::string payload = snapshot_now().SerializeAsString();
   event_log_->rotate(std::move(payload));
   log_->info("snapshot of {} jobs queued ({} finished jobs cleaned) in {} us", state_.jobs().size(), cleaned,
              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());

@@ -39,6 +39,7 @@
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/lifecycle.h"
+#include "daemons/mbatchd/master_role.h"
 #include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
@@ -69,6 +70,9 @@ struct MbatchdOptions {
   // harness makes fdatasync a no-op); the daemon keeps the defaults. snapshot_first
   // comes from fresh_snapshot.
   EventLogOptions event_log;
+  // This mbatchd's term as master, acquired before recover() (master_role.h); none in
+  // tests that make an Mbatchd without failover.
+  std::shared_ptr<MasterRole> role;
 };
 
 // A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer
@@ -152,6 +156,8 @@ class Mbatchd {
   // change was applied (see event_log_writer.h); it must start again from the log, with
   // fresh_snapshot.
   bool event_log_failed() const { return lifecycle_.event_log_failed(); }
+  // After run() returns: another master took a later term; this one stepped down.
+  bool fenced() const { return lifecycle_.was_fenced(); }
 
  private:
   // --- state changes, recovery, start and stop (mbatchd.cc; record, reply_when_durable and
@@ -164,9 +170,14 @@ class Mbatchd {
   // event log: No space left on device"), logged once per interval, not per request.
   std::string log_refusal();
   void note_refusal(const std::string& cause);
-  // A write the state already reflects failed: stops mbatchd (once).
+  // A write the state already reflects failed: stops mbatchd (once). When the cause is
+  // a later master's term, mbatchd steps down instead of restarting.
   void on_event_log_failure();
+  // Each EXINTERVAL: the master's lease is renewed; a later term makes it step down.
+  void renew_lease();
+  void step_down(const std::string& why);
   void maybe_snapshot();
+  wire::Snapshot snapshot_now() const;  // the state, stamped with this master's term
   // Queues the rotation fresh_snapshot asks for, and again each second until it is made.
   void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
@@ -404,6 +415,7 @@ class Mbatchd {
   // in handle() and record().
   daemon::ThreadOwner state_thread_;
   std::unique_ptr<EventLogWriter> event_log_;
+  std::unique_ptr<net::asio::steady_timer> lease_timer_;  // renew_lease(), with options_.role
   LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "daemons/mbatchd/mbatchd.h"
+#include "libconfig/failover_params.h"
 #include "daemons/mbatchd/router.h"
 
 namespace lsf::mbd {
@@ -55,6 +56,11 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
     c->set_mbatchd_pid(static_cast<int>(getpid()));
     c->set_mbatchd_start_time(start_wall_time_);
     c->set_last_reconfig_time(last_reconfig_time_);
+    for (const auto& h : config::master_candidates(*config_)) c->add_master_candidates(h);
+    if (options_.role) {
+      c->set_master_epoch(options_.role->epoch());
+      c->set_master_since(start_wall_time_);
+    }
     respond(reply);
   };
   router->add(R::kClusterInfo, std::move(cluster_info));

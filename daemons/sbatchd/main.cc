@@ -5,6 +5,8 @@
 //
 // Several may run on one machine as virtual hosts, each with its own --host-name and
 // --port. SIGTERM stops sbatchd; its jobs keep running and are regained at restart.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -18,6 +20,7 @@
 #include "daemons/common/host_names.h"
 #include "daemons/sbatchd/sbatchd.h"
 #include "libconfig/config_loader.h"
+#include "libconfig/failover_params.h"
 #include "libconfig/text.h"
 
 namespace po = boost::program_options;
@@ -109,6 +112,33 @@ int main(int argc, char** argv) {
                      : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;
   if (vm.count("load-file")) so.load_file = vm["load-file"].as<std::string>();
   so.report_interval = std::chrono::seconds(std::max(1, cfg.params.sbd_sleep_time));
+  // Master failover (master_watch.h): with two candidates or more, reports follow the
+  // master's lease, and a candidate starts mbatchd when the master is gone.
+  const auto candidates = lsf::config::master_candidates(cfg);
+  const auto logdir = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "logdir";
+  if (cfg.lsf_conf.master_list.size() >= 2) {
+    so.master_lease_dir = logdir;
+    auto me = std::find(candidates.begin(), candidates.end(), so.host_name);
+    if (me != candidates.end()) {
+      lsf::sbd::MasterWatch::Options mw;
+      mw.logdir = logdir;
+      mw.host_name = so.host_name;
+      mw.position = static_cast<int>(me - candidates.begin());
+      mw.timing = lsf::config::failover_timing(cfg);
+      mw.key = auth.key;
+      // mbatchd beside this sbatchd, on this host's address.
+      std::error_code ec;
+      auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+      mw.mbatchd_argv = {(self.parent_path() / "mbatchd").string(),
+                         "--envdir",
+                         envdir.string(),
+                         "--host-name",
+                         so.host_name,
+                         "--listen",
+                         so.listen_address};
+      so.master_watch = mw;
+    }
+  }
   if (vm.count("daemon")) lsf::net::daemonize();
   if (auto err = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !err.empty()) {
     std::cerr << "sbatchd: another sbatchd serves host " << so.host_name << ": " << err << "\n";

@@ -8,10 +8,26 @@ constexpr std::size_t kMaxBatch = 512;
 }
 
 MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::milliseconds timeout,
-                         std::optional<net::ClusterKey> key, Post post)
-    : client_(std::move(host), port, timeout), post_(std::move(post)) {
-  if (key) client_.set_key(std::move(*key), "mbatchd");
+                         std::optional<net::ClusterKey> key, Post post, Locate locate)
+    : host_(std::move(host)),
+      port_(port),
+      timeout_(timeout),
+      key_(std::move(key)),
+      locate_(std::move(locate)),
+      post_(std::move(post)) {
+  client_ = std::make_unique<net::RpcClient>(host_, port_, timeout_);
+  if (key_) client_->set_key(*key_, "mbatchd");
   thread_ = std::thread([this] { run(); });
+}
+
+void MbdReporter::follow_master() {
+  if (!locate_) return;
+  auto [host, port] = locate_();
+  if (host == host_ && port == port_) return;
+  host_ = std::move(host);
+  port_ = port;
+  client_ = std::make_unique<net::RpcClient>(host_, port_, timeout_);
+  if (key_) client_->set_key(*key_, "mbatchd");
 }
 
 MbdReporter::~MbdReporter() { stop(); }
@@ -67,11 +83,15 @@ void MbdReporter::run() {
         item.request = std::move(batch);
       }
     }
-    auto result = client_.call(item.request);
+    auto result = client_->call(item.request);
+    if (!result.reply) follow_master();
     // UNAVAILABLE: mbatchd has the report but could not pass it on (a consumer cluster's
     // job, the consumer away); until it can, the report is sent again. Reports behind it
     // wait: they must arrive in order.
-    const bool delivered = result.reply && result.reply->status() != wire::STATUS_UNAVAILABLE;
+    // NOT_MASTER: a master that was superseded; the report goes to the new one.
+    const bool delivered = result.reply && result.reply->status() != wire::STATUS_UNAVAILABLE &&
+                           result.reply->status() != wire::STATUS_NOT_MASTER;
+    if (result.reply && result.reply->status() == wire::STATUS_NOT_MASTER) follow_master();
     if (delivered || !item.retry) {
       {
         std::lock_guard lock(mu_);

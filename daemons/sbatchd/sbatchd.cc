@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "daemons/common/master_locator.h"
 #include "daemons/sbatchd/job_supervisor.h"
 #include "daemons/sbatchd/terminate_sequence.h"
 #include "daemons/sbatchd/user_identity.h"
@@ -122,9 +123,20 @@ std::string Sbatchd::start() {
     if (auto err = server_->listen_local(options_.command_socket); !err.empty())
       log_->warn("users' commands on this host cannot reach mbatchd through sbatchd: {}", err);
   }
-  reporter_ =
-      std::make_unique<MbdReporter>(options_.master.host, options_.master.port, std::chrono::seconds(5), options_.key,
-                                    [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+  MbdReporter::Locate locate;
+  if (!options_.master_lease_dir.empty()) {
+    locate = [locator = net::MasterLocator(options_.master, options_.master_lease_dir)] {
+      auto e = locator.locate();
+      return std::pair{e.host, e.port};
+    };
+  }
+  reporter_ = std::make_unique<MbdReporter>(
+      options_.master.host, options_.master.port, std::chrono::seconds(5), options_.key,
+      [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, std::move(locate));
+  if (options_.master_watch) {
+    master_watch_ = std::make_unique<MasterWatch>(io_, *options_.master_watch, log_);
+    master_watch_->start();
+  }
   log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name, options_.listen_address,
              server_->port(), jobs_.size());
   sigchld_.async_wait([this](const boost::system::error_code& e, int) {
@@ -141,6 +153,7 @@ void Sbatchd::run() { io_.run(); }
 void Sbatchd::stop() {
   net::asio::post(io_, [this] {
     if (server_) server_->stop();
+    if (master_watch_) master_watch_->stop();
     report_timer_.cancel();
     poll_timer_.cancel();
     sigchld_.cancel();
@@ -220,6 +233,16 @@ void Sbatchd::report_load() {
 }
 
 void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
+  // Master failover: a request from a master older than one already heard from is a
+  // superseded master's (master_lease.h); its word no longer counts.
+  if (request.master_epoch() < newest_master_epoch_) {
+    log_->warn("refused a request of the master of term {}: term {} has taken over", request.master_epoch(),
+               newest_master_epoch_);
+    return respond(net::error_reply(wire::STATUS_NOT_MASTER, "term " + std::to_string(newest_master_epoch_) +
+                                                                 " has taken over from term " +
+                                                                 std::to_string(request.master_epoch())));
+  }
+  newest_master_epoch_ = request.master_epoch();
   switch (request.request_case()) {
     case wire::RequestEnvelope::kStartJob:
     case wire::RequestEnvelope::kStartJobs: {

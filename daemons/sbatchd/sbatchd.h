@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "daemons/common/rpc_server.h"
 #include "daemons/sbatchd/command_relay.h"
 #include "daemons/sbatchd/host_load.h"
+#include "daemons/sbatchd/master_watch.h"
 #include "daemons/sbatchd/mbd_reporter.h"
 #include "lsf.pb.h"
 
@@ -44,6 +46,11 @@ struct SbatchdOptions {
   bool allow_root_jobs = false;        // LSF_ROOT_USER=Y: jobs may run as root
   net::ServerOptions limits;           // connection limits and timeouts (lsf.conf)
   std::string command_socket;          // LSB_SBD_SOCKET: relays users' commands; empty: none
+  // With master candidates: the directory of the master's lease, so that reports
+  // follow a takeover (empty: the master stays where `master` says); and on a
+  // candidate, what starts mbatchd when the master is gone (master_watch.h).
+  std::filesystem::path master_lease_dir;
+  std::optional<MasterWatch::Options> master_watch;
 };
 
 class Sbatchd {
@@ -93,6 +100,8 @@ class Sbatchd {
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<MbdReporter> reporter_;
+  std::unique_ptr<MasterWatch> master_watch_;
+  std::int64_t newest_master_epoch_ = 0;  // of the requests mbatchd sent (master failover)
   std::unique_ptr<CommandRelay> relay_;
   HostLoad load_;
   std::map<std::string, Tracked> jobs_;

@@ -463,3 +463,27 @@ TEST(EventLog, HeldRecordsGoToTheWriterTogether) {
   EXPECT_FALSE(*result);
   EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
 }
+
+// A master whose term another took (master failover) acknowledges nothing more, not
+// even what it had written, and does not replace the new master's snapshot.
+TEST(EventLog, AFencedWriterAcknowledgesNothingAndRotatesNothing) {
+  TempDir d;
+  std::atomic<bool> superseded{false};
+  mbd::EventLogOptions options;
+  options.fence = [&]() -> std::string { return superseded ? "term 2 was taken by hostB" : ""; };
+  mbd::EventLogWriter w(d.path, 0, run_inline, options);
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  EXPECT_FALSE(w.failed_by_fence());
+
+  superseded = true;
+  EXPECT_FALSE(append_and_wait(w, job_new(2)));
+  EXPECT_TRUE(w.failed_by_fence());
+  EXPECT_EQ(w.failure(), "term 2 was taken by hostB");
+  EXPECT_EQ(w.refusal(), "term 2 was taken by hostB");
+  wire::Snapshot s;
+  s.set_last_seq(2);
+  w.rotate(s.SerializeAsString());
+  EXPECT_FALSE(append_and_wait(w, job_new(3)));
+  EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
+}

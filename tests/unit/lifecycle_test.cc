@@ -37,3 +37,17 @@ TEST(Lifecycle, AFailedWriteWinsAndIsRecordedOnce) {
   EXPECT_TRUE(l.event_log_failed());
   EXPECT_FALSE(l.restart_requested());
 }
+
+TEST(Lifecycle, AFencedMasterStepsDownWithoutRestartingEvenAfterAFailedWrite) {
+  Lifecycle l;
+  l.serving();
+  EXPECT_TRUE(l.log_failed());  // the fence shows first as a failed round
+  EXPECT_TRUE(l.fenced());
+  EXPECT_FALSE(l.fenced());
+  l.restart();  // badmin mbdrestart cannot bring it back either
+  l.stopping();
+  EXPECT_TRUE(l.was_fenced());
+  EXPECT_FALSE(l.event_log_failed());
+  EXPECT_FALSE(l.restart_requested());
+  EXPECT_EQ(lsf::mbd::to_string(l.phase()), "fenced");
+}

@@ -38,16 +38,17 @@ TEST(MasterLease, NoTermBeforeTheFirstClaim) {
 TEST(MasterLease, AClaimNamesItsHolderAndASecondClaimOfTheSameTermFails) {
   TempDir dir;
   net::MasterLease lease(dir.path);
-  auto first = lease.claim(0, "hostA", 6881);
+  auto first = lease.claim(0, "hostA", "", 6881);
   ASSERT_TRUE(first.ok()) << first.error();
   EXPECT_EQ(first->epoch, 1);
-  auto second = lease.claim(0, "hostB", 6881);
+  auto second = lease.claim(0, "hostB", "", 6881);
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error(), "term 1 was claimed by another candidate");
   auto now = lease.current();
   ASSERT_TRUE(now.ok());
   EXPECT_EQ(now->epoch, 1);
   EXPECT_EQ(now->host, "hostA");
+  EXPECT_EQ(now->address, "hostA");  // no address given: the host name
   EXPECT_EQ(now->port, 6881);
 }
 
@@ -58,7 +59,7 @@ TEST(MasterLease, RacingCandidatesGetOneHolderPerTerm) {
   std::vector<std::thread> candidates;
   for (int i = 0; i < 8; ++i)
     candidates.emplace_back([&, i] {
-      if (lease.claim(0, "host" + std::to_string(i), 6881).ok()) ++winners;
+      if (lease.claim(0, "host" + std::to_string(i), "", 6881).ok()) ++winners;
     });
   for (auto& c : candidates) c.join();
   EXPECT_EQ(winners.load(), 1);
@@ -67,7 +68,7 @@ TEST(MasterLease, RacingCandidatesGetOneHolderPerTerm) {
 TEST(MasterLease, RenewalRaisesTheBeatUntilALaterTermIsClaimed) {
   TempDir dir;
   net::MasterLease lease(dir.path);
-  auto held = lease.claim(0, "hostA", 6881);
+  auto held = lease.claim(0, "hostA", "", 6881);
   ASSERT_TRUE(held.ok());
   net::MasterTerm term = *held;
   ASSERT_TRUE(lease.renew(term).ok());
@@ -76,7 +77,7 @@ TEST(MasterLease, RenewalRaisesTheBeatUntilALaterTermIsClaimed) {
   EXPECT_EQ(lease.current()->beat, 3u);
   EXPECT_FALSE(lease.superseded(1));
 
-  auto next = lease.claim(1, "hostB", 6881);
+  auto next = lease.claim(1, "hostB", "", 6881);
   ASSERT_TRUE(next.ok());
   EXPECT_TRUE(lease.superseded(1));
   auto refused = lease.renew(term);
@@ -89,7 +90,7 @@ TEST(MasterLease, RenewalRaisesTheBeatUntilALaterTermIsClaimed) {
 TEST(MasterLease, OldTermsAreRemovedAsNewOnesAreClaimed) {
   TempDir dir;
   net::MasterLease lease(dir.path);
-  for (std::int64_t e = 0; e < 5; ++e) ASSERT_TRUE(lease.claim(e, "hostA", 1).ok());
+  for (std::int64_t e = 0; e < 5; ++e) ASSERT_TRUE(lease.claim(e, "hostA", "", 1).ok());
   EXPECT_FALSE(fs::exists(lease.path_of(1)));
   EXPECT_FALSE(fs::exists(lease.path_of(3)));
   EXPECT_TRUE(fs::exists(lease.path_of(4)));
@@ -105,36 +106,54 @@ TEST(MasterLease, ATermWhoseFileIsNotWrittenYetIsStillTaken) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->epoch, 1);
   EXPECT_TRUE(t->host.empty());
-  EXPECT_FALSE(lease.claim(0, "hostB", 1).ok());
+  EXPECT_FALSE(lease.claim(0, "hostB", "", 1).ok());
 }
 
 TEST(MasterTermText, RefusesWhatIsNotATerm) {
   EXPECT_FALSE(net::parse_master_term("").has_value());
-  EXPECT_FALSE(net::parse_master_term("0 hostA 1 1").has_value());
-  EXPECT_FALSE(net::parse_master_term("3 hostA 70000 1").has_value());
-  auto t = net::parse_master_term("3 hostA 6881 12\n");
+  EXPECT_FALSE(net::parse_master_term("0 hostA 10.0.0.1 1 1").has_value());
+  EXPECT_FALSE(net::parse_master_term("3 hostA 10.0.0.1 70000 1").has_value());
+  EXPECT_FALSE(net::parse_master_term("3 hostA 6881 12").has_value());  // no address
+  auto t = net::parse_master_term("3 hostA 10.0.0.1 6881 12\n");
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(*t, (net::MasterTerm{3, "hostA", 6881, 12}));
+  EXPECT_EQ(*t, (net::MasterTerm{3, "hostA", "10.0.0.1", 6881, 12}));
 }
 
 TEST(LeaseWatch, TheMasterIsGoneAfterItsBeatStaysStillForTheSilence) {
   net::LeaseWatch watch(3000ms);
   const auto t0 = net::LeaseWatch::Clock::time_point{} + 1h;
   EXPECT_FALSE(watch.expired(t0));  // nothing read yet
-  watch.observe({1, "hostA", 6881, 7}, t0);
+  watch.observe({1, "hostA", "hostA", 6881, 7}, t0);
   EXPECT_FALSE(watch.expired(t0 + 2999ms));
-  watch.observe({1, "hostA", 6881, 8}, t0 + 2000ms);  // it beat: the silence starts again
+  watch.observe({1, "hostA", "hostA", 6881, 8}, t0 + 2000ms);  // it beat: the silence starts again
   EXPECT_FALSE(watch.expired(t0 + 4999ms));
-  watch.observe({1, "hostA", 6881, 8}, t0 + 4000ms);  // still: not a change
+  watch.observe({1, "hostA", "hostA", 6881, 8}, t0 + 4000ms);  // still: not a change
   EXPECT_TRUE(watch.expired(t0 + 5000ms));
-  watch.observe({2, "hostB", 6881, 1}, t0 + 6000ms);  // a new term is a change too
+  watch.observe({2, "hostB", "hostB", 6881, 1}, t0 + 6000ms);  // a new term is a change too
   EXPECT_FALSE(watch.expired(t0 + 8999ms));
   EXPECT_TRUE(watch.expired(t0 + 9000ms));
 }
 
-TEST(LeaseWatch, NoMasterEverIsGoneAtOnce) {
+TEST(LeaseWatch, NoMasterEverCountsAsSilenceFromTheFirstReading) {
   net::LeaseWatch watch(3000ms);
   const auto t0 = net::LeaseWatch::Clock::time_point{} + 1h;
   watch.observe({}, t0);
-  EXPECT_TRUE(watch.expired(t0));
+  EXPECT_FALSE(watch.expired(t0 + 2999ms));
+  watch.observe({}, t0 + 1000ms);
+  EXPECT_TRUE(watch.expired(t0 + 3000ms));
+}
+
+TEST(MasterLease, ACleanStopReleasesTheTermAndALaterTermCannotBeReleased) {
+  TempDir dir;
+  net::MasterLease lease(dir.path);
+  auto held = lease.claim(0, "hostA", "127.0.0.2", 6881);
+  ASSERT_TRUE(held.ok());
+  net::MasterTerm term = *held;
+  EXPECT_FALSE(lease.current()->released());
+  ASSERT_TRUE(lease.release(term).ok());
+  EXPECT_TRUE(lease.current()->released());
+  EXPECT_EQ(lease.current()->address, "127.0.0.2");
+  ASSERT_TRUE(lease.claim(1, "hostB", "", 6881).ok());
+  EXPECT_FALSE(lease.release(term).ok());
+  EXPECT_FALSE(lease.current()->released());
 }

@@ -1,0 +1,64 @@
+#include "daemons/mbatchd/master_role.h"
+
+#include <chrono>
+#include <thread>
+
+namespace lsf::mbd {
+
+daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t port,
+                                   std::optional<std::int64_t> takeover_from, spdlog::logger& log) {
+  auto now = lease_.current();
+  if (!now.ok()) return now.status();
+  if (takeover_from && now->epoch != *takeover_from)
+    return daemon::fail("term " + std::to_string(*takeover_from + 1) + " has been taken already, by " +
+                        (now->host.empty() ? std::string("another candidate") : now->host));
+  if (now->epoch > 0 && !now->released() && !takeover_from) {
+    // Someone held the last term and did not say it stopped: a crash, or a master that
+    // serves now. Its beat decides which.
+    const auto silence = timing_.takeover_after(0);
+    log.info("waiting up to {} ms for the lease of term {} ({}) to go still", silence.count(), now->epoch,
+             now->host);
+    net::LeaseWatch watch(silence);
+    const auto started = net::LeaseWatch::Clock::now();
+    watch.observe(*now, started);
+    while (!watch.expired(net::LeaseWatch::Clock::now())) {
+      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(timing_.exchange_interval / 4,
+                                                                      std::chrono::milliseconds(250)));
+      auto again = lease_.current();
+      if (!again.ok()) return again.status();
+      if (again->released()) break;  // it stopped cleanly meanwhile
+      if (!(*again == watch.last()))
+        return daemon::fail("another mbatchd is master: " + again->host + " (term " + std::to_string(again->epoch) +
+                            "), its lease is renewed");
+      watch.observe(*again, net::LeaseWatch::Clock::now());
+    }
+    now = lease_.current();
+    if (!now.ok()) return now.status();
+  }
+  took_over_ = now->epoch > 0 && !now->released();
+  auto claimed = lease_.claim(now->epoch, host_, address, port);
+  if (!claimed.ok()) return claimed.status();
+  term_ = *claimed;
+  epoch_.store(term_.epoch, std::memory_order_relaxed);
+  return {};
+}
+
+daemon::Status MasterRole::renew() { return lease_.renew(term_); }
+
+bool MasterRole::fenced() const {
+  const std::int64_t e = epoch();
+  return e > 0 && lease_.superseded(e);
+}
+
+void MasterRole::release() {
+  if (epoch() > 0) (void)lease_.release(term_);
+}
+
+std::string MasterRole::successor() const {
+  auto now = lease_.current();
+  if (!now.ok() || now->epoch <= epoch()) return "another candidate";
+  return (now->host.empty() ? std::string("another candidate") : now->host) + " (term " +
+         std::to_string(now->epoch) + ")";
+}
+
+}  // namespace lsf::mbd
