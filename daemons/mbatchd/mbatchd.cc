@@ -199,7 +199,7 @@ daemon::Status Mbatchd::start() {
 
 void Mbatchd::renew_lease() {
   if (auto st = options_.role->renew(); !st.ok()) {
-    if (options_.role->fenced()) return step_down(st.message());
+    if (options_.role->fenced()) return step_down();
     // The shared directory may be back by the next beat; until then the candidates
     // see a still lease and one of them takes over, which fences this one.
     log_->warn("cannot renew the master lease: {}", st.message());
@@ -210,9 +210,10 @@ void Mbatchd::renew_lease() {
   });
 }
 
-void Mbatchd::step_down(const std::string& why) {
+void Mbatchd::step_down() {
   if (!lifecycle_.fenced()) return;
-  log_->critical("stepping down: {}; nothing more is acknowledged", why);
+  log_->critical("stepping down: this mbatchd's term {} was taken over by {}; nothing more is acknowledged",
+                 options_.role->epoch(), options_.role->successor());
   stop();
 }
 
@@ -265,7 +266,7 @@ void Mbatchd::note_refusal(const std::string& cause) { sink_.note_refusal(cause)
 // recovery from the log is what makes the two agree again, so mbatchd stops and starts
 // again (main.cc), replaying only what was durable (see event_log_writer.h).
 void Mbatchd::on_event_log_failure() {
-  if (options_.role && options_.role->fenced()) return step_down(event_log_->failure());
+  if (options_.role && options_.role->fenced()) return step_down();
   if (!lifecycle_.log_failed()) return;
   log_->critical(
       "cannot write the event log: {}; changes made since the last sync are not in lsb.events: restarting, so that "

@@ -175,7 +175,7 @@ class Mbatchd {
   void on_event_log_failure();
   // Each EXINTERVAL: the master's lease is renewed; a later term makes it step down.
   void renew_lease();
-  void step_down(const std::string& why);
+  void step_down();  // fenced: a later term exists
   void maybe_snapshot();
   wire::Snapshot snapshot_now() const;  // the state, stamped with this master's term
   // Queues the rotation fresh_snapshot asks for, and again each second until it is made.
