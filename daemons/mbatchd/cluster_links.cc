@@ -6,7 +6,8 @@
 // `host`, on this cluster's mbatchd port as in LSF, or `host:port` (an extension, for
 // clusters sharing one machine). Requests are signed with the key the pair shares.
 //
-// Jobs on what is offered: lease_jobs.cc.
+// The rest of the ClusterLinks component (cluster_links.h): jobs on what is offered,
+// lease_jobs.cc; shared leases, shared_leases.cc; the export plan, exports.cc.
 #include <algorithm>
 #include <set>
 #include <variant>

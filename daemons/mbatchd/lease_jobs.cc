@@ -15,7 +15,6 @@
 // jobs. While a consumer runs a job on a host, everything exported to it there is its
 // alone: the provider's own jobs do not get those slots.
 #include <algorithm>
-#include <csignal>
 #include <set>
 
 #include "daemons/mbatchd/cluster_links.h"
