@@ -6,24 +6,24 @@
 #include <algorithm>
 #include <set>
 
-#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/cluster_links.h"
 #include "libconfig/host_resolution.h"
 #include "libconfig/text.h"
 #include "libsched/limit_usage.h"
 
 namespace lsf::mbd {
 
-sched::mc::ExportPlan Mbatchd::export_plan() const {
+sched::mc::ExportPlan ClusterLinks::export_plan() const {
   std::set<std::string, std::less<>> reached;
-  for (const auto& [name, link] : cluster_links_)
+  for (const auto& [name, link] : links_)
     if (link.reached) reached.insert(name);
   return export_plan(reached);
 }
 
-sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less<>>& reached) const {
+sched::mc::ExportPlan ClusterLinks::export_plan(const std::set<std::string, std::less<>>& reached) const {
   sched::mc::ExportInput in;
   in.reachable = reached;
-  const sched::ClusterView view = build_view(false, false);
+  const sched::ClusterView view = hooks_.view();
   std::map<std::string, std::map<std::string, int, std::less<>>> consumer_slots;  // by host
   for (const auto& h : holdings()) consumer_slots[h.host][h.consumer] += h.slots;
   for (const auto& h : view.hosts) {
@@ -31,22 +31,23 @@ sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less
     sched::mc::ProviderHost p;
     if (auto it = consumer_slots.find(h.name); it != consumer_slots.end()) p.consumer_slots = it->second;
     p.view = h;
-    const int mxj = host_max_slots(h.name);
+    const int mxj = hooks_.max_slots(h.name);
     p.slots = mxj >= 0 ? mxj : std::max(h.ncpus, 1);
     in.hosts.push_back(std::move(p));
   }
-  for (const auto& e : config_->host_exports) {
-    const auto names = config::resolve_host_list(*config_, e.per_host);
+  for (const auto& e : conf().host_exports) {
+    const auto names = config::resolve_host_list(conf(), e.per_host);
     in.per_host.emplace_back(names.begin(), names.end());
   }
-  const auto reserved = sched::shared_resource_usage(view, now());
-  for (const auto& [name, total] : config_index_.policy->shared_resources) {
+  const auto reserved = sched::shared_resource_usage(view, ctx_.sink.now());
+  const auto policy = hooks_.policy();
+  for (const auto& [name, total] : policy->shared_resources) {
     auto it = reserved.find(name);
     in.available_instances[name] = std::max(0.0, total - (it == reserved.end() ? 0.0 : it->second));
   }
   // `4@[hostB hostC]`: instances that only those hosts reach. The pass does not count
   // their use yet, so all of them are available to export.
-  for (const auto& entry : config_->resource_map) {
+  for (const auto& entry : conf().resource_map) {
     if (in.available_instances.count(entry.resource)) continue;
     double total = 0;
     for (const auto& loc : entry.locations) {
@@ -54,15 +55,15 @@ sched::mc::ExportPlan Mbatchd::export_plan(const std::set<std::string, std::less
       const auto value = config::parse_double(loc.value);
       if (!value) continue;
       total += *value;
-      const auto names = config::resolve_host_list(*config_, loc.hosts);
+      const auto names = config::resolve_host_list(conf(), loc.hosts);
       in.resource_hosts[entry.resource].insert(names.begin(), names.end());
     }
     if (total > 0) in.available_instances[entry.resource] = total;
   }
-  return sched::mc::plan_exports(config_->host_exports, config_->shared_resource_exports, in);
+  return sched::mc::plan_exports(conf().host_exports, conf().shared_resource_exports, in);
 }
 
-void Mbatchd::on_exports(const wire::RequestEnvelope&, const net::Responder& respond) {
+void ClusterLinks::on_exports(const wire::RequestEnvelope&, const net::Responder& respond) {
   auto reply = net::ok_reply();
   auto* out = reply.mutable_exports();
   const auto plan = export_plan();

@@ -228,8 +228,7 @@ void Mbatchd::on_register_host(const wire::RequestEnvelope& request, const net::
         launch.set_job_id(rj.job_id());
         launch.set_index(rj.index());
         if (launch.exec_hosts_size() == 0) launch.add_exec_hosts(r.host_name());
-        add_leased_job(owner, r.host_name(), std::move(launch));
-        leased_jobs_[{rj.job_id(), rj.index()}].stopped = rj.stopped();
+        add_leased_job(owner, r.host_name(), std::move(launch), rj.stopped());
         leases_changed = true;
         continue;
       }

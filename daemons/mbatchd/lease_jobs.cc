@@ -15,10 +15,9 @@
 // jobs. While a consumer runs a job on a host, everything exported to it there is its
 // alone: the provider's own jobs do not get those slots.
 #include <algorithm>
-#include <csignal>
 #include <set>
 
-#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/cluster_links.h"
 
 namespace lsf::mbd {
 namespace {
@@ -32,30 +31,31 @@ bool ends_a_run(wire::JobEvent e) {
 
 }  // namespace
 
-std::string Mbatchd::borrowed_from(const std::string& host) const {
+std::string ClusterLinks::borrowed_from(const std::string& host) const {
   const auto at = host.rfind('@');
-  if (at == std::string::npos || host.compare(at + 1, std::string::npos, config_->cluster_name) == 0) return {};
+  if (at == std::string::npos || host.compare(at + 1, std::string::npos, conf().cluster_name) == 0) return {};
   return host.substr(at + 1);
 }
 
-std::int64_t Mbatchd::lease_job_id(const std::string& consumer, std::int64_t id) const {
-  for (size_t i = 0; i < config_->clusters.size(); ++i)
-    if (config_->clusters[i].name == consumer) return kLeaseIdBase * static_cast<std::int64_t>(i + 1) + id;
+std::int64_t ClusterLinks::lease_job_id(const std::string& consumer, std::int64_t id) const {
+  for (size_t i = 0; i < conf().clusters.size(); ++i)
+    if (conf().clusters[i].name == consumer) return kLeaseIdBase * static_cast<std::int64_t>(i + 1) + id;
   return 0;
 }
 
-std::pair<std::string, std::int64_t> Mbatchd::lease_job_owner(std::int64_t local_id) const {
+std::pair<std::string, std::int64_t> ClusterLinks::lease_job_owner(std::int64_t local_id) const {
   const std::int64_t n = local_id / kLeaseIdBase;
-  if (n < 1 || n > static_cast<std::int64_t>(config_->clusters.size())) return {};
-  return {config_->clusters[static_cast<size_t>(n - 1)].name, local_id % kLeaseIdBase};
+  if (n < 1 || n > static_cast<std::int64_t>(conf().clusters.size())) return {};
+  return {conf().clusters[static_cast<size_t>(n - 1)].name, local_id % kLeaseIdBase};
 }
 
-bool Mbatchd::is_lease_job_id(std::int64_t id) { return id >= kLeaseIdBase; }
+bool ClusterLinks::is_lease_job_id(std::int64_t id) { return id >= kLeaseIdBase; }
 
 // --- consumer
 
-void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
-  for (const auto& [provider, link] : cluster_links_) {
+void ClusterLinks::add_borrowed_hosts(sched::ClusterView& view,
+                                      const std::map<std::string, std::int64_t>& last_dispatch) const {
+  for (const auto& [provider, link] : links_) {
     if (!offer_is_current(link)) continue;
     for (const auto& h : link.offer.hosts()) {
       sched::HostView hv;
@@ -72,38 +72,42 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
       if (!h.model().empty()) hv.resources["model"] = h.model();
       if (h.mem_mb() > 0) hv.resources["maxmem"] = static_cast<double>(h.mem_mb());
       if (h.swp_mb() > 0) hv.resources["maxswp"] = static_cast<double>(h.swp_mb());
-      if (auto it = last_dispatch_.find(hv.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
+      if (auto it = last_dispatch.find(hv.name); it != last_dispatch.end()) hv.last_dispatch = it->second;
       view.hosts.push_back(std::move(hv));
     }
   }
 }
 
-std::map<std::string, wire::OfferedHost> Mbatchd::borrowed_hosts() const {
+std::map<std::string, wire::OfferedHost> ClusterLinks::borrowed_hosts() const {
   std::map<std::string, wire::OfferedHost> out;
-  for (const auto& [provider, link] : cluster_links_)
+  for (const auto& [provider, link] : links_)
     if (offer_is_current(link))
       for (const auto& h : link.offer.hosts()) out.emplace(h.host() + "@" + provider, h);
   return out;
 }
 
-std::string Mbatchd::borrowed_host_status(const std::string& host) const {
+HostStatus ClusterLinks::status_of(const std::string& host) const {
+  if (!borrowed_from(host).empty()) return parse_host_status(borrowed_host_status(host)).value_or(HostStatus::kOk);
+  return hooks_.status_of(host);
+}
+
+std::string ClusterLinks::borrowed_host_status(const std::string& host) const {
   const std::string provider = borrowed_from(host);
-  auto link = cluster_links_.find(provider);
-  if (link == cluster_links_.end() || !offer_is_current(link->second))
-    return std::string(to_string(HostStatus::kUnreach));
+  auto link = links_.find(provider);
+  if (link == links_.end() || !offer_is_current(link->second)) return std::string(to_string(HostStatus::kUnreach));
   const std::string name = host.substr(0, host.size() - provider.size() - 1);
   for (const auto& h : link->second.offer.hosts())
     if (h.host() == name) {
       // Closed by this cluster's administrator (badmin hclose host@cluster) or the provider's.
-      if (auto st = state_.hosts().find(host); st != state_.hosts().end() && st->second.admin_closed)
+      if (auto st = ctx_.state.hosts().find(host); st != ctx_.state.hosts().end() && st->second.admin_closed)
         return std::string(to_string(HostStatus::kClosedAdm));
       return h.status().empty() ? "ok" : h.status();
     }
   return std::string(to_string(HostStatus::kUnavail));  // no longer offered
 }
 
-void Mbatchd::relay_to_provider(const std::string& host, wire::RequestEnvelope request,
-                                std::function<void(const net::CallResult&)> done) {
+void ClusterLinks::relay_to_provider(const std::string& host, wire::RequestEnvelope request,
+                                     std::function<void(const net::CallResult&)> done) {
   const std::string provider = borrowed_from(host);
   wire::RequestEnvelope outer;
   auto* relay = outer.mutable_lease_relay();
@@ -115,8 +119,8 @@ void Mbatchd::relay_to_provider(const std::string& host, wire::RequestEnvelope r
 
 // --- provider
 
-void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer,
-                             const net::Responder& respond) {
+void ClusterLinks::on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer,
+                                  const net::Responder& respond) {
   const auto& relay = request.lease_relay();
   const std::string& consumer = peer.cluster;
   const auto plan = export_plan(std::set<std::string, std::less<>>{consumer});
@@ -124,7 +128,7 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
   for (const auto& g : plan.hosts)
     if (g.cluster == consumer) exported.insert(g.host);
   auto refuse = [&](const std::string& why) {
-    log_->warn("refused a request of cluster {} for host {}: {}", consumer, relay.host(), why);
+    ctx_.log->warn("refused a request of cluster {} for host {}: {}", consumer, relay.host(), why);
     respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, why));
   };
   if (lease_job_id(consumer, 0) == 0) return refuse("cluster " + consumer + " is not in lsf.shared");
@@ -155,14 +159,14 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
           const auto at = h.rfind('@');
           if (at == std::string::npos) {
             h += "@" + consumer;
-          } else if (h.compare(at + 1, std::string::npos, config_->cluster_name) == 0) {
+          } else if (h.compare(at + 1, std::string::npos, conf().cluster_name) == 0) {
             h.resize(at);
             if (!exported.count(h)) return refuse("host " + h + " is not exported to cluster " + consumer);
             continue;
           }
           spans = true;
         }
-        if (spans && !config_->takes_spanning_jobs_from(consumer))
+        if (spans && !conf().takes_spanning_jobs_from(consumer))
           return refuse("RECV_FROM=N: cluster " + consumer + " may not run jobs that span clusters here");
         launch.set_job_id(map(launch.job_id()));
         launch.set_queue(launch.queue() + "@" + consumer);
@@ -192,22 +196,22 @@ void Mbatchd::on_lease_relay(const wire::RequestEnvelope& request, const net::Pe
       add_leased_job(consumer, relay.host(), std::move(launch));
     }
     update_lent_slots();
-    log_->info("cluster {} starts {} job(s) on {}", consumer, started.size(), relay.host());
+    ctx_.log->info("cluster {} starts {} job(s) on {}", consumer, started.size(), relay.host());
   }
-  call_host(relay.host(), std::move(inner), [this, respond, started = keys](const net::CallResult& r) {
+  hooks_.call_host(relay.host(), std::move(inner), [this, respond, started = keys](const net::CallResult& r) {
     if (!r.ok() && !started.empty()) {
       for (const auto& key : started) leased_jobs_.erase(key);
       update_lent_slots();
-      request_pass();
+      hooks_.request_pass();
     }
     if (r.reply) return respond(*r.reply);
     respond(net::error_reply(wire::STATUS_UNAVAILABLE, r.message()));
   });
-  if (!started.empty()) request_pass();
+  if (!started.empty()) hooks_.request_pass();
 }
 
-void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports,
-                                    std::function<void(std::string)> done) {
+void ClusterLinks::forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports,
+                                         std::function<void(daemon::Status)> done) {
   std::map<std::string, wire::RequestEnvelope> by_consumer;
   std::map<std::string, std::vector<sched::JobKey>> ended;
   for (const auto& r : reports) {
@@ -216,14 +220,14 @@ void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& r
     auto* out = by_consumer[consumer].mutable_job_status_batch()->add_reports();
     *out = r;
     out->set_job_id(id);
-    out->set_host_name(r.host_name() + "@" + config_->cluster_name);
+    out->set_host_name(r.host_name() + "@" + conf().cluster_name);
     if (ends_a_run(r.event())) ended[consumer].push_back({r.job_id(), r.index()});
     if (auto it = leased_jobs_.find({r.job_id(), r.index()}); it != leased_jobs_.end()) {
       if (r.event() == wire::JOB_EVENT_STOPPED) it->second.stopped = true;
       if (r.event() == wire::JOB_EVENT_RESUMED) it->second.stopped = false;
     }
   }
-  if (by_consumer.empty()) return done({});
+  if (by_consumer.empty()) return done(daemon::Status());
   auto left = std::make_shared<size_t>(by_consumer.size());
   auto failure = std::make_shared<std::string>();
   for (auto& [consumer, request] : by_consumer) {
@@ -233,17 +237,17 @@ void Mbatchd::forward_lease_reports(const std::vector<wire::JobStatusRequest>& r
                      for (const auto& key : keys) leased_jobs_.erase(key);
                      if (!keys.empty()) {
                        update_lent_slots();
-                       request_pass();
+                       hooks_.request_pass();
                      }
                    } else {
                      *failure = "cluster " + consumer + " not reached: " + r.message();
                    }
-                   if (--*left == 0) done(*failure);
+                   if (--*left == 0) done(daemon::Status::from_message(*failure));
                  });
   }
 }
 
-void Mbatchd::update_lent_slots() {
+void ClusterLinks::update_lent_slots() {
   lent_slots_.clear();
   std::set<std::pair<std::string, std::string>> leased;  // (host, consumer)
   std::set<std::string, std::less<>> consumers, reached;
@@ -251,7 +255,7 @@ void Mbatchd::update_lent_slots() {
     leased.insert({h.host, h.consumer});
     consumers.insert(h.consumer);
   }
-  for (const auto& [name, link] : cluster_links_)
+  for (const auto& [name, link] : links_)
     if (link.reached) reached.insert(name);
   if (consumers.empty() && reached.empty()) return;
   consumers.insert(reached.begin(), reached.end());
@@ -262,14 +266,26 @@ void Mbatchd::update_lent_slots() {
       lent_slots_[g.host] += offered_slots(g);
 }
 
-void Mbatchd::add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch) {
+int ClusterLinks::lent_slots(const std::string& host) const {
+  auto it = lent_slots_.find(host);
+  return it == lent_slots_.end() ? 0 : it->second;
+}
+
+void ClusterLinks::add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch,
+                                  std::optional<bool> stopped) {
   LeasedJob& lj = leased_jobs_[{launch.job_id(), launch.index()}];
   lj.consumer = consumer;
   lj.host = host;
   lj.launch = std::move(launch);
+  if (stopped) lj.stopped = *stopped;
 }
 
-std::vector<Mbatchd::Holding> Mbatchd::holdings() const {
+bool ClusterLinks::is_leased_job(const sched::JobKey& ref) const {
+  auto it = leased_jobs_.lower_bound(ref);
+  return it != leased_jobs_.end() && it->first.id == ref.id;
+}
+
+std::vector<ClusterLinks::Holding> ClusterLinks::holdings() const {
   std::vector<Holding> out;
   for (const auto& [key, lj] : leased_jobs_) {
     std::map<std::string, int> per_host;
@@ -285,9 +301,9 @@ std::vector<Mbatchd::Holding> Mbatchd::holdings() const {
   return out;
 }
 
-std::vector<wire::HeldSlots> Mbatchd::held_on(const std::string& provider) const {
+std::vector<wire::HeldSlots> ClusterLinks::held_on(const std::string& provider) const {
   std::vector<wire::HeldSlots> out;
-  for (const auto& [key, job] : state_.started()) {
+  for (const auto& [key, job] : ctx_.state.started()) {
     if (job->exec_hosts.empty() || borrowed_from(job->exec_hosts.front()) == provider) continue;
     std::map<std::string, int> per_host;
     for (const auto& h : job->exec_hosts)
@@ -304,8 +320,8 @@ std::vector<wire::HeldSlots> Mbatchd::held_on(const std::string& provider) const
   return out;
 }
 
-std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
-                                                   const sched::mc::ExportPlan& plan) const {
+std::vector<sched::JobKey> ClusterLinks::withdrawn_jobs(const std::string& consumer,
+                                                        const sched::mc::ExportPlan& plan) const {
   std::map<std::string, int> exported;
   for (const auto& g : plan.hosts)
     if (g.cluster == consumer) exported[g.host] += g.slots;
@@ -339,22 +355,20 @@ std::vector<sched::JobKey> Mbatchd::withdrawn_jobs(const std::string& consumer,
   return out;
 }
 
-void Mbatchd::recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer) {
+void ClusterLinks::recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer) {
   for (const auto& ref : offer.withdrawn()) {
-    Job* job = state_.find_job({ref.job_id(), ref.index()});
+    Job* job = ctx_.state.find_job({ref.job_id(), ref.index()});
     if (!job || job->pending() || job->finished() || job->exec_hosts.empty()) continue;
     const bool there = std::any_of(job->exec_hosts.begin(), job->exec_hosts.end(),
                                    [&](const std::string& h) { return borrowed_from(h) == provider; });
-    if (!there || requeue_after_kill_.count(job->key)) continue;
     // Killed, then requeued ahead of the waiting jobs when its end is reported.
-    requeue_after_kill_[job->key] = {false, true};
-    signal_on_host(*job, SIGKILL, "TERM_MC_RECALL");
-    log_->info("job {} on {}: cluster {} withdrew the host; killed and requeued", job_label(job->key),
-               job->exec_hosts.front(), provider);
+    if (!there || !hooks_.kill_and_requeue(*job, "TERM_MC_RECALL")) continue;
+    ctx_.log->info("job {} on {}: cluster {} withdrew the host; killed and requeued", job_label(job->key),
+                   job->exec_hosts.front(), provider);
   }
 }
 
-void Mbatchd::add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const {
+void ClusterLinks::add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const {
   if (leased_jobs_.empty() || q.only_finished() || q.only_pending()) return;
   std::set<sched::JobKey> named;
   for (const auto& ref : q.jobs()) named.insert({ref.job_id(), ref.index()});

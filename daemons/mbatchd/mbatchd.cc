@@ -1,6 +1,7 @@
 #include "daemons/mbatchd/mbatchd.h"
 
 #include <chrono>
+#include <csignal>
 
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/mbatchd/acct_record.h"
@@ -31,7 +32,6 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       sleep_timer_(io_),
       host_timer_(io_),
       retry_timer_(io_),
-      cluster_timer_(io_),
       snapshot_timer_(io_),
       start_retry_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
@@ -42,6 +42,31 @@ Mbatchd::~Mbatchd() {
   sched_thread_.join();
   outbound_.join();
   if (event_log_) event_log_->stop();
+}
+
+ClusterLinksHooks Mbatchd::cluster_links_hooks() {
+  ClusterLinksHooks h;
+  h.view = [this] { return build_view(false, false); };
+  h.policy = [this] { return config_index_.policy; };
+  h.status_of = [this](const std::string& host) { return status_of(host); };
+  h.max_slots = [this](const std::string& host) { return host_max_slots(host); };
+  h.call_host = [this](const std::string& host, wire::RequestEnvelope request,
+                       std::function<void(const net::CallResult&)> done) {
+    call_host(host, std::move(request), std::move(done));
+  };
+  h.kill_and_requeue = [this](const Job& job, const std::string& exit_reason) {
+    if (requeue_after_kill_.count(job.key)) return false;
+    requeue_after_kill_[job.key] = {false, true};  // ahead of the waiting jobs
+    signal_on_host(job, SIGKILL, exit_reason);
+    return true;
+  };
+  h.resend_signals = [this](const std::string& host) {
+    if (!undelivered_.empty()) resend_signals(host);
+  };
+  h.request_pass = [this] { request_pass(); };
+  h.report_interval = [this] { return report_interval(); };
+  h.own_port = [this] { return server_ ? server_->port() : std::uint16_t{0}; };
+  return h;
 }
 
 std::int64_t Mbatchd::now() const {
@@ -191,7 +216,7 @@ daemon::Status Mbatchd::start() {
                took_over ? " (taken over: lsb.events starts afresh)" : "");
   }
   check_hosts();
-  check_clusters();
+  cluster_links_.start();
   request_pass();
   lifecycle_.serving();
   return {};

@@ -10,7 +10,8 @@
 // the event sink changes are recorded through (event_sink.h), the lifecycle
 // (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
 // the event log (event_log_writer.h, event_log_reader.h), and the components split
-// out of this class: Queries (queries.h: bhist, bacct). The member functions below
+// out of this class: Queries (queries.h: bhist, bacct), ClusterLinks (cluster_links.h:
+// MultiCluster offers, leases, relays, shared resources). The member functions below
 // are grouped by the file that defines them.
 #pragma once
 
@@ -33,6 +34,7 @@
 #include "daemons/common/rpc_server.h"
 #include "daemons/common/status.h"
 #include "daemons/common/thread_owner.h"
+#include "daemons/mbatchd/cluster_links.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
@@ -43,7 +45,6 @@
 #include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/cluster_config.h"
-#include "libsched/mc/export_plan.h"
 #include "libsched/pass.h"
 
 namespace lsf::mbd {
@@ -73,20 +74,6 @@ struct MbatchdOptions {
   // This mbatchd's term as master, acquired before recover() (master_role.h); none in
   // tests that make an Mbatchd without failover.
   std::shared_ptr<MasterRole> role;
-};
-
-// A MultiCluster link to another cluster's mbatchd: as provider, whether the consumer
-// answered the last offer; as consumer, the provider's last offer.
-struct ClusterLink {
-  std::string address;
-  std::uint16_t port = 0;
-  std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
-  std::shared_ptr<net::RpcClient> client;
-  bool reached = false;
-  std::string last_error;
-  wire::LeaseOfferRequest offer;
-  std::chrono::steady_clock::time_point last_offer{};
-  std::chrono::milliseconds offer_gap{0};  // between the provider's last two offers
 };
 
 // What mbatchd knows about an sbatchd beyond the persistent HostState.
@@ -294,69 +281,39 @@ class Mbatchd {
   int host_max_slots(const std::string& host) const;
   void check_hosts();
   std::chrono::milliseconds report_interval() const;
-  // --- MultiCluster: the export plan (exports.cc)
-  // The export plan with the given consumers reached; without: those that answered.
-  sched::mc::ExportPlan export_plan(const std::set<std::string, std::less<>>& reached) const;
-  sched::mc::ExportPlan export_plan() const;
-  void on_exports(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // --- MultiCluster: links to other clusters, offers (cluster_links.cc)
-  void on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  void on_clusters(const wire::RequestEnvelope& request, const net::Responder& respond);
-  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster) const;
-  void check_clusters();
-  void offer_to_consumers();
-  void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
-                    std::function<void(const net::CallResult&)> done);
-  bool offer_is_current(const ClusterLink& link) const;
-  // --- MultiCluster: jobs on leased hosts (lease_jobs.cc)
-  // The cluster `host` is borrowed from ("hostA@provider": "provider"); empty for our own.
-  std::string borrowed_from(const std::string& host) const;
-  void add_borrowed_hosts(sched::ClusterView& view) const;
-  std::string borrowed_host_status(const std::string& host) const;
-  // Hosts the providers offer now, by the name this cluster knows them by (host@provider).
-  std::map<std::string, wire::OfferedHost> borrowed_hosts() const;
+  // --- MultiCluster: ClusterLinks (cluster_links.h) does it; what the other files call
+  ClusterLinksHooks cluster_links_hooks();  // mbatchd.cc
+  std::string borrowed_from(const std::string& host) const { return cluster_links_.borrowed_from(host); }
+  std::string borrowed_host_status(const std::string& host) const { return cluster_links_.borrowed_host_status(host); }
+  std::map<std::string, wire::OfferedHost> borrowed_hosts() const { return cluster_links_.borrowed_hosts(); }
+  void add_borrowed_hosts(sched::ClusterView& view) const { cluster_links_.add_borrowed_hosts(view, last_dispatch_); }
   void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
-                         std::function<void(const net::CallResult&)> done);
-  void on_lease_relay(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // Sends sbatchd reports on leased jobs to their consumers; `done` gets empty once all
-  // have them, else why not.
-  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports, std::function<void(std::string)> done);
-  std::int64_t lease_job_id(const std::string& consumer, std::int64_t id) const;  // 0: unknown consumer
-  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t local_id) const;
-  static bool is_lease_job_id(std::int64_t id);
-  void update_lent_slots();
-  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch);
-  // Provider: what consumers' running jobs hold of this cluster's hosts, job by job and
-  // host by host: the jobs it started for them and the slots they declare besides.
-  struct Holding {
-    std::string consumer;
-    std::string host;
-    int slots = 0;
-    std::int64_t start_time = 0;
-    sched::JobKey job;  // the lease id
-  };
-  std::vector<Holding> holdings() const;
-  // Consumer: the slots its running jobs hold on `provider`'s hosts that the provider
-  // did not start there (their first host is another).
-  std::vector<wire::HeldSlots> held_on(const std::string& provider) const;
-  // Jobs of `consumer` (by their lease ids) on more slots of a host than the plan now
-  // exports to it: the most recently started first, as many as must go.
-  std::vector<sched::JobKey> withdrawn_jobs(const std::string& consumer, const sched::mc::ExportPlan& plan) const;
-  // Consumer: kills and requeues the jobs a provider took its hosts back from.
-  void recall_withdrawn(const std::string& provider, const wire::LeaseOfferRequest& offer);
-  // Provider: the consumers' jobs on this cluster's hosts, for bjobs.
-  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const;
-  // --- MultiCluster: shared leases (shared_leases.cc)
-  int consumer_used_slots(const std::string& host, const std::string& consumer) const;
-  // The slots a grant offers its consumer: all of them, or its share of a shared lease.
-  int offered_slots(const sched::mc::HostGrant& g) const;
-  int own_demand_for(const std::string& host) const;           // provider: pending slots that could run there
-  int demand_for_provider(const std::string& provider) const;  // consumer: pending slots it could borrow for
-  void reclaim_shared();                                       // every MC_RECLAIM_DELAY
-  // The configuration's policy with shared resources as leases change them: instances
-  // providers offer this cluster added, instances this cluster exports to reached
-  // consumers taken away. The configuration's own when neither applies.
-  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const;
+                         std::function<void(const net::CallResult&)> done) {
+    cluster_links_.relay_to_provider(host, std::move(request), std::move(done));
+  }
+  // `done` gets empty once all consumers have them, else why not.
+  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports,
+                             std::function<void(std::string)> done) {
+    cluster_links_.forward_lease_reports(reports, [done](daemon::Status s) { done(s.message()); });
+  }
+  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t id) const {
+    return cluster_links_.lease_job_owner(id);
+  }
+  static bool is_lease_job_id(std::int64_t id) { return ClusterLinks::is_lease_job_id(id); }
+  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch,
+                      std::optional<bool> stopped = std::nullopt) {
+    cluster_links_.add_leased_job(consumer, host, std::move(launch), stopped);
+  }
+  bool is_leased_job(const sched::JobKey& ref) const { return cluster_links_.is_leased_job(ref); }
+  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const {
+    cluster_links_.add_leased_jobs(q, user, out);
+  }
+  void update_lent_slots() { cluster_links_.update_lent_slots(); }
+  int lent_slots(const std::string& host) const { return cluster_links_.lent_slots(host); }
+  void offer_to_consumers() { cluster_links_.offer_to_consumers(); }
+  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const {
+    return cluster_links_.policy_with_leased_resources();
+  }
   // --- scheduling (scheduling_loop.cc)
   void request_pass();
   void run_pass();
@@ -417,30 +374,12 @@ class Mbatchd {
   std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::asio::steady_timer> lease_timer_;  // renew_lease(), with options_.role
   LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
+  // MultiCluster links, leases and exports; declared after what it is built with.
+  ClusterLinks cluster_links_{ComponentContext{config_, state_, sink_, log_}, cluster_links_hooks(),
+                              ClusterTransport{io_, outbound_, options_.pair_keys}};
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
   std::map<std::string, HostLink> links_;
-  std::map<std::string, ClusterLink> cluster_links_;
-  // Provider: the consumers' jobs its sbatchds run (by the ids it gave them), and the
-  // slots of each host that are therefore leased away.
-  struct LeasedJob {
-    std::string consumer;
-    std::string host;        // the first; exec_hosts without '@' are this cluster's
-    wire::JobLaunch launch;  // as sent to the sbatchd: lease id, queue@consumer
-    bool stopped = false;    // as the sbatchd last reported
-  };
-  std::map<sched::JobKey, LeasedJob> leased_jobs_;
-  // HeldSlots each consumer last declared, replaced by each answer to an offer.
-  std::map<std::string, std::vector<wire::HeldSlots>> held_slots_;
-  std::map<std::string, int> lent_slots_;
-  // Shared leases: each consumer's share of a host, by (host, consumer); each consumer's
-  // demand as it last answered an offer; when the shares were last recomputed.
-  std::map<std::pair<std::string, std::string>, int> shared_slots_;
-  std::map<std::string, int> consumer_demand_;
-  std::chrono::steady_clock::time_point last_reclaim_ = std::chrono::steady_clock::now();
-  // policy_with_leased_resources(), kept while the configuration and the amounts stay.
-  mutable std::shared_ptr<const sched::SchedPolicy> leased_policy_;
-  mutable std::pair<std::uint64_t, std::map<std::string, double>> leased_policy_key_;
   struct Undelivered {
     int signal = 0;
     std::string exit_reason;
@@ -455,7 +394,6 @@ class Mbatchd {
   net::asio::steady_timer sleep_timer_;
   net::asio::steady_timer host_timer_;
   net::asio::steady_timer retry_timer_;     // a pass when a failed pre-exec may be retried
-  net::asio::steady_timer cluster_timer_;   // MultiCluster offers
   net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
   // Started jobs whose StartJob's outcome is unknown, with the attempt it was for.
   std::map<sched::JobKey, std::int32_t> start_unknown_;

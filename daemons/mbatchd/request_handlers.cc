@@ -451,8 +451,7 @@ void Mbatchd::on_jobs(const wire::RequestEnvelope& request, const net::Responder
         found = state_.elements(ref.job_id());
       }
       if (found.empty()) {
-        auto leased = leased_jobs_.lower_bound({ref.job_id(), ref.index()});
-        if (leased != leased_jobs_.end() && leased->first.id == ref.job_id()) continue;  // add_leased_jobs
+        if (is_leased_job({ref.job_id(), ref.index()})) continue;  // add_leased_jobs
         out->add_errors("Job <" + job_label({ref.job_id(), ref.index()}) + "> is not found");
         continue;
       }

@@ -103,8 +103,6 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   add(R::kGuaranteePools, anyone, kReads, &Mbatchd::on_guarantee_pools);
   add(R::kApplications, anyone, kReads, &Mbatchd::on_applications);
   add(R::kJobGroups, anyone, kReads, &Mbatchd::on_job_groups);
-  add(R::kExports, anyone, kReads, &Mbatchd::on_exports);
-  add(R::kClusters, anyone, kReads, &Mbatchd::on_clusters);
   add(R::kPeek, anyone, kReads, &Mbatchd::on_peek);
   add(R::kWaitCondition, anyone, kReads, &Mbatchd::on_wait_condition);
   {
@@ -116,9 +114,28 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   }
   add(R::kLimits, anyone, kReads, &Mbatchd::on_limits);
   add(R::kSharedResources, anyone, kReads, &Mbatchd::on_shared_resources);
-  // MultiCluster: only another cluster's mbatchd.
-  add_peer(R::kLeaseOffer, Sender::kCluster, kReads, &Mbatchd::on_lease_offer);
-  add_peer(R::kLeaseRelay, Sender::kCluster, kReads, &Mbatchd::on_lease_relay);
+  // MultiCluster (cluster_links.h): bhosts -e and bclusters for anyone; offers and
+  // relays only from another cluster's mbatchd.
+  {
+    Route exports, clusters, offer, relay;
+    exports.handler = [this](const R& r, const Peer&, const Respond& respond) {
+      cluster_links_.on_exports(r, respond);
+    };
+    clusters.handler = [this](const R& r, const Peer&, const Respond& respond) {
+      cluster_links_.on_clusters(r, respond);
+    };
+    offer.sender = relay.sender = Sender::kCluster;
+    offer.handler = [this](const R& r, const Peer& p, const Respond& respond) {
+      cluster_links_.on_lease_offer(r, p, respond);
+    };
+    relay.handler = [this](const R& r, const Peer& p, const Respond& respond) {
+      cluster_links_.on_lease_relay(r, p, respond);
+    };
+    router->add(R::kExports, std::move(exports));
+    router->add(R::kClusters, std::move(clusters));
+    router->add(R::kLeaseOffer, std::move(offer));
+    router->add(R::kLeaseRelay, std::move(relay));
+  }
   // sbatchds. Registration and load reports are not refused on a full disk (a host
   // would look down); their few records go into the log's reserve.
   add_peer(R::kRegisterHost, daemon, kReads, &Mbatchd::on_register_host);

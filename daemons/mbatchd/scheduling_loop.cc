@@ -197,7 +197,7 @@ sched::ClusterView Mbatchd::build_view(bool with_pending, bool leases, std::vect
     if (auto it = last_load_action_.find(h.name); it != last_load_action_.end()) hv.last_load_action = it->second;
     if (auto link = links_.find(h.name); link != links_.end() && link->second.registered)
       hv.ncpus = std::max(1, static_cast<int>(link->second.load.ncpus()));
-    if (auto it = lent_slots_.find(h.name); it != lent_slots_.end()) hv.lent_slots = it->second;
+    hv.lent_slots = lent_slots(h.name);
     view.hosts.push_back(std::move(hv));
   }
   const size_t own_hosts = view.hosts.size();

@@ -10,37 +10,37 @@
 #include <algorithm>
 #include <set>
 
-#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/cluster_links.h"
 #include "libconfig/host_resolution.h"
 
 namespace lsf::mbd {
 
-int Mbatchd::consumer_used_slots(const std::string& host, const std::string& consumer) const {
+int ClusterLinks::consumer_used_slots(const std::string& host, const std::string& consumer) const {
   int used = 0;
   for (const auto& h : holdings())
     if (h.host == host && h.consumer == consumer) used += h.slots;
   return used;
 }
 
-int Mbatchd::offered_slots(const sched::mc::HostGrant& g) const {
+int ClusterLinks::offered_slots(const sched::mc::HostGrant& g) const {
   if (!g.shared) return g.slots;
   auto it = shared_slots_.find({g.host, g.cluster});
   const int share = it == shared_slots_.end() ? 1 : it->second;
   return std::clamp(std::max(share, consumer_used_slots(g.host, g.cluster)), 0, g.slots);
 }
 
-int Mbatchd::own_demand_for(const std::string& host) const {
+int ClusterLinks::own_demand_for(const std::string& host) const {
   std::map<std::string, bool> queue_takes;  // by queue: whether its HOSTS hold `host`
-  for (const auto& q : config_->queues) {
+  for (const auto& q : conf().queues) {
     bool takes = q.hosts.empty();
     if (!takes) {
-      const auto names = config::resolve_host_list(*config_, q.hosts);
+      const auto names = config::resolve_host_list(conf(), q.hosts);
       takes = std::find(names.begin(), names.end(), host) != names.end();
     }
     queue_takes[q.name] = takes;
   }
   int demand = 0;
-  for (const auto& [key, job] : state_.pending()) {
+  for (const auto& [key, job] : ctx_.state.pending()) {
     if (job->state != wire::JOB_PEND || !queue_takes[job->queue]) continue;
     const auto& asked = job->spec().asked_hosts();
     if (!asked.empty() && std::find(asked.begin(), asked.end(), host) == asked.end()) continue;
@@ -49,8 +49,9 @@ int Mbatchd::own_demand_for(const std::string& host) const {
   return demand;
 }
 
-int Mbatchd::demand_for_provider(const std::string& provider) const {
-  const auto& policy = *config_index_.policy;
+int ClusterLinks::demand_for_provider(const std::string& provider) const {
+  const auto policy_ptr = hooks_.policy();
+  const auto& policy = *policy_ptr;
   std::vector<bool> takes(policy.queues.size());
   for (size_t i = 0; i < policy.queues.size(); ++i) {
     const auto& q = policy.queues[i];
@@ -59,7 +60,7 @@ int Mbatchd::demand_for_provider(const std::string& provider) const {
     takes[i] = t;
   }
   int demand = 0;
-  for (const auto& [key, job] : state_.pending()) {
+  for (const auto& [key, job] : ctx_.state.pending()) {
     if (job->state != wire::JOB_PEND) continue;
     const int qi = policy.queue_index(job->queue);
     if (qi < 0 || !takes[static_cast<size_t>(qi)]) continue;
@@ -72,7 +73,7 @@ int Mbatchd::demand_for_provider(const std::string& provider) const {
   return demand;
 }
 
-void Mbatchd::reclaim_shared() {
+void ClusterLinks::reclaim_shared() {
   const auto plan = export_plan();
   bool moved = false;
   for (const auto& g : plan.hosts) {
@@ -80,7 +81,7 @@ void Mbatchd::reclaim_shared() {
     const int share = offered_slots(g);
     const int used_by_consumer = consumer_used_slots(g.host, g.cluster);
     int used_here = 0;
-    if (auto st = state_.hosts().find(g.host); st != state_.hosts().end())
+    if (auto st = ctx_.state.hosts().find(g.host); st != ctx_.state.hosts().end())
       used_here = st->second.counts.run + st->second.counts.ssusp + st->second.counts.ususp;
     const int idle = std::max(0, share - used_by_consumer) + std::max(0, g.slots - share - used_here);
     auto demand = consumer_demand_.find(g.cluster);
@@ -93,38 +94,38 @@ void Mbatchd::reclaim_shared() {
     if (next == share) continue;
     shared_slots_[{g.host, g.cluster}] = next;
     moved = true;
-    log_->info("shared lease of {}: cluster {} has {} of its {} slots (demand: {} there, {} here)", g.host, g.cluster,
-               next, g.slots, theirs, ours);
+    ctx_.log->info("shared lease of {}: cluster {} has {} of its {} slots (demand: {} there, {} here)", g.host,
+                   g.cluster, next, g.slots, theirs, ours);
   }
   if (moved) {
     update_lent_slots();
     offer_to_consumers();
-    request_pass();
+    hooks_.request_pass();
   }
 }
 
-std::shared_ptr<const sched::SchedPolicy> Mbatchd::policy_with_leased_resources() const {
-  const auto& base = config_index_.policy;
+std::shared_ptr<const sched::SchedPolicy> ClusterLinks::policy_with_leased_resources() const {
+  const auto base = hooks_.policy();
   std::map<std::string, double> change;  // by resource: + borrowed, - lent
   std::set<std::string, std::less<>> reached;
-  for (const auto& [name, link] : cluster_links_) {
+  for (const auto& [name, link] : links_) {
     if (offer_is_current(link))
       for (const auto& r : link.offer.resources()) change[r.name()] += r.instances();
     if (link.reached) reached.insert(name);
   }
   // Exclusive: what a reached consumer is offered is not this cluster's to use.
-  if (!reached.empty() && !config_->shared_resource_exports.empty())
+  if (!reached.empty() && !conf().shared_resource_exports.empty())
     for (const auto& r : export_plan(reached).resources)
       if (r.reachable && base->shared_resources.count(r.resource)) change[r.resource] -= r.instances;
   std::erase_if(change, [](const auto& c) { return c.second == 0; });
   if (change.empty()) return base;
-  if (leased_policy_ && leased_policy_key_.first == config_generation_ && leased_policy_key_.second == change)
-    return leased_policy_;
+  if (leased_policy_ && leased_policy_base_ == base && leased_policy_change_ == change) return leased_policy_;
   auto policy = std::make_shared<sched::SchedPolicy>(*base);
   for (const auto& [name, amount] : change)
     policy->shared_resources[name] = std::max(0.0, policy->shared_resources[name] + amount);
   leased_policy_ = policy;
-  leased_policy_key_ = {config_generation_, change};
+  leased_policy_base_ = base;
+  leased_policy_change_ = change;
   return leased_policy_;
 }
 
