@@ -27,13 +27,12 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
       sink_(state_, log_, [this] { on_event_log_failure(); }),
+      hosts_(ComponentContext{config_, state_, sink_, log_}, io_, outbound_, options_.key, host_tracker_hooks()),
       pass_timer_(io_),
       sleep_timer_(io_),
-      host_timer_(io_),
       retry_timer_(io_),
       cluster_timer_(io_),
-      snapshot_timer_(io_),
-      start_retry_timer_(io_) {
+      snapshot_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
   router_ = make_router();
 }
@@ -123,8 +122,8 @@ daemon::Status Mbatchd::start() {
       // An sbatchd whose clock is too far off for its signature: bhosts -l says so.
       // Both refusals a clock that far behind meets: too old, or older than this mbatchd.
       if (why.find("the sender's clock is") == std::string::npos) return;
-      if (r.has_register_host()) note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
-      if (r.has_load_report()) note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
+      if (r.has_register_host()) hosts_.note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
+      if (r.has_load_report()) hosts_.note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
     };
     so.destination = "mbatchd";
     so.cluster_name = config_->cluster_name;
@@ -153,7 +152,7 @@ daemon::Status Mbatchd::start() {
   }
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);
-  check_hosts();
+  hosts_.start();
   check_clusters();
   request_pass();
   lifecycle_.serving();
@@ -171,10 +170,9 @@ void Mbatchd::stop() {
     if (server_) server_->stop();
     pass_timer_.cancel();
     sleep_timer_.cancel();
-    host_timer_.cancel();
+    hosts_.stop();
     retry_timer_.cancel();
     snapshot_timer_.cancel();
-    start_retry_timer_.cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.
     if (event_log_) {
