@@ -1,7 +1,7 @@
 // A host's status as bhosts shows it and the pass reads it. The vocabulary is
 // libsched's (the pass's HostView holds it); mbatchd works a host's out when asked
-// (Mbatchd::status_of) from its sbatchd link, its state and the configuration, and does
-// not store it.
+// (HostTracker::status_of) from its sbatchd link, its state and the configuration,
+// and does not store it.
 #pragma once
 
 #include "libsched/model/host_status.h"

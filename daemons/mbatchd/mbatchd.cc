@@ -28,12 +28,11 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
       sink_(state_, log_, [this] { on_event_log_failure(); }),
+      hosts_(ComponentContext{config_, state_, sink_, log_}, io_, outbound_, options_.key, host_tracker_hooks()),
       pass_timer_(io_),
       sleep_timer_(io_),
-      host_timer_(io_),
       retry_timer_(io_),
-      snapshot_timer_(io_),
-      start_retry_timer_(io_) {
+      snapshot_timer_(io_) {
   state_.sync_config(*config_, config_index_.policy);
   router_ = make_router();
 }
@@ -147,6 +146,7 @@ daemon::Status Mbatchd::start() {
       return "this mbatchd's term " + std::to_string(role->epoch()) + " was taken over by " + role->successor();
     };
     sink_.set_epoch(role->epoch());
+    hosts_.set_master_epoch(role->epoch());
   }
   event_log_ = std::make_unique<EventLogWriter>(
       dir, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, log_options);
@@ -171,8 +171,8 @@ daemon::Status Mbatchd::start() {
       // An sbatchd whose clock is too far off for its signature: bhosts -l says so.
       // Both refusals a clock that far behind meets: too old, or older than this mbatchd.
       if (why.find("the sender's clock is") == std::string::npos) return;
-      if (r.has_register_host()) note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
-      if (r.has_load_report()) note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
+      if (r.has_register_host()) hosts_.note_clock(r.register_host().host_name(), r.register_host().clock_ms(), true);
+      if (r.has_load_report()) hosts_.note_clock(r.load_report().host_name(), r.load_report().clock_ms(), true);
     };
     so.destination = "mbatchd";
     so.cluster_name = config_->cluster_name;
@@ -215,7 +215,7 @@ daemon::Status Mbatchd::start() {
     log_->info("master of cluster {} in term {}{}", config_->cluster_name, options_.role->epoch(),
                took_over ? " (taken over: lsb.events starts afresh)" : "");
   }
-  check_hosts();
+  hosts_.start();
   cluster_links_.start();
   request_pass();
   lifecycle_.serving();
@@ -253,10 +253,9 @@ void Mbatchd::stop() {
     if (server_) server_->stop();
     pass_timer_.cancel();
     sleep_timer_.cancel();
-    host_timer_.cancel();
+    hosts_.stop();
     retry_timer_.cancel();
     snapshot_timer_.cancel();
-    start_retry_timer_.cancel();
     if (lease_timer_) lease_timer_->cancel();
     work_.reset();
     // Let what is already queued for durability finish, then leave the loop.

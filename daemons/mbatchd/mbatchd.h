@@ -13,6 +13,8 @@
 // out of this class: Queries (queries.h: bhist, bacct), ClusterLinks (cluster_links.h:
 // MultiCluster offers, leases, relays, shared resources). The member functions below
 // are grouped by the file that defines them.
+// HostTracker (host_tracker.h): the sbatchds' registrations and load reports, host
+// status, and the StartJob and SignalJob calls to them.
 #pragma once
 
 #include <chrono>
@@ -39,6 +41,7 @@
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
+#include "daemons/mbatchd/host_tracker.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
@@ -76,33 +79,6 @@ struct MbatchdOptions {
   std::shared_ptr<MasterRole> role;
 };
 
-// What mbatchd knows about an sbatchd beyond the persistent HostState.
-struct HostLink {
-  std::string address;
-  std::uint16_t port = 0;
-  bool registered = false;
-  std::chrono::steady_clock::time_point last_report{};
-  wire::LoadIndices load;
-  // Calls to this sbatchd run one at a time, in order, off the state thread.
-  std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
-  std::shared_ptr<net::RpcClient> client;
-  // StartJobs this sbatchd refused or could not be sent, in a row: the host is not
-  // used (unreach) until `unreach_until`, twice as long after each, up to a minute.
-  int start_failures = 0;
-  std::chrono::steady_clock::time_point unreach_until{};
-  std::chrono::steady_clock::time_point last_refusal_log{};  // of its registration
-  std::string last_refusal;
-  // The master's clock minus the host's, as its last report measured it (transit
-  // included): job times the host reports are moved by it.
-  std::int64_t clock_offset_ms = 0;
-  bool clock_warned = false;
-  // Its last request was refused for its clock: what that request claimed, unproven,
-  // so shown by bhosts -l but never used to move job times.
-  bool clock_refused = false;
-  std::int64_t refused_clock_offset_ms = 0;
-  std::chrono::steady_clock::time_point last_refused_clock_log{};
-};
-
 // What the scheduling view and submission checks need from a configuration, worked
 // out once per configuration (start and reconfig) instead of on every pass or request.
 struct ConfigIndex {
@@ -113,11 +89,6 @@ ConfigIndex index_config(const config::ClusterConfig& config);
 // Where lsb.events, lsb.snapshot and lsb.acct live.
 std::filesystem::path logdir_of(const config::ClusterConfig& config);
 
-// Load indices and host sizes an sbatchd reports, by the names select[], order[] and
-// thresholds use; NaN for a name it does not report.
-inline constexpr std::string_view kReportedLoad[] = {"r15s", "r1m", "r15m", "ut",    "pg",     "ls",     "it",
-                                                     "tmp",  "swp", "mem",  "ncpus", "maxmem", "maxswp", "maxtmp"};
-double load_value(const wire::LoadIndices& load, std::string_view index);
 // A queue's RUNLIMIT as jobs without -W get it (its default, else its maximum); 0: none.
 std::int64_t default_run_limit_s(const config::Queue& queue);
 
@@ -234,53 +205,33 @@ class Mbatchd {
   // The job groups the pass must count (those with a limit and those below them),
   // with each group's index by path.
   void add_job_groups(sched::ClusterView& view, std::unordered_map<std::string, int>& index) const;
-  // --- sbatchds (host_links.cc)
-  // Notes how far `host`'s clock (in ms, as it sent it) is from ours; logs a large gap
-  // once. `refused`: its requests are refused for it (unsigned data: shown, not used).
-  void note_clock(const std::string& host, std::int64_t host_clock_ms, bool refused = false);
-  std::int64_t reported_time(const Job& job, const wire::JobStatusRequest& report) const;
-  void on_register_host(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // Ok when mbatchd can reach an sbatchd at the address it advertises; else why not.
-  daemon::Status check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) const;
-  void on_load_report(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- job status reports from sbatchds (host_links.cc); the hosts themselves are
+  // hosts_'s (host_tracker.h)
   void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
-  // Sends StartJob for these jobs, one call per first execution host.
-  void start_on_hosts(const std::vector<sched::JobKey>& keys);
-  // A StartJob that may or may not have arrived: asked again until the host answers
-  // (a report, or its registration), or requeued once the host is unavail.
-  void start_unknown(const sched::JobKey& key, const std::string& host, const std::string& why);
-  void recheck_unknown_starts();
-  // A StartJob the host certainly did not take: the job is requeued and the host rests.
-  void start_failed(const std::vector<sched::JobKey>& keys, const std::string& host, const std::string& why);
-  // Kills a run of a job that is no longer the job's current one (a late StartJob).
-  void kill_stale_run(const wire::JobStatusRequest& report);
-  bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
-  // `terminate_interval_s`: LSF's TERMINATE action (SIGINT, SIGTERM, SIGKILL that many
-  // seconds apart, run by sbatchd) instead of `signal` alone.
-  void signal_on_host(const Job& job, int signal, const std::string& exit_reason,
-                      std::optional<int> terminate_interval_s = std::nullopt);
-  // bkill: the TERMINATE action, JOB_TERMINATE_INTERVAL apart, or SIGKILL alone for a
-  // parallel job unless LSB_USE_SEQUENTIAL_SIGNAL=Y, as in LSF.
-  void terminate_on_host(const Job& job, const std::string& exit_reason);
-  // The interval the TERMINATE action uses for `job`; -1 for SIGKILL alone.
-  int terminate_interval(const Job& job) const;
-  // Signals a host could not be sent (not registered yet), sent when it registers.
-  void resend_signals(const std::string& host);
   bool requeue_on_exit(Job& job, int exit_code);
   void pre_exec_failed(Job& job, int wait_status);
-  void requeue_lost_jobs(const std::string& host);
+  // A running job's StartJob launch: its spec with its profile's and queue's commands
+  // and limits; false when it does not run.
+  bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
+  // What hosts_ asks of the rest of mbatchd.
+  HostTrackerHooks host_tracker_hooks();
+  // Forwards to hosts_ for the files that call them.
+  void start_on_hosts(const std::vector<sched::JobKey>& keys) { hosts_.start_on_hosts(keys); }
+  void signal_on_host(const Job& job, int signal, const std::string& exit_reason,
+                      std::optional<int> terminate_interval_s = std::nullopt) {
+    hosts_.signal_on_host(job, signal, exit_reason, terminate_interval_s);
+  }
+  void terminate_on_host(const Job& job, const std::string& exit_reason) { hosts_.terminate_on_host(job, exit_reason); }
+  void resend_signals(const std::string& host) { hosts_.resend_signals(host); }
   void call_host(const std::string& host, wire::RequestEnvelope request,
-                 std::function<void(const net::CallResult&)> done);
-  // The host's status (host_status.h), worked out now; a borrowed host's as its
-  // provider last offered it.
-  HostStatus status_of(const std::string& host) const;
-  // The same by name, as bhosts shows it and the pass's view holds it; a borrowed host
-  // keeps the name its provider sent.
-  std::string host_status(const std::string& host) const;
-  int host_max_slots(const std::string& host) const;
-  void check_hosts();
-  std::chrono::milliseconds report_interval() const;
+                 std::function<void(const net::CallResult&)> done) {
+    hosts_.call_host(host, std::move(request), std::move(done));
+  }
+  HostStatus status_of(const std::string& host) const { return hosts_.status_of(host); }
+  std::string host_status(const std::string& host) const { return hosts_.host_status(host); }
+  int host_max_slots(const std::string& host) const { return hosts_.host_max_slots(host); }
+  std::chrono::milliseconds report_interval() const { return hosts_.report_interval(); }
   // --- MultiCluster: ClusterLinks (cluster_links.h) does it; what the other files call
   ClusterLinksHooks cluster_links_hooks();  // mbatchd.cc
   std::string borrowed_from(const std::string& host) const { return cluster_links_.borrowed_from(host); }
@@ -379,25 +330,18 @@ class Mbatchd {
                               ClusterTransport{io_, outbound_, options_.pair_keys}};
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
-  std::map<std::string, HostLink> links_;
-  struct Undelivered {
-    int signal = 0;
-    std::string exit_reason;
-    std::optional<int> terminate_interval_s;
-  };
-  std::map<sched::JobKey, Undelivered> undelivered_;
+  HostTracker hosts_;  // sbatchds: registration, load, status, calls (host_tracker.h)
+  // Read-only forwards of hosts_'s data for the files that read them.
+  const std::map<std::string, HostLink>& links_ = hosts_.links();
+  const std::map<sched::JobKey, UndeliveredSignal>& undelivered_ = hosts_.undelivered();
   std::uint64_t valid_log_bytes_ = 0;
   JobIdMark job_ids_{""};
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
   net::asio::steady_timer pass_timer_;
   net::asio::steady_timer sleep_timer_;
-  net::asio::steady_timer host_timer_;
   net::asio::steady_timer retry_timer_;     // a pass when a failed pre-exec may be retried
   net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
-  // Started jobs whose StartJob's outcome is unknown, with the attempt it was for.
-  std::map<sched::JobKey, std::int32_t> start_unknown_;
-  net::asio::steady_timer start_retry_timer_;
   std::uint64_t snapshot_tries_ = 0;
   bool pass_scheduled_ = false;
   bool pass_running_ = false;

@@ -138,8 +138,18 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   }
   // sbatchds. Registration and load reports are not refused on a full disk (a host
   // would look down); their few records go into the log's reserve.
-  add_peer(R::kRegisterHost, daemon, kReads, &Mbatchd::on_register_host);
-  add(R::kLoadReport, daemon, kReads, &Mbatchd::on_load_report);
+  {
+    Route register_host, load_report;
+    register_host.sender = load_report.sender = daemon;
+    register_host.handler = [this](const R& r, const Peer& p, const Respond& respond) {
+      hosts_.on_register_host(r, p, respond);
+    };
+    load_report.handler = [this](const R& r, const Peer&, const Respond& respond) {
+      hosts_.on_load_report(r, respond);
+    };
+    router->add(R::kRegisterHost, std::move(register_host));
+    router->add(R::kLoadReport, std::move(load_report));
+  }
   add_peer(R::kJobStatus, Sender::kDaemonOrCluster, kChanges, &Mbatchd::on_job_status);
   add_peer(R::kJobStatusBatch, Sender::kDaemonOrCluster, kChanges, &Mbatchd::on_job_status);
   return router;
