@@ -22,9 +22,9 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <utility>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_key.h"

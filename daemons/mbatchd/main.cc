@@ -90,9 +90,10 @@ int main(int argc, char** argv) {
                                        !vm.count("daemon") && !vm.count("salvage"));
   const std::string listen = vm["listen"].as<std::string>();
   auto role = std::make_shared<lsf::mbd::MasterRole>(lsf::mbd::logdir_of(cfg), host, lsf::config::failover_timing(cfg));
-  if (auto st = role->acquire(lsf::net::is_unspecified_address(listen) ? std::string() : listen,
-                              static_cast<std::uint16_t>(cfg.lsf_conf.mbd_port.value_or(0)),
-                              vm.count("takeover") ? std::optional(vm["takeover"].as<std::int64_t>()) : std::nullopt, *log);
+  if (auto st =
+          role->acquire(lsf::net::is_unspecified_address(listen) ? std::string() : listen,
+                        static_cast<std::uint16_t>(cfg.lsf_conf.mbd_port.value_or(0)),
+                        vm.count("takeover") ? std::optional(vm["takeover"].as<std::int64_t>()) : std::nullopt, *log);
       !st.ok()) {
     log->critical("cannot become master: {}", st.message());
     std::cerr << "mbatchd: cannot become master of cluster " << cfg.cluster_name << ": " << st.message() << "\n";

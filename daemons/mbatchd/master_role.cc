@@ -16,14 +16,13 @@ daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t por
     // Someone held the last term and did not say it stopped: a crash, or a master that
     // serves now. Its beat decides which.
     const auto silence = timing_.takeover_after(0);
-    log.info("waiting up to {} ms for the lease of term {} ({}) to go still", silence.count(), now->epoch,
-             now->host);
+    log.info("waiting up to {} ms for the lease of term {} ({}) to go still", silence.count(), now->epoch, now->host);
     net::LeaseWatch watch(silence);
     const auto started = net::LeaseWatch::Clock::now();
     watch.observe(*now, started);
     while (!watch.expired(net::LeaseWatch::Clock::now())) {
-      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(timing_.exchange_interval / 4,
-                                                                      std::chrono::milliseconds(250)));
+      std::this_thread::sleep_for(
+          std::min<std::chrono::milliseconds>(timing_.exchange_interval / 4, std::chrono::milliseconds(250)));
       auto again = lease_.current();
       if (!again.ok()) return again.status();
       if (again->released()) break;  // it stopped cleanly meanwhile
@@ -57,8 +56,8 @@ void MasterRole::release() {
 std::string MasterRole::successor() const {
   auto now = lease_.current();
   if (!now.ok() || now->epoch <= epoch()) return "another candidate";
-  return (now->host.empty() ? std::string("another candidate") : now->host) + " (term " +
-         std::to_string(now->epoch) + ")";
+  return (now->host.empty() ? std::string("another candidate") : now->host) + " (term " + std::to_string(now->epoch) +
+         ")";
 }
 
 }  // namespace lsf::mbd

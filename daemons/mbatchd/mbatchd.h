@@ -324,7 +324,7 @@ class Mbatchd {
   daemon::ThreadOwner state_thread_;
   std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::asio::steady_timer> lease_timer_;  // renew_lease(), with options_.role
-  LogEventSink sink_;  // record() and the refusals go through it (event_sink.h)
+  LogEventSink sink_;                                     // record() and the refusals go through it (event_sink.h)
   // MultiCluster links, leases and exports; declared after what it is built with.
   ClusterLinks cluster_links_{ComponentContext{config_, state_, sink_, log_}, cluster_links_hooks(),
                               ClusterTransport{io_, outbound_, options_.pair_keys}};

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "daemons/mbatchd/mbatchd.h"
-#include "libconfig/failover_params.h"
 #include "daemons/mbatchd/router.h"
+#include "libconfig/failover_params.h"
 
 namespace lsf::mbd {
 

@@ -53,8 +53,7 @@ void MasterWatch::tick() {
           // A master that answers is alive whatever its lease says; it is asked again
           // after another silence.
           if (answered) {
-            log_->warn("the lease of term {} ({}) is still but its mbatchd answers; not taking over", t.epoch,
-                       t.host);
+            log_->warn("the lease of term {} ({}) is still but its mbatchd answers; not taking over", t.epoch, t.host);
             watch_.observe(net::MasterTerm{}, Clock::now());
             return;
           }
@@ -63,8 +62,8 @@ void MasterWatch::tick() {
       }
     }
   }
-  timer_.expires_after(std::min<std::chrono::milliseconds>(options_.timing.exchange_interval / 2,
-                                                           std::chrono::milliseconds(500)));
+  timer_.expires_after(
+      std::min<std::chrono::milliseconds>(options_.timing.exchange_interval / 2, std::chrono::milliseconds(500)));
   timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) tick();
   });

@@ -157,8 +157,14 @@ restart_mbatchd
 check "salvage: mbatchd starts afterwards" bash -c "lsid >/dev/null"
 bjobs -a -u all 2>/dev/null | awk 'NR>1 {print $1}' | sort -u >"$TEST_DIR/after_salvage"
 for i in $lost; do echo "$i"; done | sort -u >"$TEST_DIR/lost"
-check "salvage: every job whose events were all kept is back" \
-  bash -c "[ -z \"\$(comm -23 '$TEST_DIR/before_damage' '$TEST_DIR/lost' | comm -23 - '$TEST_DIR/after_salvage')\" ]"
+# The damage may fall in a job's only record (a takeover starts lsb.events afresh, so the
+# log is short): no job can be named from unreadable bytes, and salvage says there were
+# some. At most that one job, just before the first one named, may then be missing.
+missing=$(comm -23 "$TEST_DIR/before_damage" "$TEST_DIR/lost" | comm -23 - "$TEST_DIR/after_salvage")
+first_named=$(sort -n "$TEST_DIR/lost" | head -1)
+check "salvage: every job whose events were all kept is back" bash -c \
+  "[ -z '$missing' ] || { grep -q 'hold no readable record' <<<\"\$1\" && [ \$(wc -w <<<'$missing') = 1 ] && [ '$missing' = \$(($first_named - 1)) ]; }" \
+  _ "$out"
 top=$(sort -n "$TEST_DIR/before_damage" | tail -1)
 new_id=$(submit -H -o /dev/null true)
 check "salvage: no id is given again" bash -c "[ -n '$new_id' ] && [ '$new_id' -gt '$top' ]"

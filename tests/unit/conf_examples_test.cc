@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "libconfig/config_loader.h"
+#include "libconfig/failover_params.h"
 
 namespace fs = std::filesystem;
 using namespace lsf::config;
@@ -30,8 +31,15 @@ TEST(ConfExamples, EveryFolderLoadsWithoutErrors) {
     ++checked;
   }
   EXPECT_EQ(checked,
-            8);  // quickstart, queue-fairshare, package-guarantee, maui-throttle, multicluster/{provider,consumer},
-                 // bsim, bsim-plan
+            9);  // quickstart, queue-fairshare, package-guarantee, maui-throttle, multicluster/{provider,consumer},
+                 // bsim, bsim-plan, failover
+}
+
+TEST(ConfExamples, FailoverHasThreeMasterCandidatesWithTheDefaultTiming) {
+  auto r = load_example("failover");
+  ASSERT_TRUE(r.usable()) << r.diagnostics.to_string();
+  EXPECT_EQ(master_candidates(*r.config), (std::vector<std::string>{"hostA", "hostB", "hostC"}));
+  EXPECT_EQ(failover_timing(*r.config).takeover_after(1), std::chrono::seconds(3));
 }
 
 TEST(ConfExamples, QuickstartHasThreeHostsAndANightQueueWithARunWindow) {
