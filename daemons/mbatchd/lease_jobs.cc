@@ -72,7 +72,7 @@ void Mbatchd::add_borrowed_hosts(sched::ClusterView& view) const {
       if (!h.model().empty()) hv.resources["model"] = h.model();
       if (h.mem_mb() > 0) hv.resources["maxmem"] = static_cast<double>(h.mem_mb());
       if (h.swp_mb() > 0) hv.resources["maxswp"] = static_cast<double>(h.swp_mb());
-      if (auto it = last_dispatch_.find(hv.name); it != last_dispatch_.end()) hv.last_dispatch = it->second;
+      if (auto it = last_dispatch().find(hv.name); it != last_dispatch().end()) hv.last_dispatch = it->second;
       view.hosts.push_back(std::move(hv));
     }
   }

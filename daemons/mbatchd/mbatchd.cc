@@ -27,19 +27,17 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
       sink_(state_, log_, [this] { on_event_log_failure(); }),
-      pass_timer_(io_),
-      sleep_timer_(io_),
       host_timer_(io_),
-      retry_timer_(io_),
       cluster_timer_(io_),
       snapshot_timer_(io_),
-      start_retry_timer_(io_) {
+      start_retry_timer_(io_),
+      scheduling_(ComponentContext{config_, state_, sink_, log_}, config_index_, io_, scheduling_hooks()) {
   state_.sync_config(*config_, config_index_.policy);
   router_ = make_router();
 }
 
 Mbatchd::~Mbatchd() {
-  sched_thread_.join();
+  scheduling_.join();
   outbound_.join();
   if (event_log_) event_log_->stop();
 }
@@ -169,10 +167,8 @@ void Mbatchd::stop() {
   net::asio::post(io_, [this] {
     lifecycle_.stopping();
     if (server_) server_->stop();
-    pass_timer_.cancel();
-    sleep_timer_.cancel();
+    scheduling_.cancel_timers();
     host_timer_.cancel();
-    retry_timer_.cancel();
     snapshot_timer_.cancel();
     start_retry_timer_.cancel();
     work_.reset();
