@@ -36,6 +36,7 @@ ViewBuilder::ViewBuilder(ComponentContext ctx, const ConfigIndex& index, const P
 
 sched::ClusterView ViewBuilder::build(bool with_pending, bool leases, std::vector<Job*>* jobs) const {
   sched::ClusterView view;
+  generation_ = hooks_.config_generation();
   view.policy = leases ? hooks_.policy_with_leased_resources() : index_.policy;
   view.week = config::local_week_instant();
   for (const auto& q : ctx_.conf().queues) view.queues.push_back({ctx_.state.queues().at(q.name).active});
@@ -87,10 +88,9 @@ void ViewBuilder::attach_host_table(sched::ClusterView& view, size_t own_hosts) 
     same_hosts = (*host_table_->names)[i] == view.hosts[i].name;
   // Remade after each reconfig, and while guarantee pool membership waits on hosts that
   // have not reported (RES_SELECT needs their values).
-  const std::uint64_t generation = hooks_.config_generation();
-  if (!same_hosts || host_table_generation_ != generation || host_table_->undecided) {
+  if (!same_hosts || host_table_generation_ != generation_ || host_table_->undecided) {
     host_table_ = sched::make_host_table(view);
-    host_table_generation_ = generation;
+    host_table_generation_ = generation_;
   }
   view.accel.host_table = host_table_;
   view.accel.host_table_checked = true;  // own hosts are the configuration's; borrowed ones compared above
@@ -233,8 +233,7 @@ void ViewBuilder::share_name_ids(sched::ClusterView& view) const {
 std::shared_ptr<const config::ResourceRequirement> ViewBuilder::requirement(const Job& job,
                                                                             const QueueFacts& qf) const {
   auto& cached = job.submission->derived;
-  const std::uint64_t generation = hooks_.config_generation();
-  if (cached.generation == generation && cached.queue == qf.index) return cached.requirement;
+  if (cached.generation == generation_ && cached.queue == qf.index) return cached.requirement;
   auto key = std::make_tuple(job.spec().res_req(), job.spec().app(), job.queue);
   auto it = merged_requirements_.find(key);
   if (it == merged_requirements_.end()) {
@@ -249,7 +248,7 @@ std::shared_ptr<const config::ResourceRequirement> ViewBuilder::requirement(cons
     if (merged_requirements_.size() > 100000) merged_requirements_.clear();
     it = merged_requirements_.emplace(key, merged).first;
   }
-  cached.generation = generation;
+  cached.generation = generation_;
   cached.queue = qf.index;
   cached.requirement = it->second;
   cached.project = job.spec().project();
@@ -259,10 +258,9 @@ std::shared_ptr<const config::ResourceRequirement> ViewBuilder::requirement(cons
 // Resolved once per submission and configuration; array elements share it.
 std::shared_ptr<const sched::AskedHosts> ViewBuilder::asked_hosts(const Job& job) const {
   auto& cached = job.submission->derived;
-  const std::uint64_t generation = hooks_.config_generation();
-  if (cached.asked_generation != generation) {
+  if (cached.asked_generation != generation_) {
     cached.asked_hosts = resolve_asked_hosts(ctx_.conf(), job.spec());
-    cached.asked_generation = generation;
+    cached.asked_generation = generation_;
   }
   return cached.asked_hosts;
 }

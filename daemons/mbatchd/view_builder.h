@@ -114,6 +114,8 @@ class ViewBuilder {
   // the first view after a change.
   mutable std::shared_ptr<const sched::HostTable> host_table_;
   mutable std::uint64_t host_table_generation_ = 0;
+  // The configuration generation of the view being built (asked once per view).
+  mutable std::uint64_t generation_ = 0;
   mutable std::vector<sched::JobView> spare_pending_;
   // Users and projects to the ids views give jobs (JobView::user_id): ids are for the
   // life of the daemon. The views share a copy, made again when a name was added.
