@@ -234,10 +234,7 @@ void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
   record(ev);
   if (limit) return;
   // The job may go again once its pause is over: make sure a pass comes then.
-  retry_timer_.expires_after(std::chrono::seconds(kPreExecRetryDelay));
-  retry_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) request_pass();
-  });
+  request_pass_after(std::chrono::seconds(kPreExecRetryDelay));
 }
 
 namespace {

@@ -141,8 +141,8 @@ void Mbatchd::on_guarantee_pools(const wire::RequestEnvelope& request, const net
     if (pool.loan_policies) p->set_loan_policies(pool.loan_policies->to_string());
     p->set_description(pool.description);
     auto report =
-        std::find_if(guarantees_.begin(), guarantees_.end(), [&](const auto& r) { return r.pool == pool.name; });
-    if (report == guarantees_.end()) {  // licence pools, or no pass yet
+        std::find_if(guarantees().begin(), guarantees().end(), [&](const auto& r) { return r.pool == pool.name; });
+    if (report == guarantees().end()) {  // licence pools, or no pass yet
       for (const auto& d : pool.distribution) p->add_owners()->set_service_class(d.name);
       continue;
     }
@@ -306,7 +306,7 @@ void Mbatchd::on_users(const wire::RequestEnvelope& request, const net::Responde
         break;
     }
   }
-  for (const auto& [key, r] : reservations_)
+  for (const auto& [key, r] : reservations())
     if (const Job* job = state_.find_job(key)) by_user[job->user()].rsv += static_cast<int>(r.hosts.size());
 
   std::vector<std::string> names(q.names().begin(), q.names().end());
@@ -411,7 +411,7 @@ void Mbatchd::on_limits(const wire::RequestEnvelope&, const net::Responder& resp
   }
   // The throttles' counts come from the last pass (only it knows which pending jobs are
   // idle): onto the consumer's row, or a row of its own when nothing of it runs.
-  for (const auto& t : throttles_) {
+  for (const auto& t : throttles()) {
     if (t.limit >= config_index_.policy->limits.size()) continue;  // a pass before a reconfig
     wire::LimitUsageRow* row = nullptr;
     for (auto& r : *out->mutable_usage())

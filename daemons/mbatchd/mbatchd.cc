@@ -29,16 +29,14 @@ Mbatchd::Mbatchd(MbatchdOptions options)
       work_(net::asio::make_work_guard(io_)),
       sink_(state_, log_, [this] { on_event_log_failure(); }),
       hosts_(ComponentContext{config_, state_, sink_, log_}, io_, outbound_, options_.key, host_tracker_hooks()),
-      pass_timer_(io_),
-      sleep_timer_(io_),
-      retry_timer_(io_),
-      snapshot_timer_(io_) {
+      snapshot_timer_(io_),
+      scheduling_(ComponentContext{config_, state_, sink_, log_}, config_index_, io_, scheduling_hooks()) {
   state_.sync_config(*config_, config_index_.policy);
   router_ = make_router();
 }
 
 Mbatchd::~Mbatchd() {
-  sched_thread_.join();
+  scheduling_.join();
   outbound_.join();
   if (event_log_) event_log_->stop();
 }
@@ -251,10 +249,8 @@ void Mbatchd::stop() {
   net::asio::post(io_, [this] {
     lifecycle_.stopping();
     if (server_) server_->stop();
-    pass_timer_.cancel();
-    sleep_timer_.cancel();
+    scheduling_.cancel_timers();
     hosts_.stop();
-    retry_timer_.cancel();
     snapshot_timer_.cancel();
     if (lease_timer_) lease_timer_->cancel();
     work_.reset();

@@ -11,10 +11,11 @@
 // (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
 // the event log (event_log_writer.h, event_log_reader.h), and the components split
 // out of this class: Queries (queries.h: bhist, bacct), ClusterLinks (cluster_links.h:
-// MultiCluster offers, leases, relays, shared resources). The member functions below
-// are grouped by the file that defines them.
-// HostTracker (host_tracker.h): the sbatchds' registrations and load reports, host
-// status, and the StartJob and SignalJob calls to them.
+// MultiCluster offers, leases, relays, shared resources), HostTracker (host_tracker.h:
+// the sbatchds' registrations and load reports, host status, and the StartJob and
+// SignalJob calls to them), the SchedulingDriver (scheduling_driver.h: the view, the
+// pass on its thread, applying its result; with view_builder.h and job_policy.h). The
+// member functions below are grouped by the file that defines them.
 #pragma once
 
 #include <chrono>
@@ -38,15 +39,18 @@
 #include "daemons/common/thread_owner.h"
 #include "daemons/mbatchd/cluster_links.h"
 #include "daemons/mbatchd/cluster_state.h"
+#include "daemons/mbatchd/config_index.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/host_tracker.h"
 #include "daemons/mbatchd/job_id_mark.h"
+#include "daemons/mbatchd/job_policy.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
 #include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
+#include "daemons/mbatchd/scheduling_driver.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/pass.h"
 
@@ -79,18 +83,8 @@ struct MbatchdOptions {
   std::shared_ptr<MasterRole> role;
 };
 
-// What the scheduling view and submission checks need from a configuration, worked
-// out once per configuration (start and reconfig) instead of on every pass or request.
-struct ConfigIndex {
-  std::map<std::string, sched::ResourceMap> host_static;
-  std::shared_ptr<const sched::SchedPolicy> policy;
-};
-ConfigIndex index_config(const config::ClusterConfig& config);
 // Where lsb.events, lsb.snapshot and lsb.acct live.
 std::filesystem::path logdir_of(const config::ClusterConfig& config);
-
-// A queue's RUNLIMIT as jobs without -W get it (its default, else its maximum); 0: none.
-std::int64_t default_run_limit_s(const config::Queue& queue);
 
 class Mbatchd {
  public:
@@ -237,7 +231,7 @@ class Mbatchd {
   std::string borrowed_from(const std::string& host) const { return cluster_links_.borrowed_from(host); }
   std::string borrowed_host_status(const std::string& host) const { return cluster_links_.borrowed_host_status(host); }
   std::map<std::string, wire::OfferedHost> borrowed_hosts() const { return cluster_links_.borrowed_hosts(); }
-  void add_borrowed_hosts(sched::ClusterView& view) const { cluster_links_.add_borrowed_hosts(view, last_dispatch_); }
+  void add_borrowed_hosts(sched::ClusterView& view) const { cluster_links_.add_borrowed_hosts(view, last_dispatch()); }
   void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
                          std::function<void(const net::CallResult&)> done) {
     cluster_links_.relay_to_provider(host, std::move(request), std::move(done));
@@ -265,36 +259,30 @@ class Mbatchd {
   std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const {
     return cluster_links_.policy_with_leased_resources();
   }
-  // --- scheduling (scheduling_loop.cc)
-  void request_pass();
-  void run_pass();
-  // Without pending jobs for queries that count only what runs (blimits, bhosts -s):
-  // at 100,000 pending they are most of the view's cost.
-  // `leases`: with shared resources as leases change them (policy_with_leased_resources);
-  // the export plan itself works from the configuration's.
-  // `jobs`, when given, gets the Job behind each entry of view.pending.
-  sched::ClusterView build_view(bool with_pending = true, bool leases = true, std::vector<Job*>* jobs = nullptr) const;
-  // A host's static resources and, once it reports, its load: what select[] reads.
-  sched::ResourceMap host_resources(const std::string& host) const;
-  // `jobs`: the Job behind each of view.pending, valid while state_.jobs_dropped() is
-  // still `dropped`.
-  struct PassJobs {
-    std::vector<Job*> jobs;
-    std::uint64_t dropped = 0;
-  };
-  // `running`: how many running jobs the pass's view held (for the log).
-  void apply_pass(size_t running, sched::PassResult result, std::chrono::microseconds took, const PassJobs& jobs,
-                  std::vector<sched::JobView> spare);
-  sched::DependencyState dependency_state(const Job& job) const;
-  sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const;
-  std::shared_ptr<const sched::AskedHosts> resolve_asked_hosts(const wire::JobSpec& spec) const;
-  // -W, else the application profile's RUNLIMIT (within the queue's hard limit), else
-  // the queue's RUNLIMIT; 0: none.
-  std::int64_t effective_run_limit(const Job& job) const;
-  const config::Application* application(const Job& job) const;  // null: no -app
-  bool rerunnable(const Job& job) const;  // bsub -r, else the profile's RERUNNABLE, else the queue's
-  void suspend_by_system(Job& job, const sched::Suspend& decision);
-  void resume_by_system(Job& job);
+  // --- scheduling: forwards to scheduling_ (scheduling_driver.h) and job_policy.h,
+  // and the driver's hooks (scheduling_hooks.cc)
+  SchedulingHooks scheduling_hooks();
+  void request_pass() { scheduling_.request_pass(); }
+  // A pass when a failed pre-exec may be retried.
+  void request_pass_after(std::chrono::seconds delay) { scheduling_.request_pass_after(delay); }
+  // Without pending jobs (`with_pending` false) for queries that count only what runs;
+  // `leases`: with shared resources as leases change them (ViewBuilder::build).
+  sched::ClusterView build_view(bool with_pending = true, bool leases = true) const {
+    return scheduling_.build_view(with_pending, leases);
+  }
+  sched::ResourceMap host_resources(const std::string& host) const { return scheduling_.host_resources(host); }
+  const std::map<sched::JobKey, sched::Reservation>& reservations() const { return scheduling_.reservations(); }
+  const std::vector<sched::GuaranteeReport>& guarantees() const { return scheduling_.guarantees(); }
+  const std::vector<sched::ThrottleUse>& throttles() const { return scheduling_.throttles(); }
+  const std::map<std::string, std::int64_t>& last_dispatch() const { return scheduling_.last_dispatch(); }
+  const PassCounters& pass_counters() const { return scheduling_.counters(); }
+  sched::DependencyState dependency_state(const Job& job) const { return mbd::dependency_state(*config_, state_, job); }
+  sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const {
+    return mbd::evaluate_dependency(*config_, state_, dep);
+  }
+  std::int64_t effective_run_limit(const Job& job) const { return mbd::effective_run_limit(*config_, job); }
+  const config::Application* application(const Job& job) const { return mbd::application(*config_, job); }
+  bool rerunnable(const Job& job) const { return mbd::rerunnable(*config_, job); }
   // --- who may do what (permissions.cc)
   bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
   // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
@@ -316,7 +304,6 @@ class Mbatchd {
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
   net::asio::thread_pool outbound_{2};
-  net::asio::thread_pool sched_thread_{1};
   ClusterState state_;
   // The thread that may touch state_ and everything below: the one that runs io_
   // (run() binds it; before, the one that recovers and starts). Debug builds check it
@@ -338,21 +325,8 @@ class Mbatchd {
   JobIdMark job_ids_{""};
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
-  net::asio::steady_timer pass_timer_;
-  net::asio::steady_timer sleep_timer_;
-  net::asio::steady_timer retry_timer_;     // a pass when a failed pre-exec may be retried
   net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
   std::uint64_t snapshot_tries_ = 0;
-  bool pass_scheduled_ = false;
-  bool pass_running_ = false;
-  bool pass_again_ = false;
-  std::uint64_t passes_ = 0;
-  // Scheduling state that lives only as long as this mbatchd, as in LSF: when each
-  // reserving job's reservation began and its estimated start, when each host last
-  // got a job and last had a load-based suspend or resume.
-  std::map<sched::JobKey, sched::Reservation> reservations_;
-  std::vector<sched::GuaranteeReport> guarantees_;  // as the last pass left them
-  std::vector<sched::ThrottleUse> throttles_;       // the same, for blimits
   // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
   // after a restart such a job ends as killed.
   struct RequeueAfterKill {
@@ -360,36 +334,14 @@ class Mbatchd {
     bool to_top = false;  // bmig: ahead of the jobs waiting in its queue
   };
   std::map<sched::JobKey, RequeueAfterKill> requeue_after_kill_;
-  std::map<std::string, std::int64_t> last_dispatch_, last_load_action_;
-  sched::PassStats last_stats_;
-  // Job RES_REQ merged with its application profile's and its queue's, by (job string,
-  // profile, queue): jobs with the same requirement share one object, which is what
-  // makes them one requirement class.
-  mutable std::map<std::tuple<std::string, std::string, std::string>,
-                   std::shared_ptr<const config::ResourceRequirement>>
-      merged_requirements_;
   std::uint64_t config_generation_ = 1;  // bumped by every applied reconfig
-  // The pass's host table for the current configuration (the host list changes only
-  // with it); made by the first view after a reconfig.
-  mutable std::shared_ptr<const sched::HostTable> host_table_;
-  // The last pass's pending jobs' storage, emptied, for the next view: 100,000 JobViews
-  // are 34 MB, which malloc maps afresh each time and the kernel then zeroes page by page.
-  mutable std::vector<sched::JobView> spare_pending_;
-  mutable std::uint64_t host_table_generation_ = 0;
-  // What each pass works out and the next one reuses (host matching, job slot limit
-  // counts); passes only.
-  std::shared_ptr<sched::PassCarry> pass_carry_;
-  // Users and projects to the ids views give jobs (JobView::user_id): ids are for the
-  // life of the daemon. The views share a copy, made again when a name was added.
-  mutable sched::NameIndex user_ids_, project_ids_;
-  mutable std::shared_ptr<const sched::NameIndex> user_ids_copy_, project_ids_copy_;
-  std::chrono::microseconds last_pass_took_{0}, max_pass_took_{0}, total_pass_took_{0};
-  std::chrono::microseconds last_view_took_{0};  // building the view on the state thread
-  std::uint64_t dispatched_total_ = 0, submissions_total_ = 0;
+  std::uint64_t submissions_total_ = 0;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::int64_t start_wall_time_ = static_cast<std::int64_t>(std::time(nullptr));
   std::int64_t last_reconfig_time_ = 0;
-  std::chrono::microseconds last_pass_cost_{0};  // state-thread time of the last pass, plus its run
+  // The view, the pass and applying it (scheduling_driver.h); last, as it is built with
+  // hooks into the rest.
+  SchedulingDriver scheduling_;
 };
 
 }  // namespace lsf::mbd

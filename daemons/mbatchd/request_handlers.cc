@@ -358,7 +358,7 @@ wire::JobInfo Mbatchd::job_info(const Job& job) const {
       }
     }
   }
-  if (auto r = reservations_.find(job.key); r != reservations_.end() && job.pending()) {
+  if (auto r = reservations().find(job.key); r != reservations().end() && job.pending()) {
     for (const auto& h : r->second.hosts) info.add_reserved_hosts(h);
     info.set_estimated_start(r->second.estimated_start);
     info.set_reserved_since(r->second.since);
@@ -896,7 +896,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   }
   config_ = result.config;
   config_index_ = index_config(*config_);
-  merged_requirements_.clear();
+  scheduling_.reconfigured();
   ++config_generation_;
   state_.sync_config(*config_, config_index_.policy);
   out->set_applied(true);
@@ -916,18 +916,19 @@ namespace lsf::mbd {
 void Mbatchd::on_perfmon(const wire::RequestEnvelope&, const net::Responder& respond) {
   auto reply = net::ok_reply();
   auto* out = reply.mutable_perfmon();
-  out->set_passes(passes_);
-  out->set_last_pass_us(last_pass_took_.count());
-  out->set_max_pass_us(max_pass_took_.count());
-  out->set_total_pass_us(total_pass_took_.count());
-  out->set_jobs_pending(last_stats_.jobs_pending);
-  out->set_jobs_considered(last_stats_.jobs_considered);
-  out->set_dispatched(last_stats_.dispatched);
-  out->set_reserved(last_stats_.reserved);
-  out->set_preempted(last_stats_.preempted);
-  out->set_classes(last_stats_.classes);
-  out->set_host_matches(last_stats_.host_matches);
-  out->set_jobs_dispatched_total(dispatched_total_);
+  const PassCounters& passes = pass_counters();
+  out->set_passes(passes.passes);
+  out->set_last_pass_us(passes.last_took.count());
+  out->set_max_pass_us(passes.max_took.count());
+  out->set_total_pass_us(passes.total_took.count());
+  out->set_jobs_pending(passes.last_stats.jobs_pending);
+  out->set_jobs_considered(passes.last_stats.jobs_considered);
+  out->set_dispatched(passes.last_stats.dispatched);
+  out->set_reserved(passes.last_stats.reserved);
+  out->set_preempted(passes.last_stats.preempted);
+  out->set_classes(passes.last_stats.classes);
+  out->set_host_matches(passes.last_stats.host_matches);
+  out->set_jobs_dispatched_total(passes.dispatched_total);
   out->set_submissions_total(submissions_total_);
   out->set_uptime_s(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_).count());
