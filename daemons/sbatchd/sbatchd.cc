@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -234,15 +235,16 @@ void Sbatchd::report_load() {
 
 void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respond) {
   // Master failover: a request from a master older than one already heard from is a
-  // superseded master's (master_lease.h); its word no longer counts.
-  if (request.master_epoch() < newest_master_epoch_) {
+  // superseded master's (master_lease.h); its word no longer counts. Every mbatchd
+  // holds a term (1 or more); 0 is a tool's that signs with the key and holds none.
+  if (request.master_epoch() > 0 && request.master_epoch() < newest_master_epoch_) {
     log_->warn("refused a request of the master of term {}: term {} has taken over", request.master_epoch(),
                newest_master_epoch_);
     return respond(net::error_reply(wire::STATUS_NOT_MASTER, "term " + std::to_string(newest_master_epoch_) +
                                                                  " has taken over from term " +
                                                                  std::to_string(request.master_epoch())));
   }
-  newest_master_epoch_ = request.master_epoch();
+  newest_master_epoch_ = std::max(newest_master_epoch_, request.master_epoch());
   switch (request.request_case()) {
     case wire::RequestEnvelope::kStartJob:
     case wire::RequestEnvelope::kStartJobs: {
