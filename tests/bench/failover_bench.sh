@@ -20,6 +20,7 @@ trap 'cluster_stop "$DIR" >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 cluster_create "$DIR" "$ROOT/conf-examples/failover"
 sed -i 's/^LSF_LOG_MASK=.*/LSF_LOG_MASK=LOG_WARNING/' "$DIR/conf/lsf.conf"
 cluster_start "$DIR" "$BIN" >/dev/null || exit 1
+disown -a  # their kill -9 is the point: no "Killed" from this shell
 export LSF_ENVDIR="$DIR/conf" PATH="$BIN:$PATH"
 LOGDIR=$(ls -d "$DIR"/work/*/logdir)
 
@@ -43,6 +44,7 @@ for round in $(seq 1 "$ROUNDS"); do
   times+=("$ms")
   echo "round $round: $m killed, $(master) took over, first submission accepted after $ms ms"
   cluster_revive_host "$DIR" "$BIN" "$m"
+  disown -a
   # The revived host is a candidate again once its sbatchd reports.
   for i in $(seq 1 200); do
     bhosts "$m" 2>/dev/null | awk 'NR == 2 {print $2}' | grep -qvE '^(unavail|unreach)$' && break
