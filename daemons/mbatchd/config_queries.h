@@ -3,7 +3,8 @@
 // blimits, shared resources, bqueues, bhosts and badmin perfmon. Counts of jobs come
 // from the state; what only the rest of mbatchd knows comes through the hooks: host
 // status and load (host tracking), views and the last pass's reports (scheduling),
-// borrowed hosts (MultiCluster).
+// borrowed hosts (MultiCluster). Defined in config_queries.cc, with bqueues and bhosts
+// in queue_host_queries.cc.
 //
 // Owns: nothing; it reads the state, the configuration and its index.
 // Thread: the state thread (the io_context), as the request table calls it.
