@@ -10,7 +10,9 @@
 // the event sink changes are recorded through (event_sink.h), the lifecycle
 // (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
 // the event log (event_log_writer.h, event_log_reader.h), and the components split
-// out of this class: Queries (queries.h: bhist, bacct), ClusterLinks (cluster_links.h:
+// out of this class: Queries (queries.h: bhist, bacct), JobQueries (job_queries.h:
+// bjobs, bwait), ConfigQueries (config_queries.h: bqueues, bhosts, bparams, busers,
+// blimits and the other configuration and usage queries), ClusterLinks (cluster_links.h:
 // MultiCluster offers, leases, relays, shared resources), HostTracker (host_tracker.h:
 // the sbatchds' registrations and load reports, host status, and the StartJob and
 // SignalJob calls to them), the SchedulingDriver (scheduling_driver.h: the view, the
@@ -40,12 +42,14 @@
 #include "daemons/mbatchd/cluster_links.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/config_index.h"
+#include "daemons/mbatchd/config_queries.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/host_tracker.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/job_policy.h"
+#include "daemons/mbatchd/job_queries.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
 #include "daemons/mbatchd/queries.h"
@@ -137,28 +141,22 @@ class Mbatchd {
   // --- the request table (routes.cc; router.h states its rules)
   std::unique_ptr<RequestRouter> make_router();
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // --- bsub, bjobs, bkill, bhosts, bqueues, host and queue control, badmin reconfig,
-  // perfmon, bmove, brun (request_handlers.cc)
+  // --- bsub, bkill, host and queue control, badmin reconfig, bmove, brun
+  // (request_handlers.cc)
   void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
   // Checks and records one submission; else the refusal.
   daemon::Status submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
-  void on_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_queues(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_hosts(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_perfmon(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
-  wire::JobInfo job_info(const Job& job) const;
-  // bjobs -l's "Combined" requirement: job, application and queue merged, with the
-  // pass's defaults shown where none is given.
-  std::string combined_requirement(const Job& job) const;
-  // The job's requirement merged with its application's and queue's (what the pass uses).
-  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const;
+  // The job's requirement merged with its application's and queue's (job_queries.h).
+  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const {
+    return mbd::merged_requirement(*config_, job);
+  }
   daemon::Status check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
                                   std::vector<std::int32_t>& indices) const;
   // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
@@ -179,18 +177,12 @@ class Mbatchd {
   // failed result in `out`.
   std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
                                const std::string& user_for_zero, wire::SignalJobsReply* out);
-  // --- configuration and usage queries, job input, bpeek, blimits, wait conditions
-  // (info_handlers.cc)
+  // --- job input and bpeek, answered by the job's host (info_handlers.cc)
   void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_config_info(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_users(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_host_partitions(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_guarantee_pools(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_applications(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_limits(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_shared_resources(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_wait_condition(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- what job_queries_ and config_queries_ ask of the rest of mbatchd (query_hooks.cc)
+  JobQueriesHooks job_queries_hooks();
+  ConfigQueriesHooks config_queries_hooks();
   // --- job groups (job_groups.cc)
   void on_job_group_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_groups(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -339,6 +331,10 @@ class Mbatchd {
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::int64_t start_wall_time_ = static_cast<std::int64_t>(std::time(nullptr));
   std::int64_t last_reconfig_time_ = 0;
+  // The read-only queries: bjobs and bwait (job_queries.h); bqueues, bhosts and the
+  // configuration and usage queries (config_queries.h).
+  JobQueries job_queries_{ComponentContext{config_, state_, sink_, log_}, config_index_, job_queries_hooks()};
+  ConfigQueries config_queries_{ComponentContext{config_, state_, sink_, log_}, config_index_, config_queries_hooks()};
   // The view, the pass and applying it (scheduling_driver.h); last, as it is built with
   // hooks into the rest.
   SchedulingDriver scheduling_;

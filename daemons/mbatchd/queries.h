@@ -1,6 +1,7 @@
 // Queries: the requests that read what mbatchd recorded and change nothing. Today
-// bhist and bacct, read back from lsb.events (and lsb.events.1) and lsb.acct; the
-// configuration and usage queries of info_handlers.cc are to move here too.
+// bhist and bacct, read back from lsb.events (and lsb.events.1) and lsb.acct. The
+// queries answered from the state are JobQueries's and ConfigQueries's
+// (job_queries.h, config_queries.h).
 //
 // Owns: nothing. It reads the configuration mbatchd holds (by reference to its
 // pointer, so a reconfig is seen) and the log files, which the event log's writer

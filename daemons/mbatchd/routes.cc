@@ -93,18 +93,25 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   add(R::kQueueControl, anyone, kChanges, &Mbatchd::on_queue_control);
   add(R::kReconfig, admin, kReads, &Mbatchd::on_reconfig);
   // Queries.
-  add(R::kJobs, anyone, kReads, &Mbatchd::on_jobs);
-  add(R::kQueues, anyone, kReads, &Mbatchd::on_queues);
-  add(R::kHosts, anyone, kReads, &Mbatchd::on_hosts);
-  add(R::kPerfmon, anyone, kReads, &Mbatchd::on_perfmon);
-  add(R::kConfigInfo, anyone, kReads, &Mbatchd::on_config_info);
-  add(R::kUsers, anyone, kReads, &Mbatchd::on_users);
-  add(R::kHostPartitions, anyone, kReads, &Mbatchd::on_host_partitions);
-  add(R::kGuaranteePools, anyone, kReads, &Mbatchd::on_guarantee_pools);
-  add(R::kApplications, anyone, kReads, &Mbatchd::on_applications);
+  // job_queries_ and config_queries_ answer from the state alone (job_queries.h,
+  // config_queries.h).
+  auto add_query = [&](R::RequestCase kind, std::function<wire::ReplyEnvelope(const R&)> query) {
+    Route route;
+    route.handler = [query](const R& r, const Peer&, const Respond& respond) { respond(query(r)); };
+    router->add(kind, std::move(route));
+  };
+  add_query(R::kJobs, [this](const R& r) { return job_queries_.jobs(r); });
+  add_query(R::kQueues, [this](const R& r) { return config_queries_.queues(r); });
+  add_query(R::kHosts, [this](const R& r) { return config_queries_.hosts(r); });
+  add_query(R::kPerfmon, [this](const R& r) { return config_queries_.perfmon(r); });
+  add_query(R::kConfigInfo, [this](const R& r) { return config_queries_.config_info(r); });
+  add_query(R::kUsers, [this](const R& r) { return config_queries_.users(r); });
+  add_query(R::kHostPartitions, [this](const R& r) { return config_queries_.host_partitions(r); });
+  add_query(R::kGuaranteePools, [this](const R& r) { return config_queries_.guarantee_pools(r); });
+  add_query(R::kApplications, [this](const R& r) { return config_queries_.applications(r); });
   add(R::kJobGroups, anyone, kReads, &Mbatchd::on_job_groups);
   add(R::kPeek, anyone, kReads, &Mbatchd::on_peek);
-  add(R::kWaitCondition, anyone, kReads, &Mbatchd::on_wait_condition);
+  add_query(R::kWaitCondition, [this](const R& r) { return job_queries_.wait_condition(r); });
   {
     Route history, acct;
     history.handler = [this](const R& r, const Peer&, const Respond& respond) { respond(queries_.history(r)); };
@@ -112,8 +119,8 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
     router->add(R::kHistory, std::move(history));
     router->add(R::kAcct, std::move(acct));
   }
-  add(R::kLimits, anyone, kReads, &Mbatchd::on_limits);
-  add(R::kSharedResources, anyone, kReads, &Mbatchd::on_shared_resources);
+  add_query(R::kLimits, [this](const R& r) { return config_queries_.limits(r); });
+  add_query(R::kSharedResources, [this](const R& r) { return config_queries_.shared_resources(r); });
   // MultiCluster (cluster_links.h): bhosts -e and bclusters for anyone; offers and
   // relays only from another cluster's mbatchd.
   {
