@@ -35,7 +35,8 @@ std::string refusal(const Job& job, const std::string& caller, bool admin) {
 
 }  // namespace
 
-std::string Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string& queue, std::string* resolved) const {
+daemon::Status Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string& queue,
+                                       std::string* resolved) const {
   wire::JobSpec check = spec;
   check.clear_queues();
   check.add_queues(queue);
@@ -43,9 +44,9 @@ std::string Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string
   std::string name;
   bool default_queue = false;
   std::vector<std::int32_t> indices;
-  std::string why = check_submission(check, name, default_queue, indices).message();
+  auto st = check_submission(check, name, default_queue, indices);
   if (resolved) *resolved = name;
-  return why;
+  return st;
 }
 
 std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
@@ -138,8 +139,8 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
       wire::JobSpec spec = job->spec();
       spec.clear_asked_hosts();
       for (const auto& h : q.hosts()) spec.add_asked_hosts(h);
-      if (auto why = check_in_queue(spec, job->queue); !why.empty()) {
-        add_result(out, job->key, false, who + ": " + why);
+      if (auto st = check_in_queue(spec, job->queue); !st.ok()) {
+        add_result(out, job->key, false, who + ": " + st.message());
         continue;
       }
       wire::EventRecord ev;
@@ -170,8 +171,8 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
     }
     // The new queue must take the job as it would at submission.
     std::string queue;
-    if (auto why = check_in_queue(job->spec(), q.queue(), &queue); !why.empty()) {
-      add_result(out, job->key, false, label(job->key) + ": " + why);
+    if (auto st = check_in_queue(job->spec(), q.queue(), &queue); !st.ok()) {
+      add_result(out, job->key, false, label(job->key) + ": " + st.message());
       continue;
     }
     if (queue != job->queue) {
@@ -274,10 +275,10 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     }
     if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
     // The job must still be one its queue takes, with requirements that parse.
-    std::string why = check_in_queue(spec, job->queue);
+    std::string why = check_in_queue(spec, job->queue).message();
     // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
     // the job's other options.
-    if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue);
+    if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue).message();
     // A new profile must exist and take the job's -n; one removed by a reconfig does
     // not lock the job's other options.
     if (why.empty() && sets_app) why = check_application(spec).message();

@@ -169,9 +169,9 @@ class Mbatchd {
   void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Whether `queue` takes a job with this spec, as it would at submission (empty: yes).
-  std::string check_in_queue(const wire::JobSpec& spec, const std::string& queue,
-                             std::string* resolved = nullptr) const;
+  // Ok when `queue` takes a job with this spec, as it would at submission; else why not.
+  daemon::Status check_in_queue(const wire::JobSpec& spec, const std::string& queue,
+                                std::string* resolved = nullptr) const;
   // The jobs a control request names: each reference's job or elements; job id 0:
   // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
   // failed result in `out`.
@@ -282,7 +282,7 @@ class Mbatchd {
   // An LSF administrator, or one of the queue's ADMINISTRATORS.
   bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
   // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
-  std::string check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
+  daemon::Status check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
   // Whether the caller acts on this job with an administrator's authority (what the
   // job's end reason and suspend reason then say).
   bool acts_as_admin(const wire::Identity& caller, const Job& job) const;

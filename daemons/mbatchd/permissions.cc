@@ -32,12 +32,14 @@ bool Mbatchd::is_queue_admin(const wire::Identity& caller, const std::string& qu
   return false;
 }
 
-std::string Mbatchd::check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const {
+daemon::Status Mbatchd::check_user_priority(int priority, const wire::Identity& caller,
+                                            const std::string& queue) const {
   if (priority <= 0) return {};
   const int max = config_->params.max_user_priority;
-  if (max <= 0) return "-sp: user-assigned job priority is not enabled (MAX_USER_PRIORITY in lsb.params)";
+  if (max <= 0) return daemon::fail("-sp: user-assigned job priority is not enabled (MAX_USER_PRIORITY in lsb.params)");
   if (priority > max && !is_admin(caller) && !is_queue_admin(caller, queue))
-    return "-sp " + std::to_string(priority) + ": more than MAX_USER_PRIORITY (" + std::to_string(max) + ")";
+    return daemon::fail("-sp " + std::to_string(priority) + ": more than MAX_USER_PRIORITY (" + std::to_string(max) +
+                        ")");
   return {};
 }
 

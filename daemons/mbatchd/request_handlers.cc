@@ -259,7 +259,7 @@ daemon::Status Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identi
   if (!spec.job_group().empty())
     if (auto st = check_job_group_path(spec.job_group()); !st.ok()) return st;
   if (auto st = check_submission(with_app, queue, default_queue, indices); !st.ok()) return st;
-  if (auto err = check_user_priority(spec.user_priority(), caller, queue); !err.empty()) return daemon::fail(err);
+  if (auto st = check_user_priority(spec.user_priority(), caller, queue); !st.ok()) return st;
   if (sc && !access(*sc))
     return daemon::fail("Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
                         (sc->access_projects.empty() ? "" : " and project <" + project + ">"));
