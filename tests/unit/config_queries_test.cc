@@ -4,19 +4,14 @@
 // badmin perfmon show a user.
 #include <gtest/gtest.h>
 
-#include "config_tree.h"
+#include "component_world.h"
 #include "daemons/mbatchd/config_queries.h"
 
 using namespace lsf;
 
 namespace {
 
-struct Cluster {
-  lsf::testing::ConfigTree tree;
-  std::shared_ptr<const config::ClusterConfig> config;
-  mbd::ConfigIndex index;
-  mbd::ClusterState state;
-  mbd::MemoryEventSink sink{state};
+struct Cluster : lsf::testing::ComponentWorld {
   std::map<std::string, std::string> status;  // what host tracking says; else "ok"
   std::map<std::string, mbd::HostLink> links;
   std::map<sched::JobKey, sched::Reservation> reservations;
@@ -32,11 +27,7 @@ struct Cluster {
              "Begin Queue\nQUEUE_NAME = night\nPRIORITY = 40\nDESCRIPTION = overnight runs\nEnd Queue\n");
     tree.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\ndefault 2\nEnd Host\n");
     tree.lsb("lsb.users", "Begin User\nUSER_NAME MAX_JOBS\nalice 5\nEnd User\n");
-    auto loaded = tree.load();
-    EXPECT_TRUE(loaded.usable()) << lsf::testing::errors_of(loaded);
-    config = loaded.config;
-    index = mbd::index_config(*config);
-    state.sync_config(*config, index.policy);
+    load();
     mbd::ConfigQueriesHooks h;
     h.host_status = [this](const std::string& host) {
       auto it = status.find(host);
@@ -62,9 +53,7 @@ struct Cluster {
     h.submissions_total = [] { return std::uint64_t{42}; };
     h.uptime = [] { return std::chrono::seconds(3600); };
     h.now = [this] { return sink.clock; };
-    queries = std::make_unique<mbd::ConfigQueries>(
-        mbd::ComponentContext{config, state, sink, std::make_shared<spdlog::logger>("config_queries_test")}, index,
-        std::move(h));
+    queries = std::make_unique<mbd::ConfigQueries>(context("config_queries_test"), index, std::move(h));
   }
 
   void submit(std::int64_t id, const std::string& user, const std::string& queue = "normal") {

@@ -3,30 +3,21 @@
 // the last pass and MultiCluster. What bjobs and bwait show a user.
 #include <gtest/gtest.h>
 
-#include "config_tree.h"
+#include "component_world.h"
 #include "daemons/mbatchd/job_queries.h"
 
 using namespace lsf;
 
 namespace {
 
-struct Cluster {
-  lsf::testing::ConfigTree tree;
-  std::shared_ptr<const config::ClusterConfig> config;
-  mbd::ConfigIndex index;
-  mbd::ClusterState state;
-  mbd::MemoryEventSink sink{state};
+struct Cluster : lsf::testing::ComponentWorld {
   std::map<std::string, mbd::HostStatus> status;  // what host tracking says; else ok
   std::map<sched::JobKey, sched::Reservation> reservations;
   std::vector<std::string> leased_asked;  // users add_leased_jobs was asked for
   std::unique_ptr<mbd::JobQueries> queries;
 
   Cluster() {
-    auto loaded = tree.load();
-    EXPECT_TRUE(loaded.usable()) << lsf::testing::errors_of(loaded);
-    config = loaded.config;
-    index = mbd::index_config(*config);
-    state.sync_config(*config, index.policy);
+    load();
     mbd::JobQueriesHooks h;
     h.status_of = [this](const std::string& host) {
       auto it = status.find(host);
@@ -39,9 +30,7 @@ struct Cluster {
       leased_asked.push_back(user);
     };
     h.now = [this] { return sink.clock; };
-    queries = std::make_unique<mbd::JobQueries>(
-        mbd::ComponentContext{config, state, sink, std::make_shared<spdlog::logger>("job_queries_test")}, index,
-        std::move(h));
+    queries = std::make_unique<mbd::JobQueries>(context("job_queries_test"), index, std::move(h));
   }
 
   void submit(std::int64_t id, const std::string& user) {

@@ -6,7 +6,7 @@
 
 #include <csignal>
 
-#include "config_tree.h"
+#include "component_world.h"
 #include "daemons/mbatchd/scheduling_driver.h"
 #include "event_records.h"
 
@@ -14,12 +14,7 @@ using namespace lsf;
 
 namespace {
 
-struct Cluster {
-  lsf::testing::ConfigTree tree;
-  std::shared_ptr<const config::ClusterConfig> config;
-  mbd::ConfigIndex index;
-  mbd::ClusterState state;
-  mbd::MemoryEventSink sink{state};
+struct Cluster : lsf::testing::ComponentWorld {
   net::asio::io_context io;
   std::string refusal;  // what the event log says
   std::vector<sched::JobKey> asked_to_start;
@@ -29,14 +24,8 @@ struct Cluster {
   Cluster() {
     tree.lsb("lsb.queues", "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nRES_REQ = select[fs]\nEnd Queue\n");
     tree.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\ndefault 1\nEnd Host\n");
-    auto loaded = tree.load();
-    EXPECT_TRUE(loaded.usable()) << lsf::testing::errors_of(loaded);
-    config = loaded.config;
-    index = mbd::index_config(*config);
-    state.sync_config(*config, index.policy);
-    driver = std::make_unique<mbd::SchedulingDriver>(
-        mbd::ComponentContext{config, state, sink, std::make_shared<spdlog::logger>("scheduling_driver_test")}, index,
-        io, hooks());
+    load();
+    driver = std::make_unique<mbd::SchedulingDriver>(context("scheduling_driver_test"), index, io, hooks());
   }
 
   mbd::SchedulingHooks hooks() {
