@@ -76,6 +76,7 @@ Sbatchd::Sbatchd(SbatchdOptions options)
       load_(options_.load_file),
       report_timer_(io_),
       poll_timer_(io_),
+      lease_timer_(io_),
       sigchld_(io_, SIGCHLD) {}
 
 Sbatchd::~Sbatchd() {
@@ -138,6 +139,7 @@ std::string Sbatchd::start() {
     master_watch_ = std::make_unique<MasterWatch>(io_, *options_.master_watch, log_);
     master_watch_->start();
   }
+  if (!options_.master_lease_dir.empty()) watch_master_lease();
   log_->info("sbatchd for host {} listening on {}:{}, {} job(s) regained", options_.host_name, options_.listen_address,
              server_->port(), jobs_.size());
   sigchld_.async_wait([this](const boost::system::error_code& e, int) {
@@ -157,9 +159,25 @@ void Sbatchd::stop() {
     if (master_watch_) master_watch_->stop();
     report_timer_.cancel();
     poll_timer_.cancel();
+    lease_timer_.cancel();
     sigchld_.cancel();
     work_.reset();
     io_.stop();
+  });
+}
+
+void Sbatchd::watch_master_lease() {
+  auto term = net::MasterLease(options_.master_lease_dir).current();
+  if (term.ok() && term->epoch > 0 && !term->released()) {
+    if (seen_master_epoch_ != 0 && term->epoch != seen_master_epoch_) {
+      log_->info("the master is now {} (term {}): registering with it", term->host, term->epoch);
+      register_host();
+    }
+    seen_master_epoch_ = term->epoch;
+  }
+  lease_timer_.expires_after(std::chrono::milliseconds(500));
+  lease_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) watch_master_lease();
   });
 }
 

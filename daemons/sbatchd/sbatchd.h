@@ -81,6 +81,9 @@ class Sbatchd {
   void on_peek(const wire::PeekRequest& r, const net::Responder& respond);
   void register_host();
   void report_load();
+  // Master failover: when the lease names a new term, registers with the new master at
+  // once (its running jobs, what ended meanwhile) instead of at the next report.
+  void watch_master_lease();
   void poll();
   void schedule_poll(std::chrono::milliseconds after);
   // Sends what is due of the job's TERMINATE sequence (terminate_sequence.h); ends the
@@ -107,6 +110,8 @@ class Sbatchd {
   std::map<std::string, Tracked> jobs_;
   net::asio::steady_timer report_timer_;
   net::asio::steady_timer poll_timer_;
+  net::asio::steady_timer lease_timer_;
+  std::int64_t seen_master_epoch_ = 0;  // the lease's term when last read
   net::asio::signal_set sigchld_;
   bool poll_scheduled_ = false;
   std::chrono::steady_clock::time_point last_memory_check_{};

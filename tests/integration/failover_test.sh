@@ -11,6 +11,9 @@
 #   failover_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2" failover
+# sbatchds report every 30 s here, as by default: after a takeover they must find the
+# new master by its lease, not by their next report.
+sed -i 's/^SBD_SLEEP_TIME.*/SBD_SLEEP_TIME = 30/' "$PARAMS"
 LOGDIR=$(ls -d "$TEST_DIR"/work/*/logdir 2>/dev/null | head -1)
 [ -n "$LOGDIR" ] || LOGDIR="$TEST_DIR/work/failover/logdir"
 
@@ -43,6 +46,8 @@ check "(a) hostB takes over in term 2" wait_for 60 bash -c "[ \"\$(ls '$LOGDIR' 
 check "(a) the new master answers" wait_for 60 bash -c "lsid | grep -qx 'My master name is hostB'"
 took=$(( ($(date +%s%N) - started) / 1000000 ))
 echo "# takeover: kill -9 of hostA to the new master answering: $took ms"
+check "(a) hostB and hostC register with the new master at once, not at their next report" \
+  wait_for 10 bash -c "bhosts hostB | grep -q ' ok ' && bhosts hostC | grep -q ' ok '"
 sleep 2
 touch "$TEST_DIR/stop"
 wait $submitters
