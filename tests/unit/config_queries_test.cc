@@ -6,6 +6,7 @@
 
 #include "component_world.h"
 #include "daemons/mbatchd/config_queries.h"
+#include "event_records.h"
 
 using namespace lsf;
 
@@ -57,24 +58,15 @@ struct Cluster : lsf::testing::ComponentWorld {
   }
 
   void submit(std::int64_t id, const std::string& user, const std::string& queue = "normal") {
-    wire::EventRecord r;
-    auto* e = r.mutable_job_new();
-    e->set_job_id(id);
-    e->set_user(user);
-    e->mutable_spec()->set_command("sleep 60");
-    e->set_queue(queue);
+    auto r = lsf::testing::job_new(id, user, queue);
     sink.record(r);
   }
   void start(std::int64_t id, const std::string& host) {
-    wire::EventRecord r;
-    r.mutable_job_start()->set_job_id(id);
-    r.mutable_job_start()->add_exec_hosts(host);
+    auto r = lsf::testing::job_start(id, host);
     sink.record(r);
   }
   void suspend(std::int64_t id) {
-    wire::EventRecord r;
-    r.mutable_job_status()->set_job_id(id);
-    r.mutable_job_status()->set_state(wire::JOB_USUSP);
+    auto r = lsf::testing::job_status(id, wire::JOB_USUSP);
     sink.record(r);
   }
 };

@@ -5,6 +5,7 @@
 
 #include "component_world.h"
 #include "daemons/mbatchd/job_queries.h"
+#include "event_records.h"
 
 using namespace lsf;
 
@@ -34,24 +35,15 @@ struct Cluster : lsf::testing::ComponentWorld {
   }
 
   void submit(std::int64_t id, const std::string& user) {
-    wire::EventRecord r;
-    auto* e = r.mutable_job_new();
-    e->set_job_id(id);
-    e->set_user(user);
-    e->mutable_spec()->set_command("sleep 60");
-    e->set_queue("normal");
+    auto r = lsf::testing::job_new(id, user);
     sink.record(r);
   }
   void start(std::int64_t id, const std::string& host) {
-    wire::EventRecord r;
-    r.mutable_job_start()->set_job_id(id);
-    r.mutable_job_start()->add_exec_hosts(host);
+    auto r = lsf::testing::job_start(id, host);
     sink.record(r);
   }
   void end(std::int64_t id, wire::JobState state_now) {
-    wire::EventRecord r;
-    r.mutable_job_status()->set_job_id(id);
-    r.mutable_job_status()->set_state(state_now);
+    auto r = lsf::testing::job_status(id, state_now);
     sink.record(r);
   }
 

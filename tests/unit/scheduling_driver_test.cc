@@ -59,9 +59,7 @@ struct Cluster : lsf::testing::ComponentWorld {
     record(r);
   }
   void start(std::int64_t id, const std::string& host) {
-    wire::EventRecord r;
-    r.mutable_job_start()->set_job_id(id);
-    r.mutable_job_start()->add_exec_hosts(host);
+    auto r = lsf::testing::job_start(id, host);
     record(r);
   }
   // Requests a pass and runs the state thread until its result is applied.
