@@ -94,7 +94,6 @@ daemon::Result<MasterTerm> MasterLease::claim(std::int64_t after_epoch, const st
                                               const std::string& address, std::uint16_t port) const {
   using R = daemon::Result<MasterTerm>;
   std::error_code ec;
-  fs::create_directories(dir_, ec);
   MasterTerm t{after_epoch + 1, host, address.empty() ? host : address, port, 1};
   const fs::path path = path_of(t.epoch);
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

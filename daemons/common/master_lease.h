@@ -48,7 +48,8 @@ class MasterLease {
 
   // The highest term claimed, as its file reads now; epoch 0 when there is none.
   daemon::Result<MasterTerm> current() const;
-  // Claims the term after `after_epoch` for this host and port. Fails when another
+  // Claims the term after `after_epoch` for this host and port, in a directory that
+  // exists (the caller makes it, with the event log's permissions). Fails when another
   // claimed it first (the caller is then not master) or the file cannot be made
   // durable. Removes the files of terms two or more behind the new one.
   daemon::Result<MasterTerm> claim(std::int64_t after_epoch, const std::string& host, const std::string& address,

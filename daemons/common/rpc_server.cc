@@ -281,7 +281,8 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
     write(error_reply(status, std::move(message)), false);
   }
 
-  void write(const wire::ReplyEnvelope& reply, bool keep_open) {
+  void write(wire::ReplyEnvelope reply, bool keep_open) {
+    if (shared_->options.master_epoch) reply.set_master_epoch(shared_->options.master_epoch);
     auto frame = std::make_shared<std::string>(encode_frame(reply));
     asio::async_write(
         socket_, asio::buffer(*frame),

@@ -86,6 +86,8 @@ struct ServerOptions {
   // Signed requests older than this (seconds since the epoch) are refused: the nonces
   // seen before a restart are gone, so nothing signed before the start is believed.
   std::int64_t started_at = 0;
+  // Stamped on every reply when set: mbatchd's master term (master failover).
+  std::int64_t master_epoch = 0;
 };
 
 // Seconds within which a request refused for a limit is logged only once.

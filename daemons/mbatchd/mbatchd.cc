@@ -178,16 +178,10 @@ daemon::Status Mbatchd::start() {
     so.key = options_.key;
     so.trust_unsigned = options_.trust_unsigned;
     so.pair_keys = options_.pair_keys;
+    if (options_.role) so.master_epoch = options_.role->epoch();
     server_ = std::make_unique<net::RpcServer>(
         io_, net::tcp::endpoint(net::asio::ip::make_address(options_.listen_address), port),
-        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& plain) {
-          // Every reply names the master's term (master failover).
-          const net::Responder respond =
-              options_.role ? net::Responder([plain, epoch = options_.role->epoch()](wire::ReplyEnvelope reply) {
-                reply.set_master_epoch(epoch);
-                plain(std::move(reply));
-              })
-                            : plain;
+        [this](wire::RequestEnvelope& r, const net::Peer& peer, const net::Responder& respond) {
           if (r.relayed_by().empty() || !peer.is_daemon()) return handle(r, peer, respond);
           // A user's command an sbatchd forwarded (command_relay.h): the user's, with
           // the identity that host's kernel gave, and never a daemon's.

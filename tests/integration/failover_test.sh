@@ -22,6 +22,7 @@ master_term() { ls "$LOGDIR" | sed -n 's/^lsb\.master\.\([0-9]*\)$/\1/p' | sort 
 master_host() { awk '{print $2}' "$LOGDIR/lsb.master.$(master_term)" 2>/dev/null; }
 check "hostA is master in term 1" bash -c "[ '$(master_term)' = 1 ] && [ '$(master_host)' = hostA ]"
 check "lsid names the master" bash -c "lsid | grep -qx 'My master name is hostA'"
+check "the log directory, terms included, is root's only" bash -c "[ \$(stat -c %a '$LOGDIR') = 700 ]"
 
 # A job on hostB that must live through both takeovers.
 long=$(submit -m hostB -o "$TEST_DIR/out/long.out" 'sleep 25; echo survived')
