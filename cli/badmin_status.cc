@@ -44,7 +44,8 @@ int mbdrestart(const std::vector<std::string>& args) {
   wire::RequestEnvelope req;
   req.mutable_reconfig()->set_restart(true);
   std::cout << "\nChecking configuration files ...\n\n";
-  const auto r = require_ok("badmin", session.call(req)).reconfig();
+  const auto reply = require_ok("badmin", session.call(req));
+  const auto& r = reply.reconfig();
   for (const auto& e : r.errors()) std::cout << e << "\n";
   if (!r.applied()) {
     std::cout
@@ -53,6 +54,8 @@ int mbdrestart(const std::vector<std::string>& args) {
   }
   std::cout << (r.warnings_size() > 0 ? "\nThere are warning errors.\n\n" : "No errors found.\n\n")
             << "MBD restart initiated\n";
+  // Master failover: the role goes back to a preferred candidate instead.
+  if (!reply.message().empty()) std::cout << reply.message() << "\n";
   return 0;
 }
 

@@ -148,6 +148,14 @@ struct BatchParams {
   int max_job_array_size = 1000;
   int clean_period = 3600;
   int max_sbd_fail = 3;
+  // REMOVE_HUNG_JOBS_FOR host_unavail[,wait_time=minutes]: a job that is not rerunnable
+  // ends (EXIT, TERM_REMOVE_HUNG_JOB) this long after its first execution host was lost
+  // (unavail). Empty: it stays UNKWN until its host comes back or bkill -r (LSF's
+  // behaviour when the keyword is not set). Here the default is 10 minutes, so that a
+  // host that never comes back does not hold its jobs for ever.
+  std::optional<int> remove_hung_host_unavail_min = 10;
+  // The same keyword's runlimit part: read, not acted on yet (a warning says so).
+  std::optional<int> remove_hung_runlimit_min;
   int pg_susp_it = 180;
   std::optional<int> max_pend_jobs;
   std::optional<int> max_pend_slots;

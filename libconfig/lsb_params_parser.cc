@@ -6,6 +6,52 @@
 
 namespace lsf::config {
 
+namespace {
+
+// REMOVE_HUNG_JOBS_FOR = runlimit[,wait_time=min]:host_unavail[,wait_time=min] | all[,wait_time=min]
+void parse_remove_hung_jobs_for(const std::string& value, const SourceLocation& where, FileContext& ctx,
+                                BatchParams& out) {
+  const std::string key = "REMOVE_HUNG_JOBS_FOR";
+  std::optional<int> host_unavail, runlimit;
+  for (const auto& part : split(value, ':')) {
+    auto fields = split(part, ',');
+    std::string what = to_lower(trim(fields.empty() ? std::string_view() : std::string_view(fields[0])));
+    int wait = 10;
+    bool ok = true;
+    for (std::size_t i = 1; i < fields.size(); ++i) {
+      std::string f(trim(fields[i]));
+      const std::string prefix = "wait_time=";
+      if (f.rfind(prefix, 0) != 0) {
+        ctx.error(where, "", key + " = " + value + ": '" + f + "' is not wait_time=minutes");
+        ok = false;
+        continue;
+      }
+      if (auto n = ctx.integer(f.substr(prefix.size()), where, "", key + " wait_time", 0, 1000000))
+        wait = static_cast<int>(*n);
+      else
+        ok = false;
+    }
+    if (!ok) return;
+    if (what == "host_unavail") {
+      host_unavail = wait;
+    } else if (what == "runlimit") {
+      runlimit = wait;
+    } else if (what == "all") {
+      host_unavail = runlimit = wait;
+    } else {
+      ctx.error(where, "", key + " = " + value + ": '" + what + "' is not runlimit, host_unavail or all");
+      return;
+    }
+  }
+  // Set: only what it names applies (LSF); host_unavail left out means never.
+  out.remove_hung_host_unavail_min = host_unavail;
+  out.remove_hung_runlimit_min = runlimit;
+  if (runlimit)
+    ctx.warning(where, "", key + " runlimit: not acted on by this scheduler; only host_unavail removes hung jobs");
+}
+
+}  // namespace
+
 void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& out) {
   bool seen = false;
   constexpr long long kMax = std::numeric_limits<int>::max();
@@ -77,6 +123,8 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         set_int(out.clean_period, 1, kMax);
       } else if (k == "MAX_SBD_FAIL") {
         set_int(out.max_sbd_fail, 1, kMax);
+      } else if (k == "REMOVE_HUNG_JOBS_FOR") {
+        parse_remove_hung_jobs_for(v, kv.where, ctx, out);
       } else if (k == "PG_SUSP_IT") {
         set_int(out.pg_susp_it, 0, kMax);
       } else if (k == "MAX_PEND_JOBS") {

@@ -20,6 +20,15 @@ std::string joined(const std::vector<std::string>& words) {
   return out;
 }
 
+std::string remove_hung_jobs_for(const BatchParams& p) {
+  std::string out;
+  if (p.remove_hung_runlimit_min) out = "runlimit,wait_time=" + std::to_string(*p.remove_hung_runlimit_min);
+  if (p.remove_hung_host_unavail_min)
+    out += (out.empty() ? "" : ":") + std::string("host_unavail,wait_time=") +
+           std::to_string(*p.remove_hung_host_unavail_min);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> param_values(const BatchParams& p) {
@@ -52,6 +61,7 @@ std::vector<std::pair<std::string, std::string>> param_values(const BatchParams&
       {"MC_RECLAIM_DELAY", number(p.mc_reclaim_delay)},
       {"PARALLEL_SCHED_BY_SLOT", yn(p.parallel_sched_by_slot)},
       {"PG_SUSP_IT", std::to_string(p.pg_susp_it)},
+      {"REMOVE_HUNG_JOBS_FOR", remove_hung_jobs_for(p)},
       {"RESERVATION_DEPTH", opt(p.reservation_depth)},
       {"RESERVATION_MODEL", p.reservation_plan ? "PLAN" : "HOLD"},
       {"RUN_JOB_FACTOR", number(p.run_job_factor)},

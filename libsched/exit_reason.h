@@ -23,6 +23,7 @@ constexpr std::string_view exit_reason_text(std::string_view reason) {
       {"TERM_CPULIMIT", "job killed after reaching LSF CPU usage limit"},
       {"TERM_MEMLIMIT", "job killed after reaching LSF memory usage limit"},
       {"TERM_ORPHAN_SYSTEM", "orphan job was automatically terminated by LSF"},
+      {"TERM_REMOVE_HUNG_JOB", "job removed from the LSF system"},
   };
   for (const auto& t : kTexts)
     if (t.reason == reason) return t.text;

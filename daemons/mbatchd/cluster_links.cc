@@ -39,10 +39,10 @@ ClusterLinks::ClusterLinks(ComponentContext ctx, ClusterLinksHooks hooks, Cluste
 
 void ClusterLinks::start() { check_clusters(); }
 
-std::pair<std::string, std::uint16_t> ClusterLinks::cluster_address(const std::string& cluster) const {
+std::pair<std::string, std::uint16_t> ClusterLinks::cluster_address(const std::string& cluster, std::size_t n) const {
   for (const auto& c : conf().clusters) {
     if (c.name != cluster || c.servers.empty()) continue;
-    const std::string& server = c.servers.front();
+    const std::string& server = c.servers[n % c.servers.size()];
     const auto colon = server.rfind(':');
     const std::uint16_t own = hooks_.own_port();
     if (colon == std::string::npos) return {server, own};
@@ -143,7 +143,10 @@ void ClusterLinks::offer_to_consumers() {
 void ClusterLinks::call_cluster(const std::string& cluster, wire::RequestEnvelope request,
                                 std::function<void(const net::CallResult&)> done) {
   auto& link = links_[cluster];
-  const auto [address, port] = cluster_address(cluster);
+  const std::size_t server = link.server;
+  const auto where = cluster_address(cluster, server);
+  const std::string address = where.first;
+  const std::uint16_t port = where.second;
   auto key = transport_.pair_keys.find(cluster);
   std::string why;
   if (address.empty())
@@ -168,13 +171,25 @@ void ClusterLinks::call_cluster(const std::string& cluster, wire::RequestEnvelop
   request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
   *request.mutable_caller() = net::current_identity();
   auto client = link.client;
-  net::asio::post(*link.strand, [this, client, request = std::move(request), done]() mutable {
-    auto result = client->call(request);
-    // The other mbatchd restarted since the last call: its end of the kept connection is
-    // gone, and the request never reached it. Once more, on a new connection.
-    if (!result.reply && result.error.rfind("connection closed", 0) == 0) result = client->call(std::move(request));
-    net::asio::post(transport_.io, [done, result = std::move(result)] { done(result); });
-  });
+  net::asio::post(
+      *link.strand, [this, client, cluster, server, address, port, request = std::move(request), done]() mutable {
+        auto result = client->call(request);
+        // The other mbatchd restarted since the last call: its end of the kept connection is
+        // gone, and the request never reached it. Once more, on a new connection.
+        if (!result.reply && result.error.rfind("connection closed", 0) == 0) result = client->call(std::move(request));
+        net::asio::post(transport_.io, [this, cluster, server, address, port, done, result = std::move(result)] {
+          const bool not_master = result.reply && result.reply->status() == wire::STATUS_NOT_MASTER;
+          auto& l = links_[cluster];
+          if ((!result.reply || not_master) && l.server == server) {
+            l.server = server + 1;
+            const auto next = cluster_address(cluster, l.server);
+            if (next.first != address || next.second != port)
+              ctx_.log->debug("cluster {}: no master at {}:{} ({}); trying {}:{} next", cluster, address, port,
+                              not_master ? "not the master" : result.error, next.first, next.second);
+          }
+          done(result);
+        });
+      });
 }
 
 void ClusterLinks::on_lease_offer(const wire::RequestEnvelope& request, const net::Peer& peer,

@@ -169,6 +169,10 @@ class ClusterLinks {
   struct Link {
     std::string address;
     std::uint16_t port = 0;
+    // Which of the cluster's Servers (lsf.shared) is called: its master candidates in
+    // order. A call that reaches no mbatchd there, or one that is no longer master,
+    // moves on to the next for the following call, so the link follows a failover.
+    std::size_t server = 0;
     std::unique_ptr<net::asio::strand<net::asio::thread_pool::executor_type>> strand;
     std::shared_ptr<net::RpcClient> client;
     bool reached = false;
@@ -186,7 +190,8 @@ class ClusterLinks {
   };
 
   const config::ClusterConfig& conf() const { return ctx_.conf(); }
-  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster) const;
+  // The address of the cluster's `server`th Servers entry (modulo their number).
+  std::pair<std::string, std::uint16_t> cluster_address(const std::string& cluster, std::size_t server) const;
   void check_clusters();  // every report interval
   void call_cluster(const std::string& cluster, wire::RequestEnvelope request,
                     std::function<void(const net::CallResult&)> done);

@@ -22,9 +22,12 @@ HostTracker::HostTracker(ComponentContext ctx, net::asio::io_context& io, net::a
       key_(std::move(key)),
       hooks_(std::move(hooks)),
       check_timer_(io),
-      start_retry_timer_(io) {}
+      start_retry_timer_(io) {
+  expecting_since_ = steady_now();
+}
 
 void HostTracker::start() {
+  expecting_since_ = steady_now();
   for (const auto& h : ctx_.conf().hosts) last_statuses_[h.name] = status_of(h.name);
   arm_check();
 }
@@ -128,18 +131,45 @@ void HostTracker::check_hosts() {
     if (now_status != status) {
       ctx_.log->info("host {} is {} (was {})", name, to_string(now_status), to_string(status));
       changed = true;
-      if (now_status == HostStatus::kUnavail && status == HostStatus::kUnreach) requeue_lost_jobs(name);
     }
   }
-  if (changed) hooks_.request_pass();
   last_statuses_.clear();
   for (const auto& h : ctx_.conf().hosts) last_statuses_[h.name] = status_of(h.name);
+
+  const auto now = steady_now();
+  const auto wait = ctx_.conf().params.remove_hung_host_unavail_min;
+  for (const auto& h : ctx_.conf().hosts) {
+    auto since = lost_since_.find(h.name);
+    if (!is_lost(h.name, now)) {
+      if (since != lost_since_.end()) lost_since_.erase(since);
+      continue;
+    }
+    if (since == lost_since_.end()) {
+      since = lost_since_.emplace(h.name, now).first;
+      changed |= requeue_lost_jobs(h.name);
+    }
+    if (wait && now - since->second >= std::chrono::minutes(*wait)) changed |= remove_hung_jobs(h.name);
+  }
+  if (changed) hooks_.request_pass();
+}
+
+std::chrono::steady_clock::duration HostTracker::unavail_after() const {
+  return report_interval() * (2 + 2 * std::max(1, ctx_.conf().params.max_sbd_fail));
+}
+
+bool HostTracker::is_lost(const std::string& host, std::chrono::steady_clock::time_point now) const {
+  if (status_of(host) != HostStatus::kUnavail) return false;
+  auto link = links_.find(host);
+  // Registered, then silent: status_of has timed it already. Never registered since
+  // this mbatchd started: it has as long as a silent host gets.
+  if (link != links_.end() && link->second.registered) return true;
+  return now - expecting_since_ > unavail_after();
 }
 
 // Rerunnable jobs (bsub -r, RERUNNABLE queues) go back to PEND ahead of every waiting
 // job. So do jobs whose StartJob's outcome was never known: as far as anyone can tell
 // they never started, and should one have, the host's registration has it killed.
-void HostTracker::requeue_lost_jobs(const std::string& host) {
+bool HostTracker::requeue_lost_jobs(const std::string& host) {
   std::vector<sched::JobKey> lost;
   for (const auto& [key, job] : ctx_.state.started()) {
     if (std::find(job->exec_hosts.begin(), job->exec_hosts.end(), host) == job->exec_hosts.end()) continue;
@@ -158,6 +188,23 @@ void HostTracker::requeue_lost_jobs(const std::string& host) {
     e->set_reason(std::string(sched::reason::kHostUnreach) + ": 1 host");
     ctx_.sink.record(ev);
   }
+  return !lost.empty();
+}
+
+// As LSF's REMOVE_HUNG_JOBS_FOR=host_unavail: the job's first execution host decides.
+bool HostTracker::remove_hung_jobs(const std::string& host) {
+  std::vector<sched::JobKey> hung;
+  for (const auto& [key, job] : ctx_.state.started())
+    if (!job->exec_hosts.empty() && job->exec_hosts.front() == host && !job->finished()) hung.push_back(key);
+  for (const auto& key : hung) {
+    Job* job = ctx_.state.find_job(key);
+    if (!job) continue;
+    ctx_.log->warn("job {} removed: its host {} has been unavail longer than REMOVE_HUNG_JOBS_FOR allows",
+                   job_label(key), host);
+    start_unknown_.erase(key);
+    hooks_.finish_job(*job, wire::JOB_EXIT, SIGKILL, std::string(kRemovedHung));
+  }
+  return !hung.empty();
 }
 
 daemon::Status check_advertised(const wire::RegisterHostRequest& r, const net::Peer& peer) {
@@ -233,8 +280,9 @@ void HostTracker::on_register_host(const wire::RequestEnvelope& request, const n
     bool ours = job && !job->exec_hosts.empty() && job->exec_hosts.front() == r.host_name() &&
                 (job->state == wire::JOB_RUN || job->state == wire::JOB_USUSP || job->state == wire::JOB_SSUSP) &&
                 same_run(job, rj);
-    // A finished job is still reported until its last status is acknowledged.
-    bool finishing = job && job->finished();
+    // A finished job is still reported until its last status is acknowledged; one
+    // mbatchd ended because its host was lost must not go on, though.
+    bool finishing = job && job->finished() && job->reason != kRemovedHung;
     if (!ours && !finishing) {
       auto* u = out->add_unknown_jobs();
       u->set_job_id(rj.job_id());

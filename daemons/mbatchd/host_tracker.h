@@ -6,10 +6,12 @@
 //
 // Owns: a HostLink per host that registered or sent its clock; the StartJobs whose
 // outcome is unknown and the signals not yet delivered; its two timers (host checks,
-// start retries). Reads SBD_SLEEP_TIME, MAX_SBD_FAIL, JOB_TERMINATE_INTERVAL,
-// LSB_USE_SEQUENTIAL_SIGNAL and the state's jobs and hosts; records the requeues of jobs
-// a host lost or never started. What a job's end means (requeue on exit, pre-exec
-// retries, acct) is not here: finish_job and make_launch are hooks.
+// start retries), and since when each lost host has been lost. Reads SBD_SLEEP_TIME,
+// MAX_SBD_FAIL, REMOVE_HUNG_JOBS_FOR, JOB_TERMINATE_INTERVAL, LSB_USE_SEQUENTIAL_SIGNAL
+// and the state's jobs and hosts; records the requeues of jobs a host lost or never
+// started, and ends those a lost host held too long (check_hosts()). What a job's end
+// means (requeue on exit, pre-exec retries, acct) is not here: finish_job and
+// make_launch are hooks.
 // Thread: the state thread (the io_context). Calls to a host run on the outbound pool,
 // one at a time and in order per host (a strand each), and their results are posted
 // back to the io_context before `done` runs.
@@ -34,6 +36,9 @@
 #include "libsched/model/policy.h"
 
 namespace lsf::mbd {
+
+// The exit reason of a job ended because its host was lost (REMOVE_HUNG_JOBS_FOR).
+inline constexpr std::string_view kRemovedHung = "TERM_REMOVE_HUNG_JOB";
 
 // What mbatchd knows about an sbatchd beyond the persistent HostState.
 struct HostLink {
@@ -142,8 +147,16 @@ class HostTracker {
   std::string host_status(const std::string& host) const;
   int host_max_slots(const std::string& host) const;  // MXJ as the policy resolved it
   std::chrono::milliseconds report_interval() const;  // SBD_SLEEP_TIME
-  // Compares each host's status with the last check's: logs changes, requeues the jobs
-  // of a host that went from unreach to unavail, asks for a pass when any changed.
+  // Compares each host's status with the last check's and logs changes; handles lost
+  // hosts (below); asks for a pass when anything changed.
+  //
+  // A host is lost once it is unavail: silent for 2 + 2 x MAX_SBD_FAIL report
+  // intervals, or, for one that has not registered since this mbatchd started (every
+  // host after a whole-cluster restart), that long after the start. Its rerunnable
+  // jobs (and those whose start it never confirmed) go back to PEND at once; the others
+  // show UNKWN and, REMOVE_HUNG_JOBS_FOR's host_unavail wait_time later, end EXIT
+  // (TERM_REMOVE_HUNG_JOB). Should the host come back with such a job still running,
+  // its registration has that copy killed: the job is never counted twice.
   void check_hosts();
   const HostLink* link(const std::string& host) const;
   const std::map<std::string, HostLink>& links() const { return links_; }
@@ -179,7 +192,13 @@ class HostTracker {
  private:
   // A host that stopped answering for good takes its rerunnable jobs, and those it
   // never confirmed, back to PEND.
-  void requeue_lost_jobs(const std::string& host);
+  // True when it recorded anything.
+  bool requeue_lost_jobs(const std::string& host);
+  // Ends the jobs still started on a host lost for longer than REMOVE_HUNG_JOBS_FOR
+  // allows; true when it ended any.
+  bool remove_hung_jobs(const std::string& host);
+  bool is_lost(const std::string& host, std::chrono::steady_clock::time_point now) const;
+  std::chrono::steady_clock::duration unavail_after() const;
   void arm_check();
   void arm_start_retry();
   std::chrono::steady_clock::time_point steady_now() const;
@@ -193,6 +212,10 @@ class HostTracker {
   std::map<std::string, HostLink> links_;
   std::int64_t master_epoch_ = 0;
   std::map<std::string, HostStatus> last_statuses_;  // as the last check saw them
+  // Since when each lost host has been lost (check_hosts()).
+  std::map<std::string, std::chrono::steady_clock::time_point> lost_since_;
+  // When this mbatchd began to expect registrations (construction, then start()).
+  std::chrono::steady_clock::time_point expecting_since_;
   std::map<sched::JobKey, UndeliveredSignal> undelivered_;
   std::map<sched::JobKey, std::int32_t> start_unknown_;
   net::asio::steady_timer check_timer_;

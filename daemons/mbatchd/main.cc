@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   }
   if (auth.trust_unsigned && !auth.key)
     log->warn("LSF_AUTH=none: requests over TCP are believed without a signature; use this only on a trusted network");
-  bool restart = false, log_failed = false, fenced = false;
+  bool restart = false, log_failed = false, fenced = false, handed_over = false;
   {
     lsf::mbd::Mbatchd mbd(mo);
     if (auto st = mbd.recover(); !st.ok()) {
@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
     restart = mbd.restart_requested();
     log_failed = mbd.event_log_failed();
     fenced = mbd.fenced();
+    handed_over = mbd.handed_over();
   }
   if (fenced) {
     log->info("mbatchd stepped down");
@@ -164,6 +165,12 @@ int main(int argc, char** argv) {
   }
   // The next mbatchd (this one restarted, or a candidate's) claims at once.
   role->release();
+  if (handed_over) {
+    // The preferred candidate's sbatchd sees the released term and starts mbatchd there;
+    // this host's sbatchd goes on as a candidate.
+    log->info("mbatchd stopped: the master role is handed back to a preferred candidate");
+    return 0;
+  }
   log->info("mbatchd stopped");
   char fresh_flag[] = "--fresh-snapshot";
   std::vector<char*> args;

@@ -114,6 +114,9 @@ class Mbatchd {
   bool event_log_failed() const { return lifecycle_.event_log_failed(); }
   // After run() returns: another master took a later term; this one stepped down.
   bool fenced() const { return lifecycle_.was_fenced(); }
+  // After run() returns: badmin mbdrestart handed the master role to a preferred
+  // candidate; this process releases its term and exits instead of restarting.
+  bool handed_over() const { return lifecycle_.handing_over(); }
 
  private:
   // --- state changes, recovery, start and stop (mbatchd.cc; record, reply_when_durable and
@@ -132,6 +135,9 @@ class Mbatchd {
   // Each EXINTERVAL: the master's lease is renewed; a later term makes it step down.
   void renew_lease();
   void step_down();  // fenced: a later term exists
+  // badmin mbdrestart's switch-back (master_handover.cc): the first candidate before
+  // this host in LSF_MASTER_LIST whose sbatchd is up; empty when there is none.
+  std::string switch_back_target() const;
   void maybe_snapshot();
   wire::Snapshot snapshot_now() const;  // the state, stamped with this master's term
   // Queues the rotation fresh_snapshot asks for, and again each second until it is made.

@@ -517,7 +517,13 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
     // badmin mbdrestart: the new process reads the configuration and replays the log.
     out->set_applied(true);
     log_->info("mbatchd restart requested by {}", request.caller().user_name());
-    lifecycle_.restart();
+    if (auto to = switch_back_target(); !to.empty()) {
+      lifecycle_.hand_over();
+      reply.set_message("the master role goes back to " + to + ", the first master candidate that is up");
+      log_->info("handing the master role back to {}", to);
+    } else {
+      lifecycle_.restart();
+    }
     respond(reply);
     stop();
     return;

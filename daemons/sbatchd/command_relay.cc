@@ -5,12 +5,13 @@
 namespace lsf::sbd {
 
 CommandRelay::CommandRelay(net::MasterEndpoint master, std::optional<net::ClusterKey> key, bool trust_unsigned,
-                           std::string host_name, Post post)
+                           std::string host_name, Post post, Locate locate)
     : master_(std::move(master)),
       key_(std::move(key)),
       trust_unsigned_(trust_unsigned),
       host_name_(std::move(host_name)),
-      post_(std::move(post)) {}
+      post_(std::move(post)),
+      locate_(std::move(locate)) {}
 
 CommandRelay::~CommandRelay() { pool_.join(); }
 
@@ -23,7 +24,8 @@ void CommandRelay::forward(wire::RequestEnvelope request, net::Responder respond
   net::asio::post(pool_, [this, request = std::move(request), respond = std::move(respond)]() mutable {
     // A connection per command: commands are rare next to a connection's cost, and no
     // state is shared between the users' calls.
-    net::RpcClient client(master_.host, master_.port, master_.timeout);
+    const net::MasterEndpoint master = locate_ ? locate_() : master_;
+    net::RpcClient client(master.host, master.port, master.timeout);
     if (key_) client.set_key(*key_, "mbatchd");
     auto result = client.call(std::move(request));
     wire::ReplyEnvelope reply =

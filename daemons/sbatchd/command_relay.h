@@ -5,7 +5,8 @@
 // relayed so that mbatchd serves it as that user's and never as a daemon's.
 //
 // Calls to mbatchd block, so they run on a small pool of their own: a slow master
-// must not stall the jobs this sbatchd runs.
+// must not stall the jobs this sbatchd runs. With master failover each command goes to
+// the master the lease names when it is forwarded (master_locator.h).
 #pragma once
 
 #include <functional>
@@ -24,10 +25,13 @@ class CommandRelay {
  public:
   using Post = std::function<void(std::function<void()>)>;
 
+  using Locate = std::function<net::MasterEndpoint()>;
+
   // `post` runs a callback on the thread that owns the connections (replies go back
-  // there); `host_name` is this sbatchd's host.
+  // there); `host_name` is this sbatchd's host; `locate`, when given, says where the
+  // master is now (called on the relay's pool), else `master` stands.
   CommandRelay(net::MasterEndpoint master, std::optional<net::ClusterKey> key, bool trust_unsigned,
-               std::string host_name, Post post);
+               std::string host_name, Post post, Locate locate = {});
   ~CommandRelay();
   CommandRelay(const CommandRelay&) = delete;
   CommandRelay& operator=(const CommandRelay&) = delete;
@@ -41,6 +45,7 @@ class CommandRelay {
   bool trust_unsigned_;
   std::string host_name_;
   Post post_;
+  Locate locate_;
   net::asio::thread_pool pool_{2};
 };
 

@@ -118,8 +118,14 @@ std::string Sbatchd::start() {
   } catch (const std::exception& e) {
     return "cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " + e.what();
   }
-  relay_ = std::make_unique<CommandRelay>(options_.master, options_.key, options_.trust_unsigned, options_.host_name,
-                                          [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); });
+  CommandRelay::Locate relay_locate;
+  if (!options_.master_lease_dir.empty())
+    relay_locate = [locator = net::MasterLocator(options_.master, options_.master_lease_dir)] {
+      return locator.locate();
+    };
+  relay_ = std::make_unique<CommandRelay>(
+      options_.master, options_.key, options_.trust_unsigned, options_.host_name,
+      [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, std::move(relay_locate));
   if (!options_.command_socket.empty()) {
     // Virtual hosts on one machine share the path: the last one started serves it.
     if (auto err = server_->listen_local(options_.command_socket); !err.empty())

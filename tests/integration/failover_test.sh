@@ -7,7 +7,9 @@
 #      twice, and a job running on another host keeps running and ends DONE;
 #  (b) the new master is paused past the takeover time: hostC takes term 3; continued,
 #      the paused mbatchd acknowledges nothing more, steps down (exit 3) and its
-#      sbatchd goes on as a candidate.
+#      sbatchd goes on as a candidate;
+#  (c) hostA comes back: it does not take the role from the live master by itself;
+#      badmin mbdrestart on the master hands it back to hostA, the first candidate up.
 #   failover_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2" failover
@@ -87,4 +89,29 @@ check "(b) hostB's sbatchd is back as a candidate" wait_for 30 bash -c "bhosts h
 
 check "the long job ends DONE" wait_for 60 state_is "$long" DONE
 check "  with its output" grep -qx survived "$TEST_DIR/out/long.out"
+
+# --- (c) switching back
+cluster_revive_host "$TEST_DIR" "$BIN" hostA
+check "(c) hostA's sbatchd is back" wait_for 30 bash -c "bhosts hostA | grep -q ' ok '"
+sleep 5  # past the 2 s after which hostA would take a released or still lease
+check "(c) hostC stays master while hostA is back" \
+  bash -c "[ '$(master_term)' = 3 ] && lsid | grep -qx 'My master name is hostC'"
+# A user's command on hostA goes through hostA's sbatchd, which forwards it to the
+# master the lease names (not to lsf.conf's first candidate, hostA itself).
+id -u lsfsched_it >/dev/null 2>&1 || useradd -M -s /bin/sh lsfsched_it
+allow_other_users
+RELAYED="$TEST_DIR/relayed"
+mkdir -p "$RELAYED" && cp "$LSF_ENVDIR/lsf.conf" "$RELAYED/" && echo "LSB_MBD_SOCKET=none" >>"$RELAYED/lsf.conf"
+chmod 755 "$RELAYED"
+relayed_lsid() { LSF_ENVDIR="$RELAYED" as lsfsched_it lsid 2>&1 | grep -qx 'My master name is hostC'; }
+check "(c) a user's command relayed by hostA's sbatchd reaches the master on hostC" wait_for 10 relayed_lsid
+badmin mbdrestart >"$TEST_DIR/mbdrestart.out" 2>&1
+check "(c) badmin mbdrestart says the role goes back to hostA" \
+  grep -qx "the master role goes back to hostA, the first master candidate that is up" "$TEST_DIR/mbdrestart.out"
+check "(c) hostA takes over in term 4" wait_for 60 bash -c \
+  "[ -f '$LOGDIR/lsb.master.4' ] && [ \"\$(awk '{print \$2}' '$LOGDIR/lsb.master.4')\" = hostA ]"
+check "(c) lsid names hostA" wait_for 60 bash -c "lsid | grep -qx 'My master name is hostA'"
+back=$(submit -o /dev/null true)
+check "(c) hostA's master takes submissions, ids going on" bash -c "[ -n '$back' ] && [ '$back' -gt '$after' ]"
+check "(c) the jobs of the earlier terms are there" bash -c "bjobs -a '$during' '$long' >/dev/null 2>&1"
 harness_done

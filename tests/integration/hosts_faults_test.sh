@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Separate hosts (see hosts_test.sh) under faults: an sbatchd that advertises loopback,
 # bkill after an sbatchd restart, a StartJob sent while the host's cable is pulled, a
-# rerunnable job whose host goes unavail and comes back, and a host that registers but
-# refuses every connection (no storm of retries).
+# rerunnable job whose host goes unavail and comes back, a host that registers but
+# refuses every connection (no storm of retries), and a job that is not rerunnable on a
+# host that is lost (REMOVE_HUNG_JOBS_FOR) and comes back.
 #   hosts_faults_test.sh BIN ROOT
 # Needs root and `ip netns` (skipped, exit 77, without them).
 source "$(dirname "$0")/harness.sh"
@@ -120,5 +121,30 @@ growth=$(($(stat -c %s "$EVENTS") - size_before))
 echo "     (e) over 20 s: $lines 'cannot start' lines, lsb.events grew $growth bytes"
 check "(e) fewer than 100 'cannot start' lines in 20 s" [ "$lines" -lt 100 ]
 check "(e) lsb.events grew less than 100 KB in 20 s" [ "$growth" -lt 102400 ]
+
+# --- (g) a job that is not rerunnable, on node1 when node1 is lost: it ends EXIT
+# (TERM_REMOVE_HUNG_JOB) once REMOVE_HUNG_JOBS_FOR's wait is over, nothing else is
+# touched, and when node1 comes back its copy is killed.
+set_param REMOVE_HUNG_JOBS_FOR "host_unavail,wait_time=0"
+on master badmin reconfig >/dev/null 2>&1
+j=$(submit master -m node1 -o /dev/null "echo \$\$ >$OUT/hung; sleep 300")
+k=$(submit master -m master -o /dev/null "sleep 300")
+check "(g) a job that is not rerunnable runs on node1" wait_for 20 state_is "$j" RUN
+wait_for 10 test -s "$OUT/hung"
+cut node1
+check "(g) node1 lost: its job ends EXIT" wait_for 30 state_is "$j" EXIT
+hung_reason() {
+  on master bjobs -l "$j" 2>/dev/null | sed -zE 's/\n {21}//g' |
+    grep -q "TERM_REMOVE_HUNG_JOB: job removed from the LSF system"
+}
+check "(g) bjobs -l says why (TERM_REMOVE_HUNG_JOB)" hung_reason
+check "(g) the job on the master host runs on" state_is "$k" RUN
+restore node1
+check "(g) node1 ok again" wait_for 30 host_status_is node1 ok
+hung_pid=$(cat "$OUT/hung" 2>/dev/null)
+check "(g) the job's run on node1 is killed" \
+  wait_for 10 bash -c "! ip netns exec $(ns_of node1) kill -0 ${hung_pid:-0} 2>/dev/null"
+check "(g) and the job stays EXIT" state_is "$j" EXIT
+on master bkill "$k" >/dev/null 2>&1
 
 netns_done

@@ -211,6 +211,7 @@ const std::map<std::string, std::vector<std::string>> kOwnValues = {
     {"lsb.params Parameters RESERVATION_MODEL", {"HOLD", "PLAN"}},
     {"lsb.params Parameters LOCAL_MAX_PREEXEC_RETRY_ACTION", {"SUSPEND", "EXIT"}},
     {"lsb.params Parameters MAX_JOBID", {"999999", "1000000"}},
+    {"lsb.params Parameters REMOVE_HUNG_JOBS_FOR", {"host_unavail", "host_unavail,wait_time=5"}},
     {"lsb.queues Queue RUN_WINDOW", kWindows},
     {"lsb.queues Queue DISPATCH_WINDOW", kWindows},
     {"lsb.queues Queue PREEMPTION", {"PREEMPTIVE", "PREEMPTABLE"}},

@@ -63,3 +63,31 @@ TEST(FailoverParams, ABadValueIsAnErrorNamingTheLineAndKeepsTheDefault) {
             "lsf.cluster.test:5: EXINTERVAL must be a whole number from 1 to 3600, not '0'\n"
             "lsf.cluster.test:6: MASTER_INACTIVITY_LIMIT must be a whole number from 1 to 3600, not 'soon'\n");
 }
+
+// A lost host's jobs that are not rerunnable end REMOVE_HUNG_JOBS_FOR's host_unavail
+// wait_time after it was lost: 10 minutes unless set; the keyword set without
+// host_unavail means never, as in LSF.
+TEST(FailoverParams, RemoveHungJobsForAsLsfWritesIt) {
+  auto load = [](const std::string& value) {
+    lsf::testing::ConfigTree t;
+    if (!value.empty()) t.lsb("lsb.params", "Begin Parameters\nREMOVE_HUNG_JOBS_FOR = " + value + "\nEnd Parameters\n");
+    return t.load();
+  };
+  auto unset = load("");
+  ASSERT_TRUE(unset.usable());
+  EXPECT_EQ(unset.config->params.remove_hung_host_unavail_min, 10);
+  auto five = load("runlimit,wait_time=3:host_unavail,wait_time=5");
+  ASSERT_TRUE(five.usable()) << five.diagnostics.to_string();
+  EXPECT_EQ(five.config->params.remove_hung_host_unavail_min, 5);
+  EXPECT_EQ(five.config->params.remove_hung_runlimit_min, 3);
+  EXPECT_NE(five.diagnostics.to_string().find("runlimit: not acted on"), std::string::npos);
+  EXPECT_EQ(load("all").config->params.remove_hung_host_unavail_min, 10);
+  EXPECT_EQ(load("runlimit").config->params.remove_hung_host_unavail_min, std::nullopt);
+
+  auto bad = load("host_gone");
+  EXPECT_NE(bad.diagnostics.to_string().find("lsb.params"), std::string::npos);
+  EXPECT_NE(bad.diagnostics.to_string().find("'host_gone' is not runlimit, host_unavail or all"), std::string::npos)
+      << bad.diagnostics.to_string();
+  auto bad_wait = load("host_unavail,wait_time=soon");
+  EXPECT_NE(bad_wait.diagnostics.to_string().find("wait_time"), std::string::npos) << bad_wait.diagnostics.to_string();
+}

@@ -38,8 +38,8 @@ struct Cluster {
   bool send_launches = false;  // else a launch is only noted, and nothing is sent
   std::unique_ptr<mbd::HostTracker> hosts;
 
-  Cluster() {
-    tree.lsb("lsb.params", "Begin Parameters\nSBD_SLEEP_TIME = 10\nMAX_SBD_FAIL = 3\nEnd Parameters\n");
+  explicit Cluster(const std::string& params = "") {
+    tree.lsb("lsb.params", "Begin Parameters\nSBD_SLEEP_TIME = 10\nMAX_SBD_FAIL = 3\n" + params + "End Parameters\n");
     auto loaded = tree.load();
     EXPECT_TRUE(loaded.usable());
     config = loaded.config;
@@ -54,6 +54,7 @@ struct Cluster {
       wire::EventRecord ev;
       ev.mutable_job_status()->set_job_id(job.key.id);
       ev.mutable_job_status()->set_state(st);
+      ev.mutable_job_status()->set_reason(reason);
       sink.record(ev);
     };
     h.make_launch = [this](const sched::JobKey& key, wire::JobLaunch& launch) {
@@ -192,6 +193,95 @@ TEST(HostTracker, AHostLostForGoodTakesItsRerunnableJobsBackToPend) {
   EXPECT_EQ(c.passes, passes + 2);
   c.hosts->check_hosts();  // nothing changed since
   EXPECT_EQ(c.passes, passes + 2);
+}
+
+TEST(HostTracker, TheOtherJobsOfALostHostExitOnceRemoveHungJobsForHasPassed) {
+  Cluster c("REMOVE_HUNG_JOBS_FOR = host_unavail,wait_time=5\n");
+  c.register_host("hostA");
+  c.register_host("hostB");
+  c.run(1, "hostA", 100);
+  c.run(2, "hostA", 101);
+  c.run(3, "hostB", 102);
+  c.rerunnable = {1};
+  // Time passes with hostB reporting every 10 s and hostA silent; a check each time.
+  auto pass = [&c](std::chrono::seconds d) {
+    for (auto left = d; left > 0s; left -= 10s) {
+      c.t += std::min<std::chrono::seconds>(left, 10s);
+      c.load_report("hostB");
+      c.hosts->check_hosts();
+    }
+  };
+  c.hosts->check_hosts();
+  pass(90s);
+  EXPECT_EQ(c.state_of(1), wire::JOB_PEND);
+  EXPECT_EQ(c.state_of(2), wire::JOB_RUN);  // UNKWN until the wait is over
+  pass(4min);
+  EXPECT_EQ(c.state_of(2), wire::JOB_RUN);
+  const int passes = c.passes;
+  pass(70s);
+  EXPECT_EQ(c.state_of(2), wire::JOB_EXIT);
+  EXPECT_EQ(c.state.find_job({2, 0})->reason, "TERM_REMOVE_HUNG_JOB");
+  EXPECT_EQ(c.finished, (std::vector<std::pair<std::int64_t, std::string>>{{2, "TERM_REMOVE_HUNG_JOB"}}));
+  EXPECT_EQ(c.state_of(3), wire::JOB_RUN);  // nothing else is affected
+  EXPECT_EQ(c.passes, passes + 1);          // its slots are free again
+  pass(60s);
+  EXPECT_EQ(c.finished.size(), 1u);  // once
+
+  // hostA comes back still running both: each copy is killed, and neither job counts twice.
+  auto reply = c.register_host("hostA", kWallMs, "127.0.0.1", "127.0.0.1", {1, 2});
+  ASSERT_EQ(reply.status(), wire::STATUS_OK);
+  std::set<std::int64_t> killed;
+  for (const auto& u : reply.register_host().unknown_jobs()) killed.insert(u.job_id());
+  EXPECT_EQ(killed, (std::set<std::int64_t>{1, 2}));
+  EXPECT_EQ(c.state_of(1), wire::JOB_PEND);
+  EXPECT_EQ(c.state_of(2), wire::JOB_EXIT);
+}
+
+TEST(HostTracker, WithoutHostUnavailInRemoveHungJobsForTheJobsStayUnknown) {
+  Cluster c("REMOVE_HUNG_JOBS_FOR = runlimit\n");
+  c.register_host("hostA");
+  c.run(1, "hostA", 100);
+  c.hosts->check_hosts();
+  c.t += 90s;
+  c.hosts->check_hosts();
+  c.t += 24h;
+  c.hosts->check_hosts();
+  EXPECT_EQ(c.state_of(1), wire::JOB_RUN);
+  EXPECT_TRUE(c.finished.empty());
+}
+
+// After a whole-cluster restart mbatchd recovers jobs as running on hosts that may
+// never come back: those that do not register in time lose their jobs as a silent host
+// would, and pending jobs stay pending.
+TEST(HostTracker, AfterARestartHostsThatNeverRegisterLoseTheirJobsInTime) {
+  Cluster c;  // REMOVE_HUNG_JOBS_FOR's default: host_unavail after 10 minutes
+  c.run(1, "hostA", 100);
+  c.run(2, "hostA", 101);
+  c.run(3, "hostB", 102);
+  auto pending = job_new(4);
+  c.sink.record(pending);
+  c.rerunnable = {1};
+  c.hosts->start();
+  c.hosts->check_hosts();
+  c.t += 60s;
+  c.register_host("hostB", kWallMs, "127.0.0.1", "127.0.0.1", {3});
+  c.hosts->check_hosts();
+  EXPECT_EQ(c.state_of(1), wire::JOB_RUN);  // hostA still has time
+  c.t += 21s;                               // 81 s: as long as a silent host gets
+  c.load_report("hostB");
+  c.hosts->check_hosts();
+  EXPECT_EQ(c.state_of(1), wire::JOB_PEND);
+  EXPECT_EQ(c.state_of(2), wire::JOB_RUN);
+  for (int i = 0; i < 60; ++i) {  // ten minutes, hostB reporting every 10 s
+    c.t += 10s;
+    c.load_report("hostB");
+    c.hosts->check_hosts();
+  }
+  EXPECT_EQ(c.state_of(2), wire::JOB_EXIT);
+  EXPECT_EQ(c.state.find_job({2, 0})->reason, "TERM_REMOVE_HUNG_JOB");
+  EXPECT_EQ(c.state_of(3), wire::JOB_RUN);
+  EXPECT_EQ(c.state_of(4), wire::JOB_PEND);
+  c.hosts->stop();
 }
 
 TEST(HostTracker, StartFailuresRequeueTheJobAndRestTheHostTwiceAsLongEachTime) {
