@@ -25,7 +25,9 @@ EMU=""
 stop_emulator() {
   [ -n "$EMU" ] || return 0
   kill "$EMU" 2>/dev/null
-  wait "$EMU" 2>/dev/null
+  # (disown -a below takes it out of this shell's jobs: wait would not wait.)
+  local i
+  for i in $(seq 1 50); do kill -0 "$EMU" 2>/dev/null || break; sleep 0.1; done
   EMU=""
 }
 trap 'stop_emulator; cluster_stop "$DIR" >/dev/null 2>&1; rm -rf "$DIR"' EXIT

@@ -55,7 +55,7 @@ std::string text_arg(int argc, char** argv, const std::string& name, std::string
 }
 
 std::string host_name(const std::string& prefix, long i) {
-  char digits[16];
+  char digits[24];
   std::snprintf(digits, sizeof digits, "%04ld", i);
   return prefix + digits;
 }
