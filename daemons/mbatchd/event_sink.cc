@@ -12,12 +12,14 @@ std::int64_t wall_seconds() {
 
 }  // namespace
 
-LogEventSink::LogEventSink(ClusterState& state, std::shared_ptr<spdlog::logger> log, std::function<void()> on_failure)
-    : state_(state), log_(std::move(log)), on_failure_(std::move(on_failure)) {}
+LogEventSink::LogEventSink(ClusterState& state, std::shared_ptr<spdlog::logger> log, std::function<void()> on_failure,
+                           const daemon::ThreadOwner* owner)
+    : state_(state), log_(std::move(log)), on_failure_(std::move(on_failure)), owner_(owner) {}
 
 std::int64_t LogEventSink::now() const { return wall_seconds(); }
 
 void LogEventSink::record(wire::EventRecord& event, std::int64_t at) {
+  if (owner_) owner_->check("mbatchd's state (record)");
   event.set_time(at > 0 ? at : now());
   event.set_seq(state_.last_seq() + 1);
   event.set_epoch(epoch_);

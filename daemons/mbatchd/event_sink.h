@@ -6,7 +6,8 @@
 // how many, when that was last logged); the state and the writer are the caller's.
 // MemoryEventSink owns the records it was given (tests).
 // Thread: the state thread (the io_context) only; the writer's own thread is behind
-// EventLogWriter.
+// EventLogWriter. Given the state's ThreadOwner, LogEventSink asserts it on every record
+// in debug builds, whichever component records.
 #pragma once
 
 #include <chrono>
@@ -19,6 +20,7 @@
 #include <spdlog/logger.h>
 
 #include "daemons/common/rpc_server.h"
+#include "daemons/common/thread_owner.h"
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/event_log_writer.h"
 
@@ -46,7 +48,9 @@ class EventSink {
 class LogEventSink : public EventSink {
  public:
   // `on_failure`: a write the state already reflects failed (mbatchd stops, once).
-  LogEventSink(ClusterState& state, std::shared_ptr<spdlog::logger> log, std::function<void()> on_failure);
+  // `owner`: the thread that may touch `state` (none: unchecked).
+  LogEventSink(ClusterState& state, std::shared_ptr<spdlog::logger> log, std::function<void()> on_failure,
+               const daemon::ThreadOwner* owner = nullptr);
   // The writer exists once mbatchd starts; records before that are a bug.
   void attach(EventLogWriter* writer) { writer_ = writer; }
   // The master's term, stamped on every record from now on (master_role.h).
@@ -66,6 +70,7 @@ class LogEventSink : public EventSink {
   ClusterState& state_;
   std::shared_ptr<spdlog::logger> log_;
   std::function<void()> on_failure_;
+  const daemon::ThreadOwner* owner_;
   EventLogWriter* writer_ = nullptr;
   std::int64_t epoch_ = 0;
   bool refusing_ = false;  // changes are being refused; logged when it ends

@@ -10,14 +10,16 @@
 // the event sink changes are recorded through (event_sink.h), the lifecycle
 // (lifecycle.h), host statuses (host_status.h), the state itself (cluster_state.h) and
 // the event log (event_log_writer.h, event_log_reader.h), and the components split
-// out of this class: Queries (queries.h: bhist, bacct), JobQueries (job_queries.h:
-// bjobs, bwait), ConfigQueries (config_queries.h: bqueues, bhosts, bparams, busers,
-// blimits and the other configuration and usage queries), ClusterLinks (cluster_links.h:
-// MultiCluster offers, leases, relays, shared resources), HostTracker (host_tracker.h:
-// the sbatchds' registrations and load reports, host status, and the StartJob and
-// SignalJob calls to them), the SchedulingDriver (scheduling_driver.h: the view, the
-// pass on its thread, applying its result; with view_builder.h and job_policy.h). The
-// member functions below are grouped by the file that defines them.
+// out of this class: EventLogCore (event_log_core.h: recovery by recovery.h's
+// contract, the writer, lsb.jobid, snapshots), Queries (queries.h: bhist, bacct),
+// JobQueries (job_queries.h: bjobs, bwait), ConfigQueries (config_queries.h: bqueues,
+// bhosts, bparams, busers, blimits and the other configuration and usage queries),
+// ClusterLinks (cluster_links.h: MultiCluster offers, leases, relays, shared
+// resources), HostTracker (host_tracker.h: the sbatchds' registrations and load
+// reports, host status, and the StartJob and SignalJob calls to them), the
+// SchedulingDriver (scheduling_driver.h: the view, the pass on its thread, applying its
+// result; with view_builder.h and job_policy.h). The member functions below are grouped
+// by the file that defines them.
 #pragma once
 
 #include <chrono>
@@ -43,6 +45,7 @@
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/config_index.h"
 #include "daemons/mbatchd/config_queries.h"
+#include "daemons/mbatchd/event_log_core.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
@@ -87,15 +90,13 @@ struct MbatchdOptions {
   std::shared_ptr<MasterRole> role;
 };
 
-// Where lsb.events, lsb.snapshot and lsb.acct live.
-std::filesystem::path logdir_of(const config::ClusterConfig& config);
-
 class Mbatchd {
  public:
   explicit Mbatchd(MbatchdOptions options);
   ~Mbatchd();
 
-  // Replays lsb.snapshot and lsb.events; else why mbatchd must not start.
+  // Replays lsb.snapshot and lsb.events (EventLogCore::recover); else why mbatchd must
+  // not start.
   daemon::Status recover();
   // Opens the event log and the port.
   daemon::Status start();
@@ -119,16 +120,15 @@ class Mbatchd {
   bool handed_over() const { return lifecycle_.handing_over(); }
 
  private:
-  // --- state changes, recovery, start and stop (mbatchd.cc; record, reply_when_durable and
-  // the refusals forward to sink_, event_sink.h)
+  // --- start and stop, the master's term, a job's end (mbatchd.cc)
   std::int64_t now() const;
-  // Stamps (with `at`, when the event happened earlier, else now), applies, appends.
-  void record(wire::EventRecord& event, std::int64_t at = 0);
-  void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply);
-  // Empty while state changes may be made; else the refusal to send ("cannot write the
-  // event log: No space left on device"), logged once per interval, not per request.
-  std::string log_refusal();
-  void note_refusal(const std::string& cause);
+  // Forwards to sink_ (event_sink.h) for request_handlers.cc, job_changes.cc and
+  // job_groups.cc; the other files call sink_ themselves.
+  void record(wire::EventRecord& event, std::int64_t at = 0) { sink_.record(event, at); }
+  void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
+    sink_.reply_when_durable(respond, std::move(reply));
+  }
+  void note_refusal(const std::string& cause) { sink_.note_refusal(cause); }
   // A write the state already reflects failed: stops mbatchd (once). When the cause is
   // a later master's term, mbatchd steps down instead of restarting.
   void on_event_log_failure();
@@ -138,10 +138,6 @@ class Mbatchd {
   // badmin mbdrestart's switch-back (master_handover.cc): the first candidate before
   // this host in LSF_MASTER_LIST whose sbatchd is up; empty when there is none.
   std::string switch_back_target() const;
-  void maybe_snapshot();
-  wire::Snapshot snapshot_now() const;  // the state, stamped with this master's term
-  // Queues the rotation fresh_snapshot asks for, and again each second until it is made.
-  void write_fresh_snapshot();
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason, std::int64_t at = 0);
   // --- the request table (routes.cc; router.h states its rules)
@@ -159,10 +155,6 @@ class Mbatchd {
   void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // The job's requirement merged with its application's and queue's (job_queries.h).
-  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const {
-    return mbd::merged_requirement(*config_, job);
-  }
   daemon::Status check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
                                   std::vector<std::int32_t>& indices) const;
   // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
@@ -197,8 +189,8 @@ class Mbatchd {
   // The job groups the pass must count (those with a limit and those below them),
   // with each group's index by path.
   void add_job_groups(sched::ClusterView& view, std::unordered_map<std::string, int>& index) const;
-  // --- job status reports from sbatchds (host_links.cc); the hosts themselves are
-  // hosts_'s (host_tracker.h)
+  // --- job status reports from sbatchds and what they mean for the job (job_reports.cc);
+  // the hosts themselves are hosts_'s (host_tracker.h)
   void on_job_status(const wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
   void apply_job_status(const wire::JobStatusRequest& report);
   bool requeue_on_exit(Job& job, int exit_code);
@@ -208,77 +200,29 @@ class Mbatchd {
   bool make_launch(const sched::JobKey& key, wire::JobLaunch& launch) const;
   // What hosts_ asks of the rest of mbatchd.
   HostTrackerHooks host_tracker_hooks();
-  // Forwards to hosts_ for the files that call them.
+  // What cluster_links_ asks of the rest of mbatchd (mbatchd.cc).
+  ClusterLinksHooks cluster_links_hooks();
+  // What scheduling_ asks of the rest of mbatchd (scheduling_hooks.cc).
+  SchedulingHooks scheduling_hooks();
+  // --- forwards to the components (host_tracker.h, cluster_links.h,
+  // scheduling_driver.h) and job_policy.h for request_handlers.cc, job_changes.cc,
+  // job_groups.cc and info_handlers.cc; the other files call the components themselves.
   void start_on_hosts(const std::vector<sched::JobKey>& keys) { hosts_.start_on_hosts(keys); }
   void signal_on_host(const Job& job, int signal, const std::string& exit_reason,
                       std::optional<int> terminate_interval_s = std::nullopt) {
     hosts_.signal_on_host(job, signal, exit_reason, terminate_interval_s);
   }
   void terminate_on_host(const Job& job, const std::string& exit_reason) { hosts_.terminate_on_host(job, exit_reason); }
-  void resend_signals(const std::string& host) { hosts_.resend_signals(host); }
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done) {
     hosts_.call_host(host, std::move(request), std::move(done));
   }
   HostStatus status_of(const std::string& host) const { return hosts_.status_of(host); }
-  std::string host_status(const std::string& host) const { return hosts_.host_status(host); }
   int host_max_slots(const std::string& host) const { return hosts_.host_max_slots(host); }
-  std::chrono::milliseconds report_interval() const { return hosts_.report_interval(); }
-  // --- MultiCluster: ClusterLinks (cluster_links.h) does it; what the other files call
-  ClusterLinksHooks cluster_links_hooks();  // mbatchd.cc
-  std::string borrowed_from(const std::string& host) const { return cluster_links_.borrowed_from(host); }
-  std::string borrowed_host_status(const std::string& host) const { return cluster_links_.borrowed_host_status(host); }
   std::map<std::string, wire::OfferedHost> borrowed_hosts() const { return cluster_links_.borrowed_hosts(); }
-  void add_borrowed_hosts(sched::ClusterView& view) const { cluster_links_.add_borrowed_hosts(view, last_dispatch()); }
-  void relay_to_provider(const std::string& host, wire::RequestEnvelope request,
-                         std::function<void(const net::CallResult&)> done) {
-    cluster_links_.relay_to_provider(host, std::move(request), std::move(done));
-  }
-  // `done` gets empty once all consumers have them, else why not.
-  void forward_lease_reports(const std::vector<wire::JobStatusRequest>& reports,
-                             std::function<void(std::string)> done) {
-    cluster_links_.forward_lease_reports(reports, [done](daemon::Status s) { done(s.message()); });
-  }
-  std::pair<std::string, std::int64_t> lease_job_owner(std::int64_t id) const {
-    return cluster_links_.lease_job_owner(id);
-  }
-  static bool is_lease_job_id(std::int64_t id) { return ClusterLinks::is_lease_job_id(id); }
-  void add_leased_job(const std::string& consumer, const std::string& host, wire::JobLaunch launch,
-                      std::optional<bool> stopped = std::nullopt) {
-    cluster_links_.add_leased_job(consumer, host, std::move(launch), stopped);
-  }
-  bool is_leased_job(const sched::JobKey& ref) const { return cluster_links_.is_leased_job(ref); }
-  void add_leased_jobs(const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) const {
-    cluster_links_.add_leased_jobs(q, user, out);
-  }
   void update_lent_slots() { cluster_links_.update_lent_slots(); }
-  int lent_slots(const std::string& host) const { return cluster_links_.lent_slots(host); }
   void offer_to_consumers() { cluster_links_.offer_to_consumers(); }
-  std::shared_ptr<const sched::SchedPolicy> policy_with_leased_resources() const {
-    return cluster_links_.policy_with_leased_resources();
-  }
-  // --- scheduling: forwards to scheduling_ (scheduling_driver.h) and job_policy.h,
-  // and the driver's hooks (scheduling_hooks.cc)
-  SchedulingHooks scheduling_hooks();
   void request_pass() { scheduling_.request_pass(); }
-  // A pass when a failed pre-exec may be retried.
-  void request_pass_after(std::chrono::seconds delay) { scheduling_.request_pass_after(delay); }
-  // Without pending jobs (`with_pending` false) for queries that count only what runs;
-  // `leases`: with shared resources as leases change them (ViewBuilder::build).
-  sched::ClusterView build_view(bool with_pending = true, bool leases = true) const {
-    return scheduling_.build_view(with_pending, leases);
-  }
-  sched::ResourceMap host_resources(const std::string& host) const { return scheduling_.host_resources(host); }
-  const std::map<sched::JobKey, sched::Reservation>& reservations() const { return scheduling_.reservations(); }
-  const std::vector<sched::GuaranteeReport>& guarantees() const { return scheduling_.guarantees(); }
-  const std::vector<sched::ThrottleUse>& throttles() const { return scheduling_.throttles(); }
-  const std::map<std::string, std::int64_t>& last_dispatch() const { return scheduling_.last_dispatch(); }
-  const PassCounters& pass_counters() const { return scheduling_.counters(); }
-  sched::DependencyState dependency_state(const Job& job) const { return mbd::dependency_state(*config_, state_, job); }
-  sched::DependencyState evaluate_dependency(const sched::DependencyExpr& dep) const {
-    return mbd::evaluate_dependency(*config_, state_, dep);
-  }
-  std::int64_t effective_run_limit(const Job& job) const { return mbd::effective_run_limit(*config_, job); }
   const config::Application* application(const Job& job) const { return mbd::application(*config_, job); }
   bool rerunnable(const Job& job) const { return mbd::rerunnable(*config_, job); }
   // --- who may do what (permissions.cc)
@@ -305,26 +249,24 @@ class Mbatchd {
   ClusterState state_;
   // The thread that may touch state_ and everything below: the one that runs io_
   // (run() binds it; before, the one that recovers and starts). Debug builds check it
-  // in handle() and record().
+  // in handle() and, through sink_, in every record any component makes.
   daemon::ThreadOwner state_thread_;
-  std::unique_ptr<EventLogWriter> event_log_;
   std::unique_ptr<net::asio::steady_timer> lease_timer_;  // renew_lease(), with options_.role
-  LogEventSink sink_;                                     // record() and the refusals go through it (event_sink.h)
+  // What every component records through (event_sink.h).
+  LogEventSink sink_{state_, log_, [this] { on_event_log_failure(); }, &state_thread_};
+  // Recovery, lsb.events and its writer, lsb.jobid, snapshots (event_log_core.h).
+  EventLogCore log_core_{config_, config_index_, state_, sink_, log_, io_, options_.role};
+  // Forwards of log_core_'s for request_handlers.cc (and the fuzz harness's event_log_).
+  const std::unique_ptr<EventLogWriter>& event_log_ = log_core_.writer_ptr();
+  JobIdMark& job_ids_ = log_core_.job_ids();
   // MultiCluster links, leases and exports; declared after what it is built with.
   ClusterLinks cluster_links_{ComponentContext{config_, state_, sink_, log_}, cluster_links_hooks(),
                               ClusterTransport{io_, outbound_, options_.pair_keys}};
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
-  HostTracker hosts_;  // sbatchds: registration, load, status, calls (host_tracker.h)
-  // Read-only forwards of hosts_'s data for the files that read them.
-  const std::map<std::string, HostLink>& links_ = hosts_.links();
-  const std::map<sched::JobKey, UndeliveredSignal>& undelivered_ = hosts_.undelivered();
-  std::uint64_t valid_log_bytes_ = 0;
-  JobIdMark job_ids_{""};
+  HostTracker hosts_;    // sbatchds: registration, load, status, calls (host_tracker.h)
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
-  net::asio::steady_timer snapshot_timer_;  // the next try of write_fresh_snapshot
-  std::uint64_t snapshot_tries_ = 0;
   // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
   // after a restart such a job ends as killed.
   struct RequeueAfterKill {

@@ -7,11 +7,13 @@ namespace lsf::mbd {
 
 JobQueriesHooks Mbatchd::job_queries_hooks() {
   JobQueriesHooks h;
-  h.status_of = [this](const std::string& host) { return status_of(host); };
-  h.reservations = [this]() -> const std::map<sched::JobKey, sched::Reservation>& { return reservations(); };
-  h.is_leased_job = [this](const sched::JobKey& ref) { return is_leased_job(ref); };
+  h.status_of = [this](const std::string& host) { return hosts_.status_of(host); };
+  h.reservations = [this]() -> const std::map<sched::JobKey, sched::Reservation>& {
+    return scheduling_.reservations();
+  };
+  h.is_leased_job = [this](const sched::JobKey& ref) { return cluster_links_.is_leased_job(ref); };
   h.add_leased_jobs = [this](const wire::JobsRequest& q, const std::string& user, wire::JobsReply& out) {
-    add_leased_jobs(q, user, out);
+    cluster_links_.add_leased_jobs(q, user, out);
   };
   h.now = [this] { return now(); };
   return h;
@@ -19,17 +21,19 @@ JobQueriesHooks Mbatchd::job_queries_hooks() {
 
 ConfigQueriesHooks Mbatchd::config_queries_hooks() {
   ConfigQueriesHooks h;
-  h.host_status = [this](const std::string& host) { return host_status(host); };
-  h.host_max_slots = [this](const std::string& host) { return host_max_slots(host); };
+  h.host_status = [this](const std::string& host) { return hosts_.host_status(host); };
+  h.host_max_slots = [this](const std::string& host) { return hosts_.host_max_slots(host); };
   h.link = [this](const std::string& host) { return hosts_.link(host); };
-  h.build_view = [this](bool with_pending) { return build_view(with_pending); };
-  h.host_resources = [this](const std::string& host) { return host_resources(host); };
-  h.reservations = [this]() -> const std::map<sched::JobKey, sched::Reservation>& { return reservations(); };
-  h.guarantees = [this]() -> const std::vector<sched::GuaranteeReport>& { return guarantees(); };
-  h.throttles = [this]() -> const std::vector<sched::ThrottleUse>& { return throttles(); };
-  h.pass_counters = [this]() -> const PassCounters& { return pass_counters(); };
-  h.borrowed_hosts = [this] { return borrowed_hosts(); };
-  h.borrowed_host_status = [this](const std::string& host) { return borrowed_host_status(host); };
+  h.build_view = [this](bool with_pending) { return scheduling_.build_view(with_pending); };
+  h.host_resources = [this](const std::string& host) { return scheduling_.host_resources(host); };
+  h.reservations = [this]() -> const std::map<sched::JobKey, sched::Reservation>& {
+    return scheduling_.reservations();
+  };
+  h.guarantees = [this]() -> const std::vector<sched::GuaranteeReport>& { return scheduling_.guarantees(); };
+  h.throttles = [this]() -> const std::vector<sched::ThrottleUse>& { return scheduling_.throttles(); };
+  h.pass_counters = [this]() -> const PassCounters& { return scheduling_.counters(); };
+  h.borrowed_hosts = [this] { return cluster_links_.borrowed_hosts(); };
+  h.borrowed_host_status = [this](const std::string& host) { return cluster_links_.borrowed_host_status(host); };
   h.submissions_total = [this] { return submissions_total_; };
   h.uptime = [this] {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_);

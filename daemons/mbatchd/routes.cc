@@ -11,9 +11,9 @@ namespace lsf::mbd {
 std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   RouterHooks hooks;
   hooks.is_admin = [this](const wire::Identity& caller) { return is_admin(caller); };
-  hooks.log_refusal = [this] { return log_refusal(); };
-  hooks.hold = [this] { event_log_->hold(); };
-  hooks.release = [this] { event_log_->release(); };
+  hooks.log_refusal = [this] { return sink_.refusal(); };
+  hooks.hold = [this] { log_core_.writer().hold(); };
+  hooks.release = [this] { log_core_.writer().release(); };
   auto router = std::make_unique<RequestRouter>(log_, std::move(hooks));
 
   using R = wire::RequestEnvelope;

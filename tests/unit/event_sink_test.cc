@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "daemons/mbatchd/event_sink.h"
 #include "event_records.h"
@@ -69,3 +70,23 @@ TEST(EventSink, LogSinkWritesAndRepliesWhenDurable) {
   }
   fs::remove_all(dir);
 }
+
+#ifndef NDEBUG
+// Whichever component records, a record off the state's thread aborts in debug builds.
+TEST(EventSinkDeathTest, LogSinkRecordsOnlyOnTheStateThread) {
+  mbd::ClusterState state;
+  daemon::ThreadOwner owner;
+  owner.bind();
+  mbd::LogEventSink sink(
+      state, std::make_shared<spdlog::logger>("sink_test"), [] {}, &owner);
+  EXPECT_DEATH(
+      {
+        std::thread other([&] {
+          auto r = job_new(1);
+          sink.record(r);
+        });
+        other.join();
+      },
+      "touched off its owning thread");
+}
+#endif

@@ -161,8 +161,8 @@ std::string view_text(const ClusterView& v) {
 // Jobs as mbatchd keeps them (daemons/mbatchd: Job, its reservations and hosts' times):
 // a state and the reason text it was suspended with, not a SuspendCause; the pending
 // marks as ClusterState::set_pending_reasons keeps them. Decisions reach them through
-// an ApplyTarget written as mbatchd's apply_pass writes it, and view() builds the
-// pass's view from them as Mbatchd::build_view does.
+// an ApplyTarget written as SchedulingDriver::apply writes it (libsched's apply(), see
+// pass_apply.h), and view() builds the pass's view from them as ViewBuilder::build does.
 struct MbatchdRecords {
   struct Job {
     JobView submission;  // what build_view derives from the job's submission

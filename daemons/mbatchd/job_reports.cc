@@ -16,41 +16,41 @@ namespace lsf::mbd {
 HostTrackerHooks Mbatchd::host_tracker_hooks() {
   HostTrackerHooks h;
   h.policy = [this]() -> const sched::SchedPolicy& { return *config_index_.policy; };
-  h.request_pass = [this] { request_pass(); };
-  h.rerunnable = [this](const Job& job) { return rerunnable(job); };
+  h.request_pass = [this] { scheduling_.request_pass(); };
+  h.rerunnable = [this](const Job& job) { return mbd::rerunnable(*config_, job); };
   h.finish_job = [this](Job& job, wire::JobState state, int wait_status, const std::string& reason) {
     finish_job(job, state, wait_status, 0, 0, reason);
   };
   h.make_launch = [this](const sched::JobKey& key, wire::JobLaunch& launch) { return make_launch(key, launch); };
-  h.when_durable = [this](std::function<void(bool)> then) { event_log_->when_durable(std::move(then)); };
+  h.when_durable = [this](std::function<void(bool)> then) { log_core_.writer().when_durable(std::move(then)); };
   // The event log is watched here too: a failed write no request waited on, and the
   // end of a full disk.
   h.before_check = [this] {
-    if (!event_log_->failure().empty()) {
+    if (!log_core_.failure().empty()) {
       on_event_log_failure();
       return false;
     }
-    if (sink_.refusing() && event_log_->refusal().empty()) log_refusal();
+    log_core_.note_room();
     return true;
   };
-  h.borrowed_from = [this](const std::string& host) { return borrowed_from(host); };
-  h.borrowed_status = [this](const std::string& host) { return borrowed_host_status(host); };
+  h.borrowed_from = [this](const std::string& host) { return cluster_links_.borrowed_from(host); };
+  h.borrowed_status = [this](const std::string& host) { return cluster_links_.borrowed_host_status(host); };
   h.relay_to_provider = [this](const std::string& host, wire::RequestEnvelope request,
                                std::function<void(const net::CallResult&)> done) {
-    relay_to_provider(host, std::move(request), std::move(done));
+    cluster_links_.relay_to_provider(host, std::move(request), std::move(done));
   };
   h.adopt_lease_job = [this](const std::string& host, const wire::RunningJob& rj) {
-    if (!is_lease_job_id(rj.job_id())) return false;
-    auto owner = lease_job_owner(rj.job_id()).first;
+    if (!ClusterLinks::is_lease_job_id(rj.job_id())) return false;
+    auto owner = cluster_links_.lease_job_owner(rj.job_id()).first;
     if (owner.empty()) return false;
     wire::JobLaunch launch = rj.launch();
     launch.set_job_id(rj.job_id());
     launch.set_index(rj.index());
     if (launch.exec_hosts_size() == 0) launch.add_exec_hosts(host);
-    add_leased_job(owner, host, std::move(launch), rj.stopped());
+    cluster_links_.add_leased_job(owner, host, std::move(launch), rj.stopped());
     return true;
   };
-  h.leases_changed = [this] { update_lent_slots(); };
+  h.leases_changed = [this] { cluster_links_.update_lent_slots(); };
   return h;
 }
 
@@ -64,7 +64,7 @@ bool Mbatchd::requeue_on_exit(Job& job, int code) {
   config::RequeueExitValues own;
   if (!job.spec().requeue_exit_values().empty())
     if (auto parsed = config::RequeueExitValues::parse(job.spec().requeue_exit_values())) own = *parsed;
-  const auto* app = application(job);
+  const auto* app = mbd::application(*config_, job);
   const auto& values = !job.spec().requeue_exit_values().empty() ? own
                        : app && app->requeue_exit_values         ? *app->requeue_exit_values
                                                                  : queue->requeue_exit_values;
@@ -80,8 +80,8 @@ bool Mbatchd::requeue_on_exit(Job& job, int code) {
     for (const auto& h : hosts) e->add_exclude_hosts(h);
   }
   log_->info("job {} exited with {}: requeued{}", job_label(job.key), code, exclude ? " off its hosts" : "");
-  record(ev);
-  request_pass();
+  sink_.record(ev);
+  scheduling_.request_pass();
   return true;
 }
 
@@ -99,24 +99,24 @@ void Mbatchd::on_job_status(const wire::RequestEnvelope& request, const net::Pee
   // A provider reports only on jobs that run on its own hosts.
   if (peer.kind == net::PeerKind::kRemoteCluster) {
     for (const auto* r : reports)
-      if (borrowed_from(r->host_name()) != peer.cluster)
+      if (cluster_links_.borrowed_from(r->host_name()) != peer.cluster)
         return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED,
                                         "cluster " + peer.cluster + " may not report on host " + r->host_name()));
   }
   std::vector<wire::JobStatusRequest> leased;  // consumers' jobs on our hosts: theirs to apply
   for (const auto* r : reports) {
-    if (peer.kind != net::PeerKind::kRemoteCluster && is_lease_job_id(r->job_id())) {
+    if (peer.kind != net::PeerKind::kRemoteCluster && ClusterLinks::is_lease_job_id(r->job_id())) {
       hosts_.note_report(r->host_name());
       leased.push_back(*r);
     } else {
       apply_job_status(*r);
     }
   }
-  if (leased.empty()) return reply_when_durable(respond, std::move(reply));
+  if (leased.empty()) return sink_.reply_when_durable(respond, std::move(reply));
   // Acknowledged once the consumers have them too; until then the sbatchd sends again.
-  forward_lease_reports(leased, [this, respond, reply](const std::string& failure) mutable {
-    if (!failure.empty()) return respond(net::error_reply(wire::STATUS_UNAVAILABLE, failure));
-    reply_when_durable(respond, std::move(reply));
+  cluster_links_.forward_lease_reports(leased, [this, respond, reply](daemon::Status forwarded) mutable {
+    if (!forwarded.ok()) return respond(net::error_reply(wire::STATUS_UNAVAILABLE, forwarded.message()));
+    sink_.reply_when_durable(respond, std::move(reply));
   });
 }
 
@@ -146,7 +146,7 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
     e->set_pid(r.pid());
     e->set_exec_cwd(r.exec_cwd());
     e->set_exec_home(r.exec_home());
-    record(ev, hosts_.reported_time(*job, r));
+    sink_.record(ev, hosts_.reported_time(*job, r));
   };
   switch (r.event()) {
     case wire::JOB_EVENT_EXECUTE:
@@ -168,8 +168,8 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
         e->set_to_top(rq->second.to_top);
         e->set_to_bottom(!rq->second.to_top);
         requeue_after_kill_.erase(rq);
-        record(ev);
-        request_pass();
+        sink_.record(ev);
+        scheduling_.request_pass();
         break;
       }
       if (!ok && reason.empty() && WIFEXITED(status) && requeue_on_exit(*job, WEXITSTATUS(status))) break;
@@ -198,7 +198,7 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
       e->set_job_id(r.job_id());
       e->set_index(r.index());
       e->set_state(to);
-      record(ev);
+      sink_.record(ev);
       break;
     }
     default:
@@ -231,10 +231,10 @@ void Mbatchd::pre_exec_failed(Job& job, int wait_status) {
                             " times (LOCAL_MAX_PREEXEC_RETRY); held"
                       : std::string(sched::reason::kPreExecFailed));
   log_->info("job {}: pre-exec failed ({} time(s)){}", job_label(job.key), failures, limit ? "; held" : "");
-  record(ev);
+  sink_.record(ev);
   if (limit) return;
   // The job may go again once its pause is over: make sure a pass comes then.
-  request_pass_after(std::chrono::seconds(kPreExecRetryDelay));
+  scheduling_.request_pass_after(std::chrono::seconds(kPreExecRetryDelay));
 }
 
 namespace {
@@ -265,12 +265,12 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   l->set_job_name(job->display_name());
   l->set_start_time(job->start_time);
   l->set_attempt(job->attempt);
-  std::int64_t run_limit = effective_run_limit(*job);
+  std::int64_t run_limit = mbd::effective_run_limit(*config_, *job);
   // The application profile's values stand between the job's own and the queue's: its
   // pre-execution command runs after the queue's unless bsub -E replaces it, its
   // post-execution command before the queue's unless bsub -Ep replaces it, and its
   // limits replace the queue's defaults within the queue's maximums.
-  const config::Application* app = application(*job);
+  const config::Application* app = mbd::application(*config_, *job);
   if (app) {
     if (job->spec().pre_exec().empty()) l->mutable_spec()->set_pre_exec(app->pre_exec);
     if (job->spec().post_exec().empty()) l->mutable_spec()->set_post_exec(app->post_exec);
@@ -306,7 +306,7 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   l->set_submit_time(job->submission->submit_time);
   l->set_cluster_name(config_->cluster_name);
   l->set_cluster_admin(config_->cluster_admins.empty() ? "root" : config_->cluster_admins.front());
-  const auto combined = merged_requirement(*job);
+  const auto combined = mbd::merged_requirement(*config_, *job);
   l->set_requested_mem_mb(rusage_mem_mb(combined ? &*combined : nullptr) * static_cast<double>(job->exec_hosts.size()));
   return true;
 }

@@ -1,0 +1,124 @@
+#include "daemons/mbatchd/event_log_core.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "daemons/mbatchd/recovery.h"
+
+namespace lsf::mbd {
+namespace fs = std::filesystem;
+
+fs::path logdir_of(const config::ClusterConfig& c) {
+  return fs::path(c.lsf_conf.lsb_sharedir) / c.cluster_name / "logdir";
+}
+
+EventLogCore::EventLogCore(const std::shared_ptr<const config::ClusterConfig>& config, const ConfigIndex& index,
+                           ClusterState& state, LogEventSink& sink, std::shared_ptr<spdlog::logger> log,
+                           net::asio::io_context& io, std::shared_ptr<MasterRole> role)
+    : config_(config),
+      index_(index),
+      state_(state),
+      sink_(sink),
+      log_(std::move(log)),
+      io_(io),
+      role_(std::move(role)),
+      snapshot_timer_(io) {}
+
+daemon::Status EventLogCore::recover() {
+  fs::path dir = logdir_of(*config_);
+  auto recovered = recover_state(dir, state_, *config_, index_);
+  if (!recovered.ok()) return recovered.status();
+  logdir_ = dir;
+  valid_log_bytes_ = recovered->valid_bytes;
+  job_ids_ = recovered->job_ids;
+  for (const auto& warning : recovered->warnings) log_->warn("{}", warning);
+  log_->info("recovered {} jobs ({} from lsb.snapshot, {} events replayed) in {} ms", state_.jobs().size(),
+             recovered->snapshot_jobs, recovered->replayed, recovered->took.count());
+  return {};
+}
+
+daemon::Status EventLogCore::open(EventLogOptions options, bool fresh_snapshot) {
+  // After a takeover the log starts afresh too: the old master may still hold
+  // lsb.events open, and its late writes must land in a file no one appends to.
+  options.snapshot_first = fresh_snapshot || (role_ && role_->took_over());
+  if (auto role = role_) {
+    options.fence = [role]() -> std::string {
+      if (!role->fenced()) return {};
+      return "this mbatchd's term " + std::to_string(role->epoch()) + " was taken over by " + role->successor();
+    };
+    sink_.set_epoch(role->epoch());
+  }
+  const bool snapshot_first = options.snapshot_first;
+  writer_ = std::make_unique<EventLogWriter>(
+      logdir_, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); },
+      std::move(options));
+  if (!writer_->open_error().empty()) return daemon::fail(writer_->open_error());
+  sink_.attach(writer_.get());
+  if (snapshot_first) write_fresh_snapshot();
+  return {};
+}
+
+void EventLogCore::note_room() {
+  if (sink_.refusing() && writer_->refusal().empty()) sink_.refusal();
+}
+
+void EventLogCore::close(std::function<bool()> superseded, std::function<void()> then) {
+  snapshot_timer_.cancel();
+  if (!writer_) return then();
+  // Let what is already queued for durability finish first.
+  writer_->when_durable([this, superseded = std::move(superseded), then = std::move(then)](bool) {
+    // A superseded master's mark is behind the new master's: it must not write it back.
+    if (!superseded()) {
+      if (auto err = job_ids_.settle(state_.next_job_id()); !err.empty())
+        log_->warn("cannot write lsb.jobid: {}; the next ids start after a gap", err);
+    }
+    then();
+  });
+}
+
+void EventLogCore::stop_writer() {
+  if (writer_) writer_->stop();
+}
+
+// Until the rotation is made, every change is refused (the writer's refusal says so);
+// on a full disk it fails, and is tried again with the state as it is then.
+void EventLogCore::write_fresh_snapshot() {
+  writer_->rotate(snapshot_now().SerializeAsString());
+  writer_->when_durable([this](bool) {
+    if (!writer_->snapshot_needed()) {
+      log_->info("lsb.snapshot and a new lsb.events hold the recovered state; changes are accepted");
+      sink_.refusal();  // ends and logs a refusal under way
+      return;
+    }
+    // Once a minute on a disk that stays full, not every second.
+    if (snapshot_tries_++ % 60 == 0)
+      log_->warn("cannot write a fresh snapshot yet ({}); trying again each second", writer_->refusal());
+    snapshot_timer_.expires_after(std::chrono::seconds(1));
+    snapshot_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) write_fresh_snapshot();
+    });
+  });
+}
+
+wire::Snapshot EventLogCore::snapshot_now() const {
+  wire::Snapshot s = state_.snapshot(sink_.now());
+  if (role_) s.set_epoch(role_->epoch());
+  return s;
+}
+
+void EventLogCore::maybe_snapshot() {
+  // Not on a full disk: the rotation would fail, and with lsb.events past its size limit
+  // every finished job would serialize the whole state again for nothing.
+  if (!writer_->refusal().empty()) return;
+  const int max_jobs = std::max(1, config_->params.max_job_num);
+  if (state_.finished_since_snapshot() < max_jobs && writer_->stats().bytes < kMaxEventLogBytes) return;
+  int cleaned = state_.clean_finished(sink_.now() - config_->params.clean_period);
+  state_.reset_finished_since_snapshot();
+  auto started = std::chrono::steady_clock::now();
+  std::string payload = snapshot_now().SerializeAsString();
+  writer_->rotate(std::move(payload));
+  log_->info("snapshot of {} jobs queued ({} finished jobs cleaned) in {} us", state_.jobs().size(), cleaned,
+             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
+}
+
+}  // namespace lsf::mbd
