@@ -82,7 +82,7 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
   if (states.empty()) states = {wire::JOB_RUN, wire::JOB_SSUSP, wire::JOB_USUSP};
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
-    const bool admin = acts_as_admin(caller, *job);
+    const bool admin = permissions_.acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
       add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
@@ -123,7 +123,7 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
-    std::string no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job));
+    std::string no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job));
     if (no.empty() && (job->pending() || requeue_after_kill_.count(job->key))) no = "Job has not started yet";
     if (!no.empty()) {
       add_result(out, job->key, false, who + ": " + no);
@@ -165,7 +165,7 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
@@ -222,12 +222,12 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
     // APS values are the administrators' (LSF: "You must be an administrator").
-    if (sets_aps && !acts_as_admin(caller, *job)) {
+    if (sets_aps && !permissions_.acts_as_admin(caller, *job)) {
       add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
     }
@@ -278,7 +278,8 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     std::string why = check_in_queue(spec, job->queue).message();
     // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
     // the job's other options.
-    if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue).message();
+    if (why.empty() && sets_priority)
+      why = permissions_.check_user_priority(spec.user_priority(), caller, job->queue).message();
     // A new profile must exist and take the job's -n; one removed by a reconfig does
     // not lock the job's other options.
     if (why.empty() && sets_app) why = check_application(spec).message();

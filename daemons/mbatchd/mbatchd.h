@@ -16,8 +16,9 @@
 // MultiCluster offers, leases, relays, shared resources), HostTracker (host_tracker.h:
 // the sbatchds' registrations and load reports, host status, and the StartJob and
 // SignalJob calls to them), the SchedulingDriver (scheduling_driver.h: the view, the
-// pass on its thread, applying its result; with view_builder.h and job_policy.h). The
-// member functions below are grouped by the file that defines them.
+// pass on its thread, applying its result; with view_builder.h and job_policy.h), and
+// Permissions (permissions.h: who may act on which job and queue). The member
+// functions below are grouped by the file that defines them.
 #pragma once
 
 #include <chrono>
@@ -52,6 +53,7 @@
 #include "daemons/mbatchd/job_queries.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
+#include "daemons/mbatchd/permissions.h"
 #include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
 #include "daemons/mbatchd/scheduling_driver.h"
@@ -275,23 +277,12 @@ class Mbatchd {
   std::int64_t effective_run_limit(const Job& job) const { return mbd::effective_run_limit(*config_, job); }
   const config::Application* application(const Job& job) const { return mbd::application(*config_, job); }
   bool rerunnable(const Job& job) const { return mbd::rerunnable(*config_, job); }
-  // --- who may do what (permissions.cc)
-  bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
-  // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
-  bool names_user(const std::string& name, const std::string& user) const;
-  // An LSF administrator, or one of the queue's ADMINISTRATORS.
-  bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
-  // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
-  daemon::Status check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
-  // Whether the caller acts on this job with an administrator's authority (what the
-  // job's end reason and suspend reason then say).
-  bool acts_as_admin(const wire::Identity& caller, const Job& job) const;
-  bool may_control(const wire::Identity& caller, const Job& job) const;  // owner or admin
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
   ConfigIndex config_index_;
-  Queries queries_{config_};  // bhist, bacct (queries.h)
+  Permissions permissions_{*config_, config_index_};  // who may act on which job and queue (permissions.h)
+  Queries queries_{config_};                          // bhist, bacct (queries.h)
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;

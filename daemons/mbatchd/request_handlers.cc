@@ -234,8 +234,9 @@ daemon::Status Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identi
   // classes, ACCESS_CONTROL users, queues and projects) admits the job. Without -sla, the
   // first guarantee class with AUTO_ATTACH = Y whose ACCESS_CONTROL admits it takes it.
   auto admits = [&](const std::vector<std::string>& who) {
-    return who.empty() ||
-           std::any_of(who.begin(), who.end(), [&](const std::string& w) { return names_user(w, caller.user_name()); });
+    return who.empty() || std::any_of(who.begin(), who.end(), [&](const std::string& w) {
+             return permissions_.names_user(w, caller.user_name());
+           });
   };
   const std::string project = spec.project().empty() ? config_->params.default_project : spec.project();
   auto access = [&](const config::ServiceClass& sc) {
@@ -259,7 +260,7 @@ daemon::Status Mbatchd::submit_one(const wire::JobSpec& spec, const wire::Identi
   if (!spec.job_group().empty())
     if (auto st = check_job_group_path(spec.job_group()); !st.ok()) return st;
   if (auto st = check_submission(with_app, queue, default_queue, indices); !st.ok()) return st;
-  if (auto st = check_user_priority(spec.user_priority(), caller, queue); !st.ok()) return st;
+  if (auto st = permissions_.check_user_priority(spec.user_priority(), caller, queue); !st.ok()) return st;
   if (sc && !access(*sc))
     return daemon::fail("Service class <" + sc->name + "> does not accept jobs of queue <" + queue + ">" +
                         (sc->access_projects.empty() ? "" : " and project <" + project + ">"));
@@ -336,7 +337,7 @@ void Mbatchd::on_signal_jobs(const wire::RequestEnvelope& request, const net::Re
   }
   bool changed = false;
   for (Job* job : targets) {
-    const bool admin = acts_as_admin(caller, *job);
+    const bool admin = permissions_.acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
       fail(job->key, "User permission denied");
       continue;
@@ -477,7 +478,7 @@ void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::
       out->set_all_ok(false);
       continue;
     }
-    if (!is_queue_admin(request.caller(), name)) {
+    if (!permissions_.is_queue_admin(request.caller(), name)) {
       out->add_lines("Queue <" + name + ">: User permission denied");
       out->set_all_ok(false);
       continue;
@@ -529,6 +530,7 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   }
   config_ = result.config;
   config_index_ = index_config(*config_);
+  permissions_ = Permissions(*config_, config_index_);
   scheduling_.reconfigured();
   ++config_generation_;
   state_.sync_config(*config_, config_index_.policy);
@@ -559,7 +561,7 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
   }
   const std::string label = "Job <" + job_label(key) + ">";
   if (!job) return respond(net::error_reply(wire::STATUS_NOT_FOUND, label + ": No matching job found"));
-  if (!may_control(caller, *job))
+  if (!permissions_.may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (!job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already started"));
   const int n = std::max(1, q.position());
@@ -577,7 +579,7 @@ void Mbatchd::on_job_move(const wire::RequestEnvelope& request, const net::Respo
       record(ev);
     }
   };
-  if (!acts_as_admin(caller, *job)) {
+  if (!permissions_.acts_as_admin(caller, *job)) {
     // A user reorders only their own jobs, as LSF: they swap the places their jobs
     // already hold in the queue, so no one else's job moves back.
     std::map<std::int64_t, std::int64_t> place;  // job id -> its first place

@@ -1,5 +1,6 @@
 // mbatchd's request table: every request type it serves, the handler, who may send it
-// and whether it changes state (router.h states the rules).
+// and whether it changes state (router.h states the rules). Who may act on the job or
+// queue a request names is the other half of the rules, written once in permissions.h.
 #include <unistd.h>
 
 #include "daemons/mbatchd/mbatchd.h"
@@ -10,7 +11,7 @@ namespace lsf::mbd {
 
 std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   RouterHooks hooks;
-  hooks.is_admin = [this](const wire::Identity& caller) { return is_admin(caller); };
+  hooks.is_admin = [this](const wire::Identity& caller) { return permissions_.is_admin(caller); };
   hooks.log_refusal = [this] { return log_refusal(); };
   hooks.hold = [this] { event_log_->hold(); };
   hooks.release = [this] { event_log_->release(); };
@@ -66,7 +67,7 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   router->add(R::kClusterInfo, std::move(cluster_info));
 
   // Jobs: submission and control. Who may act on which job (its owner, an
-  // administrator, its queue's ADMINISTRATORS) is decided per job by may_control().
+  // administrator, its queue's ADMINISTRATORS) is decided per job (permissions.h).
   add(R::kSubmit, anyone, kChanges, &Mbatchd::on_submit);
   add(R::kSubmitPack, anyone, kChanges, &Mbatchd::on_submit_pack);
   add(R::kJobInput, anyone, kReads, &Mbatchd::on_job_input);
