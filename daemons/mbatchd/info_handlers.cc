@@ -27,7 +27,7 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
         wire::STATUS_NOT_FOUND, "Job <" + job_label({q.job().job_id(), q.job().index()}) + ">: No matching job found"));
   }
   const std::string label = "Job <" + job_label(job->key) + ">";
-  if (!may_control(caller, *job))
+  if (!permissions_.may_control(caller, *job))
     return respond(net::error_reply(wire::STATUS_PERMISSION_DENIED, label + ": User permission denied"));
   if (job->pending()) return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + " : Not yet started."));
   // An interactive job's host keeps its output a while after the end, for bsub -I.

@@ -1,6 +1,7 @@
-// Requests that change a job after submission: brequeue, bswitch, bmod. Each names its
-// jobs as bkill does, answers one LSF line per job, and changes nothing for a job it
-// refuses.
+// JobService's changes to a job after submission: brequeue, bswitch, bmod, bmig. Each
+// names its jobs as bkill does, answers one LSF line per job, and changes nothing for a
+// job it refuses. A started job brequeue or bmig moves is killed first and requeued
+// when its end is reported (take_requeue_after_kill).
 #include <algorithm>
 #include <csignal>
 #include <set>
@@ -8,7 +9,9 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
 
-#include "daemons/mbatchd/mbatchd.h"
+#include "daemons/mbatchd/job_groups.h"
+#include "daemons/mbatchd/job_policy.h"
+#include "daemons/mbatchd/job_service.h"
 #include "libconfig/text.h"
 #include "libsched/pending_reason.h"
 
@@ -35,8 +38,8 @@ std::string refusal(const Job& job, const std::string& caller, bool admin) {
 
 }  // namespace
 
-daemon::Status Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::string& queue,
-                                       std::string* resolved) const {
+daemon::Status JobService::check_in_queue(const wire::JobSpec& spec, const std::string& queue,
+                                          std::string* resolved) const {
   wire::JobSpec check = spec;
   check.clear_queues();
   check.add_queues(queue);
@@ -49,31 +52,31 @@ daemon::Status Mbatchd::check_in_queue(const wire::JobSpec& spec, const std::str
   return st;
 }
 
-std::vector<Job*> Mbatchd::named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
-                                      const std::string& user_for_zero, wire::SignalJobsReply* out) {
+std::vector<Job*> JobService::named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
+                                         const std::string& user_for_zero, wire::SignalJobsReply* out) {
   std::vector<Job*> targets;
   for (const auto& ref : refs) {
     if (ref.job_id() == 0) {
-      for (auto& [key, job] : state_.jobs())
+      for (auto& [key, job] : ctx_.state.jobs())
         if (!job.finished() && (user_for_zero == "all" || job.user() == user_for_zero))
-          targets.push_back(state_.find_job(key));
+          targets.push_back(ctx_.state.find_job(key));
       continue;
     }
     std::vector<const Job*> found;
     if (ref.index() > 0) {
-      if (const auto* j = state_.find_job({ref.job_id(), ref.index()})) found.push_back(j);
+      if (const auto* j = ctx_.state.find_job({ref.job_id(), ref.index()})) found.push_back(j);
     } else {
-      found = state_.elements(ref.job_id());
+      found = ctx_.state.elements(ref.job_id());
     }
     if (found.empty())
       add_result(out, {ref.job_id(), ref.index()}, false,
                  label({ref.job_id(), ref.index()}) + ": No matching job found");
-    for (const auto* j : found) targets.push_back(state_.find_job(j->key));
+    for (const auto* j : found) targets.push_back(ctx_.state.find_job(j->key));
   }
   return targets;
 }
 
-void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond) {
+void JobService::on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.requeue();
   const auto& caller = request.caller();
   auto reply = net::ok_reply();
@@ -82,7 +85,7 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
   if (states.empty()) states = {wire::JOB_RUN, wire::JOB_SSUSP, wire::JOB_USUSP};
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
-    const bool admin = acts_as_admin(caller, *job);
+    const bool admin = permissions_.acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
       add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
@@ -101,35 +104,35 @@ void Mbatchd::on_requeue(const wire::RequestEnvelope& request, const net::Respon
       e->set_index(job->key.index);
       e->set_hold(q.hold());
       e->set_to_bottom(true);
-      record(ev);
+      ctx_.sink.record(ev);
       changed = true;
     } else {
       // Killed first; the requeue is recorded when sbatchd reports the job ended.
       requeue_after_kill_[job->key] = {q.hold(), false};
-      signal_on_host(*job, SIGKILL,
-                     admin && job->user() != caller.user_name() ? "TERM_REQUEUE_ADMIN" : "TERM_REQUEUE_OWNER");
+      hooks_.signal_on_host(*job, SIGKILL,
+                            admin && job->user() != caller.user_name() ? "TERM_REQUEUE_ADMIN" : "TERM_REQUEUE_OWNER");
     }
-    log_->info("job {} requeued by {}", job_label(job->key), caller.user_name());
+    ctx_.log->info("job {} requeued by {}", job_label(job->key), caller.user_name());
     add_result(out, job->key, true, label(job->key) + " is being requeued");
   }
-  if (changed) request_pass();
-  reply_when_durable(respond, std::move(reply));
+  if (changed) hooks_.request_pass();
+  ctx_.sink.reply_when_durable(respond, std::move(reply));
 }
 
-void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond) {
+void JobService::on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.migrate();
   const auto& caller = request.caller();
   auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
-    std::string no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job));
+    std::string no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job));
     if (no.empty() && (job->pending() || requeue_after_kill_.count(job->key))) no = "Job has not started yet";
     if (!no.empty()) {
       add_result(out, job->key, false, who + ": " + no);
       continue;
     }
-    if (!rerunnable(*job)) {
+    if (!rerunnable(ctx_.conf(), *job)) {
       // Without checkpointing, a job can move only by starting over: it must be rerunnable.
       add_result(out, job->key, false, who + ": Job is not rerunnable (bsub -r or RERUNNABLE queue)");
       continue;
@@ -148,24 +151,24 @@ void Mbatchd::on_migrate(const wire::RequestEnvelope& request, const net::Respon
       e->set_job_id(job->key.id);
       e->set_index(job->key.index);
       *e->mutable_spec() = spec;
-      record(ev);
+      ctx_.sink.record(ev);
     }
     requeue_after_kill_[job->key] = {false, true};
-    signal_on_host(*job, SIGKILL, "TERM_MIGRATE");
-    log_->info("job {} migrated by {}", job_label(job->key), caller.user_name());
+    hooks_.signal_on_host(*job, SIGKILL, "TERM_MIGRATE");
+    ctx_.log->info("job {} migrated by {}", job_label(job->key), caller.user_name());
     add_result(out, job->key, true, who + " is being migrated");
   }
-  reply_when_durable(respond, std::move(reply));
+  ctx_.sink.reply_when_durable(respond, std::move(reply));
 }
 
-void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Responder& respond) {
+void JobService::on_switch(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.switch_queue();
   const auto& caller = request.caller();
   auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
@@ -181,17 +184,17 @@ void Mbatchd::on_switch(const wire::RequestEnvelope& request, const net::Respond
       e->set_job_id(job->key.id);
       e->set_index(job->key.index);
       e->set_queue(queue);
-      record(ev);
+      ctx_.sink.record(ev);
       changed = true;
-      log_->info("job {} switched to queue {} by {}", job_label(job->key), queue, caller.user_name());
+      ctx_.log->info("job {} switched to queue {} by {}", job_label(job->key), queue, caller.user_name());
     }
     add_result(out, job->key, true, label(job->key) + " is switched to queue <" + queue + ">");
   }
-  if (changed) request_pass();
-  reply_when_durable(respond, std::move(reply));
+  if (changed) hooks_.request_pass();
+  ctx_.sink.reply_when_durable(respond, std::move(reply));
 }
 
-void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Responder& respond) {
+void JobService::on_modify(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.modify();
   const auto& caller = request.caller();
   const auto* desc = wire::JobSpec::descriptor();
@@ -207,7 +210,7 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   }
   // LSB_MOD_ALL_JOBS=Y lets bmod change a running job's run and memory limits, which
   // its sbatchd then enforces.
-  const bool running_changes_allowed = config::iequals(config_->lsf_conf.get("LSB_MOD_ALL_JOBS").value_or("N"), "Y");
+  const bool running_changes_allowed = config::iequals(ctx_.conf().lsf_conf.get("LSB_MOD_ALL_JOBS").value_or("N"), "Y");
   static const std::set<std::string> kRunningLimits = {"run_limit_s", "mem_limit_kb"};
   bool limits_only = true;
   for (const auto* names : {&q.set(), &q.reset()})
@@ -222,12 +225,12 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), acts_as_admin(caller, *job)); !no.empty()) {
+    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
       add_result(out, job->key, false, label(job->key) + ": " + no);
       continue;
     }
     // APS values are the administrators' (LSF: "You must be an administrator").
-    if (sets_aps && !acts_as_admin(caller, *job)) {
+    if (sets_aps && !permissions_.acts_as_admin(caller, *job)) {
       add_result(out, job->key, false, label(job->key) + ": User permission denied");
       continue;
     }
@@ -278,7 +281,8 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
     std::string why = check_in_queue(spec, job->queue).message();
     // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
     // the job's other options.
-    if (why.empty() && sets_priority) why = check_user_priority(spec.user_priority(), caller, job->queue).message();
+    if (why.empty() && sets_priority)
+      why = permissions_.check_user_priority(spec.user_priority(), caller, job->queue).message();
     // A new profile must exist and take the job's -n; one removed by a reconfig does
     // not lock the job's other options.
     if (why.empty() && sets_app) why = check_application(spec).message();
@@ -292,25 +296,25 @@ void Mbatchd::on_modify(const wire::RequestEnvelope& request, const net::Respond
       add_result(out, job->key, false, label(job->key) + ": " + why);
       continue;
     }
-    if (sets_group) ensure_job_group(spec.job_group(), caller.user_name());
+    if (sets_group) hooks_.ensure_job_group(spec.job_group(), caller.user_name());
     wire::EventRecord ev;
     auto* e = ev.mutable_job_modify();
     e->set_job_id(job->key.id);
     e->set_index(job->key.index);
     *e->mutable_spec() = spec;
-    record(ev);
+    ctx_.sink.record(ev);
     changed = true;
-    log_->info("job {} modified by {}", job_label(job->key), caller.user_name());
+    ctx_.log->info("job {} modified by {}", job_label(job->key), caller.user_name());
     if (!job->pending()) send_limits(*job);
     add_result(out, job->key, true, "Parameters of job <" + job_label(job->key) + "> are being changed");
   }
-  if (changed) request_pass();
-  reply_when_durable(respond, std::move(reply));
+  if (changed) hooks_.request_pass();
+  ctx_.sink.reply_when_durable(respond, std::move(reply));
 }
 
-void Mbatchd::send_limits(const Job& job) {
+void JobService::send_limits(const Job& job) {
   wire::JobLaunch launch;
-  if (job.exec_hosts.empty() || !make_launch(job.key, launch)) return;
+  if (job.exec_hosts.empty() || !hooks_.make_launch(job.key, launch)) return;
   wire::RequestEnvelope req;
   auto* m = req.mutable_modify_limits();
   m->set_job_id(job.key.id);
@@ -318,11 +322,26 @@ void Mbatchd::send_limits(const Job& job) {
   m->set_run_limit_s(launch.run_limit_s());
   m->set_mem_limit_kb(launch.mem_limit_kb());
   auto key = job.key;
-  call_host(job.exec_hosts.front(), std::move(req), [this, key](const net::CallResult& r) {
+  hooks_.call_host(job.exec_hosts.front(), std::move(req), [this, key](const net::CallResult& r) {
     if (!r.ok())
-      log_->warn("job {}: its host did not take the new limits ({}); the old ones stay in force there", job_label(key),
-                 r.message());
+      ctx_.log->warn("job {}: its host did not take the new limits ({}); the old ones stay in force there",
+                     job_label(key), r.message());
   });
+}
+
+bool JobService::kill_and_requeue(const Job& job, const std::string& exit_reason) {
+  if (requeue_after_kill_.count(job.key)) return false;
+  requeue_after_kill_[job.key] = {false, true};  // ahead of the waiting jobs
+  hooks_.signal_on_host(job, SIGKILL, exit_reason);
+  return true;
+}
+
+std::optional<JobService::RequeueAfterKill> JobService::take_requeue_after_kill(const sched::JobKey& key) {
+  auto it = requeue_after_kill_.find(key);
+  if (it == requeue_after_kill_.end()) return std::nullopt;
+  RequeueAfterKill how = it->second;
+  requeue_after_kill_.erase(it);
+  return how;
 }
 
 }  // namespace lsf::mbd

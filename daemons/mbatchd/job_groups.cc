@@ -75,7 +75,7 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
     return {};
   };
   auto may_change = [&]() {
-    if (is_admin(request.caller())) return true;
+    if (permissions_.is_admin(request.caller())) return true;
     for (std::string at = path; !at.empty(); at = parent_of(at))
       if (auto g = groups.find(at); g != groups.end() && g->second.owner == user) return true;
     return false;

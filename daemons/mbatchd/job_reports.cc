@@ -159,15 +159,14 @@ void Mbatchd::apply_job_status(const wire::JobStatusRequest& r) {
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && r.exit_reason().empty();
       std::string reason = r.exit_reason();
       if (reason.empty() && !job->reason.empty() && job->reason.rfind("TERM_", 0) == 0) reason = job->reason;
-      if (auto rq = requeue_after_kill_.find(job->key); rq != requeue_after_kill_.end()) {
+      if (auto rq = job_service_.take_requeue_after_kill(job->key)) {
         wire::EventRecord ev;
         auto* e = ev.mutable_job_requeue();
         e->set_job_id(job->key.id);
         e->set_index(job->key.index);
-        e->set_hold(rq->second.hold);
-        e->set_to_top(rq->second.to_top);
-        e->set_to_bottom(!rq->second.to_top);
-        requeue_after_kill_.erase(rq);
+        e->set_hold(rq->hold);
+        e->set_to_top(rq->to_top);
+        e->set_to_bottom(!rq->to_top);
         sink_.record(ev);
         scheduling_.request_pass();
         break;

@@ -37,10 +37,7 @@ ClusterLinksHooks Mbatchd::cluster_links_hooks() {
     hosts_.call_host(host, std::move(request), std::move(done));
   };
   h.kill_and_requeue = [this](const Job& job, const std::string& exit_reason) {
-    if (requeue_after_kill_.count(job.key)) return false;
-    requeue_after_kill_[job.key] = {false, true};  // ahead of the waiting jobs
-    hosts_.signal_on_host(job, SIGKILL, exit_reason);
-    return true;
+    return job_service_.kill_and_requeue(job, exit_reason);
   };
   h.resend_signals = [this](const std::string& host) {
     if (!hosts_.undelivered().empty()) hosts_.resend_signals(host);

@@ -18,8 +18,10 @@
 // resources), HostTracker (host_tracker.h: the sbatchds' registrations and load
 // reports, host status, and the StartJob and SignalJob calls to them), the
 // SchedulingDriver (scheduling_driver.h: the view, the pass on its thread, applying its
-// result; with view_builder.h and job_policy.h). The member functions below are grouped
-// by the file that defines them.
+// result; with view_builder.h and job_policy.h), JobService (job_service.h: bsub, bkill,
+// bstop, bresume, btop, brun, brequeue, bswitch, bmod, bmig) and Permissions
+// (permissions.h: who may act on which job and queue). The member functions below are
+// grouped by the file that defines them.
 #pragma once
 
 #include <chrono>
@@ -50,11 +52,14 @@
 #include "daemons/mbatchd/event_sink.h"
 #include "daemons/mbatchd/host_status.h"
 #include "daemons/mbatchd/host_tracker.h"
+#include "daemons/mbatchd/job_groups.h"
 #include "daemons/mbatchd/job_id_mark.h"
 #include "daemons/mbatchd/job_policy.h"
 #include "daemons/mbatchd/job_queries.h"
+#include "daemons/mbatchd/job_service.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
+#include "daemons/mbatchd/permissions.h"
 #include "daemons/mbatchd/queries.h"
 #include "daemons/mbatchd/router.h"
 #include "daemons/mbatchd/scheduling_driver.h"
@@ -62,11 +67,6 @@
 #include "libsched/pass.h"
 
 namespace lsf::mbd {
-
-// Ok when `path` can name a job group ("/a/b": letters, digits, _ - .); else why not.
-daemon::Status check_job_group_path(const std::string& path);
-// Whether a job of `job_group` is in the group `path`: that group or one below it.
-bool in_job_group(const std::string& job_group, const std::string& path);
 
 struct MbatchdOptions {
   std::filesystem::path envdir;
@@ -143,38 +143,12 @@ class Mbatchd {
   // --- the request table (routes.cc; router.h states its rules)
   std::unique_ptr<RequestRouter> make_router();
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
-  // --- bsub, bkill, host and queue control, badmin reconfig, bmove, brun
-  // (request_handlers.cc)
-  void on_submit(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Checks and records one submission; else the refusal.
-  daemon::Status submit_one(const wire::JobSpec& spec, const wire::Identity& caller, wire::SubmitReply& out);
-  void on_signal_jobs(const wire::RequestEnvelope& request, const net::Responder& respond);
+  // --- host and queue control, badmin reconfig and mbdrestart (admin_handlers.cc)
   void on_host_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_job_move(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_force_run(const wire::RequestEnvelope& request, const net::Responder& respond);
-  daemon::Status check_submission(const wire::JobSpec& spec, std::string& queue, bool& default_queue,
-                                  std::vector<std::int32_t>& indices) const;
-  // -app: the profile exists, and -n falls within its PROCLIMIT (without -n, the job
-  // takes the profile's default). Fills those defaults into `spec`.
-  daemon::Status check_application(wire::JobSpec& spec) const;
-  // --- brequeue, bswitch, bmod, bmig (job_changes.cc)
-  // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
-  void send_limits(const Job& job);
-  void on_requeue(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_switch(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_modify(const wire::RequestEnvelope& request, const net::Responder& respond);
-  void on_migrate(const wire::RequestEnvelope& request, const net::Responder& respond);
-  // Ok when `queue` takes a job with this spec, as it would at submission; else why not.
-  daemon::Status check_in_queue(const wire::JobSpec& spec, const std::string& queue,
-                                std::string* resolved = nullptr) const;
-  // The jobs a control request names: each reference's job or elements; job id 0:
-  // every unfinished job of `user_for_zero` ("all": everyone's). Unknown ids get a
-  // failed result in `out`.
-  std::vector<Job*> named_jobs(const google::protobuf::RepeatedPtrField<wire::JobRef>& refs,
-                               const std::string& user_for_zero, wire::SignalJobsReply* out);
+  // --- what job_service_ asks of the rest of mbatchd (job_service_hooks.cc)
+  JobServiceHooks job_service_hooks();
   // --- job input and bpeek, answered by the job's host (info_handlers.cc)
   void on_job_input(const wire::RequestEnvelope& request, const net::Responder& respond);
   void on_peek(const wire::RequestEnvelope& request, const net::Responder& respond);
@@ -212,7 +186,6 @@ class Mbatchd {
                       std::optional<int> terminate_interval_s = std::nullopt) {
     hosts_.signal_on_host(job, signal, exit_reason, terminate_interval_s);
   }
-  void terminate_on_host(const Job& job, const std::string& exit_reason) { hosts_.terminate_on_host(job, exit_reason); }
   void call_host(const std::string& host, wire::RequestEnvelope request,
                  std::function<void(const net::CallResult&)> done) {
     hosts_.call_host(host, std::move(request), std::move(done));
@@ -225,23 +198,16 @@ class Mbatchd {
   void request_pass() { scheduling_.request_pass(); }
   const config::Application* application(const Job& job) const { return mbd::application(*config_, job); }
   bool rerunnable(const Job& job) const { return mbd::rerunnable(*config_, job); }
-  // --- who may do what (permissions.cc)
-  bool is_admin(const wire::Identity& caller) const;  // root or a ClusterAdmin
-  // `name` is the user, `all`, or an lsb.users group the user is in (nested groups expanded).
-  bool names_user(const std::string& name, const std::string& user) const;
-  // An LSF administrator, or one of the queue's ADMINISTRATORS.
-  bool is_queue_admin(const wire::Identity& caller, const std::string& queue) const;
-  // bsub/bmod -sp: enabled by MAX_USER_PRIORITY, which only administrators may pass.
-  daemon::Status check_user_priority(int priority, const wire::Identity& caller, const std::string& queue) const;
-  // Whether the caller acts on this job with an administrator's authority (what the
-  // job's end reason and suspend reason then say).
-  bool acts_as_admin(const wire::Identity& caller, const Job& job) const;
-  bool may_control(const wire::Identity& caller, const Job& job) const;  // owner or admin
+  // The job's requirement merged with its application's and queue's (job_queries.h).
+  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const {
+    return mbd::merged_requirement(*config_, job);
+  }
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
   ConfigIndex config_index_;
-  Queries queries_{config_};  // bhist, bacct (queries.h)
+  Permissions permissions_{*config_, config_index_};  // who may act on which job and queue (permissions.h)
+  Queries queries_{config_};                          // bhist, bacct (queries.h)
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
@@ -267,15 +233,7 @@ class Mbatchd {
   HostTracker hosts_;    // sbatchds: registration, load, status, calls (host_tracker.h)
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 
-  // Jobs brequeue or bmig killed, requeued when their end is reported. In memory only:
-  // after a restart such a job ends as killed.
-  struct RequeueAfterKill {
-    bool hold = false;    // brequeue -H
-    bool to_top = false;  // bmig: ahead of the jobs waiting in its queue
-  };
-  std::map<sched::JobKey, RequeueAfterKill> requeue_after_kill_;
   std::uint64_t config_generation_ = 1;  // bumped by every applied reconfig
-  std::uint64_t submissions_total_ = 0;
   std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   std::int64_t start_wall_time_ = static_cast<std::int64_t>(std::time(nullptr));
   std::int64_t last_reconfig_time_ = 0;
@@ -283,6 +241,9 @@ class Mbatchd {
   // configuration and usage queries (config_queries.h).
   JobQueries job_queries_{ComponentContext{config_, state_, sink_, log_}, config_index_, job_queries_hooks()};
   ConfigQueries config_queries_{ComponentContext{config_, state_, sink_, log_}, config_index_, config_queries_hooks()};
+  // bsub, bkill, bmod and the other job requests (job_service.h).
+  JobService job_service_{ComponentContext{config_, state_, sink_, log_}, config_index_, permissions_,
+                          job_service_hooks()};
   // The view, the pass and applying it (scheduling_driver.h); last, as it is built with
   // hooks into the rest.
   SchedulingDriver scheduling_;

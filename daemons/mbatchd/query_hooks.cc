@@ -34,7 +34,7 @@ ConfigQueriesHooks Mbatchd::config_queries_hooks() {
   h.pass_counters = [this]() -> const PassCounters& { return scheduling_.counters(); };
   h.borrowed_hosts = [this] { return cluster_links_.borrowed_hosts(); };
   h.borrowed_host_status = [this](const std::string& host) { return cluster_links_.borrowed_host_status(host); };
-  h.submissions_total = [this] { return submissions_total_; };
+  h.submissions_total = [this] { return job_service_.submissions_total(); };
   h.uptime = [this] {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - started_at_);
   };

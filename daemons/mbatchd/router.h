@@ -14,7 +14,8 @@
 //  3. A request that changes state is refused while the event log cannot take changes.
 //  4. kAdmin requests come only from an LSF administrator (root or a ClusterAdmin).
 // Rules that depend on the job, queue or group a request names (a job's owner, a
-// queue's ADMINISTRATORS) stay with the handler: they are not per request type.
+// queue's ADMINISTRATORS) are not per request type: the handler asks Permissions
+// (permissions.h), which states them.
 #pragma once
 
 #include <functional>

@@ -1,5 +1,6 @@
 // mbatchd's request table: every request type it serves, the handler, who may send it
-// and whether it changes state (router.h states the rules).
+// and whether it changes state (router.h states the rules). Who may act on the job or
+// queue a request names is the other half of the rules, written once in permissions.h.
 #include <unistd.h>
 
 #include "daemons/mbatchd/mbatchd.h"
@@ -10,7 +11,7 @@ namespace lsf::mbd {
 
 std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   RouterHooks hooks;
-  hooks.is_admin = [this](const wire::Identity& caller) { return is_admin(caller); };
+  hooks.is_admin = [this](const wire::Identity& caller) { return permissions_.is_admin(caller); };
   hooks.log_refusal = [this] { return sink_.refusal(); };
   hooks.hold = [this] { log_core_.writer().hold(); };
   hooks.release = [this] { log_core_.writer().release(); };
@@ -65,23 +66,34 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   };
   router->add(R::kClusterInfo, std::move(cluster_info));
 
-  // Jobs: submission and control. Who may act on which job (its owner, an
-  // administrator, its queue's ADMINISTRATORS) is decided per job by may_control().
-  add(R::kSubmit, anyone, kChanges, &Mbatchd::on_submit);
-  add(R::kSubmitPack, anyone, kChanges, &Mbatchd::on_submit_pack);
+  // Jobs: submission and control, served by job_service_ (job_service.h). Who may act
+  // on which job (its owner, an administrator, its queue's ADMINISTRATORS) is decided
+  // per job (permissions.h).
+  using JobHandler = void (JobService::*)(const R&, const Respond&);
+  auto add_job = [&](R::RequestCase kind, Sender sender, JobHandler h) {
+    Route route;
+    route.sender = sender;
+    route.changes_state = kChanges;
+    route.handler = [this, h](const R& r, const Peer&, const Respond& respond) { (job_service_.*h)(r, respond); };
+    router->add(kind, std::move(route));
+  };
+  add_job(R::kSubmit, anyone, &JobService::on_submit);
+  add_job(R::kSubmitPack, anyone, &JobService::on_submit_pack);
   add(R::kJobInput, anyone, kReads, &Mbatchd::on_job_input);
-  add(R::kSignalJobs, anyone, kChanges, &Mbatchd::on_signal_jobs);
-  add(R::kJobMove, anyone, kChanges, &Mbatchd::on_job_move);
-  add(R::kRequeue, anyone, kChanges, &Mbatchd::on_requeue);
-  add(R::kSwitchQueue, anyone, kChanges, &Mbatchd::on_switch);
-  add(R::kModify, anyone, kChanges, &Mbatchd::on_modify);
-  add(R::kMigrate, anyone, kChanges, &Mbatchd::on_migrate);
+  add_job(R::kSignalJobs, anyone, &JobService::on_signal_jobs);
+  add_job(R::kJobMove, anyone, &JobService::on_job_move);
+  add_job(R::kRequeue, anyone, &JobService::on_requeue);
+  add_job(R::kSwitchQueue, anyone, &JobService::on_switch);
+  add_job(R::kModify, anyone, &JobService::on_modify);
+  add_job(R::kMigrate, anyone, &JobService::on_migrate);
   add(R::kJobGroupControl, anyone, kChanges, &Mbatchd::on_job_group_control);
   {
     Route force_run;
     force_run.sender = admin;
     force_run.changes_state = kChanges;
-    force_run.handler = [this](const R& r, const Peer&, const Respond& respond) { on_force_run(r, respond); };
+    force_run.handler = [this](const R& r, const Peer&, const Respond& respond) {
+      job_service_.on_force_run(r, respond);
+    };
     force_run.denied_prefix = [](const R& r) {
       return "Job <" + job_label({r.force_run().job().job_id(), r.force_run().job().index()}) + ">: ";
     };
