@@ -5,6 +5,7 @@
 
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/mbatchd/acct_record.h"
+#include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/event_log_reader.h"
 
 namespace lsf::mbd {
@@ -72,7 +73,9 @@ std::int64_t Mbatchd::now() const {
 
 daemon::Status Mbatchd::recover() {
   auto started = std::chrono::steady_clock::now();
-  fs::path dir = logdir_of(*config_);
+  const LogDirs dirs = event_log_dirs(*config_, options_.host_name);  // LSB_LOCALDIR (duplicate_log.h)
+  if (auto err = reconcile_log_copies(dirs, *log_); !err.empty()) return daemon::fail(err);
+  fs::path dir = dirs.primary;
   if (auto err = make_log_dir(dir); !err.empty()) return daemon::fail(err);
   job_ids_ = JobIdMark(dir / "lsb.jobid");
   std::string mark_error;
@@ -132,8 +135,11 @@ daemon::Status Mbatchd::recover() {
 }
 
 daemon::Status Mbatchd::start() {
-  fs::path dir = logdir_of(*config_);
+  const LogDirs dirs = event_log_dirs(*config_, options_.host_name);
+  fs::path dir = dirs.primary;
   EventLogOptions log_options = options_.event_log;
+  log_options.replica = dirs.replica;
+  log_options.on_replica = replica_logger(log_, dir);
   // After a takeover the log starts afresh too: the old master may still hold
   // lsb.events open, and its late writes must land in a file no one appends to.
   const bool took_over = options_.role && options_.role->took_over();

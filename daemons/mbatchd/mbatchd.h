@@ -291,7 +291,7 @@ class Mbatchd {
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
   ConfigIndex config_index_;
-  Queries queries_{config_};  // bhist, bacct (queries.h)
+  Queries queries_{config_, options_.host_name};  // bhist, bacct (queries.h)
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
