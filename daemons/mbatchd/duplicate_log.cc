@@ -105,7 +105,8 @@ LogDirs event_log_dirs(const config::ClusterConfig& c, const std::string& host) 
   const auto candidates = config::master_candidates(c);
   if (candidates.empty() || candidates.front() != host) return d;
   d.replica = d.primary;
-  d.primary = fs::path(*local);
+  // Relative: from lsf.conf's directory, as LSB_SHAREDIR and the others.
+  d.primary = fs::path(*local).is_absolute() ? fs::path(*local) : fs::path(c.lsf_conf.envdir) / *local;
   return d;
 }
 
