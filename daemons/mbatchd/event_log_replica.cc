@@ -75,10 +75,14 @@ std::optional<std::uint64_t> size_of(const fs::path& path) {
 
 }  // namespace
 
-EventLogReplica::EventLogReplica(fs::path primary, fs::path replica, DiskOps ops,
+EventLogReplica::EventLogReplica(fs::path primary, fs::path replica, DiskOps ops, std::function<std::string()> fence,
                                  std::chrono::milliseconds retry_interval, std::uint64_t events_size,
                                  std::uint64_t acct_size)
-    : primary_(std::move(primary)), dir_(std::move(replica)), ops_(std::move(ops)), retry_interval_(retry_interval) {
+    : primary_(std::move(primary)),
+      dir_(std::move(replica)),
+      ops_(std::move(ops)),
+      fence_(std::move(fence)),
+      retry_interval_(retry_interval) {
   state_.dir = dir_;
   whole_ = !matches_primary(events_size, acct_size);
 }
@@ -192,6 +196,7 @@ std::string EventLogReplica::copy_file(const char* name, std::uint64_t bytes) {
     if (errno != ENOENT) return errno_text("cannot open", from);
     // Not in the primary: not in the replica either (an lsb.snapshot from an older
     // log would hide the records of the new one).
+    if (auto fenced = fence_ ? fence_() : std::string(); !fenced.empty()) return fenced;
     if (::unlink(to.c_str()) != 0 && errno != ENOENT) return errno_text("cannot remove", to);
     return {};
   }
@@ -209,6 +214,8 @@ std::string EventLogReplica::copy_file(const char* name, std::uint64_t bytes) {
         err = errno_text("cannot write", tmp);
     }
     ::close(out);
+    // A copy takes a while: a master that took over meanwhile owns these files now.
+    if (err.empty() && fence_) err = fence_();
     if (err.empty() && ::rename(tmp.c_str(), to.c_str()) != 0) err = errno_text("cannot rename", tmp);
     if (!err.empty()) ::unlink(tmp.c_str());
   }

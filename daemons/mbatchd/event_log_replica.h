@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -39,8 +40,10 @@ class EventLogReplica {
  public:
   // `primary` holds the files as the writer has them: lsb.events of `events_size`
   // bytes and lsb.acct of `acct_size` bytes.
+  // `fence`: EventLogOptions::fence, asked again before each file is put in place.
   EventLogReplica(std::filesystem::path primary, std::filesystem::path replica, DiskOps ops,
-                  std::chrono::milliseconds retry_interval, std::uint64_t events_size, std::uint64_t acct_size);
+                  std::function<std::string()> fence, std::chrono::milliseconds retry_interval,
+                  std::uint64_t events_size, std::uint64_t acct_size);
 
   // Makes the replica hold what the primary holds up to these sizes. True when it does.
   bool follow(std::uint64_t events_size, std::uint64_t acct_size);
@@ -71,6 +74,7 @@ class EventLogReplica {
 
   std::filesystem::path primary_, dir_;
   DiskOps ops_;
+  std::function<std::string()> fence_;
   std::chrono::milliseconds retry_interval_;
   Tail events_{"lsb.events"};
   Tail acct_{"lsb.acct"};

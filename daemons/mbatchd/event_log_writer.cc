@@ -123,7 +123,7 @@ EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post 
   // and the writer tries again until there is room.
   refusal_ = reserve_all();
   if (!options_.replica.empty()) {
-    replica_ = std::make_unique<EventLogReplica>(logdir_, options_.replica, options_.replica_ops,
+    replica_ = std::make_unique<EventLogReplica>(logdir_, options_.replica, options_.replica_ops, options_.fence,
                                                  options_.retry_interval, events_.size, acct_.size);
     follow_replica();
   }

@@ -48,7 +48,9 @@ check "(a) showstatus says it is duplicated and up to date" \
 check "(a) mbatchd's log says so" grep -q "is duplicated to $SHARE: up to date" "$MBD_LOG"
 
 # --- (b) the share read-only
-check "(b) the share can be made read-only (nothing holds it open for writing)" mount -o remount,ro "$SHARE"
+# (retried: a lease renewal may hold a temp file open for a moment)
+check "(b) the share can be made read-only (nothing holds it open for writing)" \
+  wait_for 5 mount -o remount,ro "$SHARE"
 before=$(wc -l <"$TEST_DIR/acked")
 submit_some 10
 during=$(tail -1 "$TEST_DIR/acked")
