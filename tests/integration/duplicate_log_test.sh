@@ -6,7 +6,9 @@
 #  (b) the share made read-only: submissions are still taken, bhist still answers, and
 #      badmin showstatus and mbatchd's log say the replica is behind;
 #  (c) the share writable again: the replica catches up by itself;
-#  (d) hostA fails: hostB takes over from the replica and every job is there.
+#  (d) hostA fails: hostB takes over from the replica and every job is there;
+#  (e) hostA back and hostB failed: hostA takes over, copies the shared log (newer
+#      than its own) to LSB_LOCALDIR first, and every job is there.
 #   duplicate_log_test.sh BIN ROOT
 # Needs root (for the tmpfs), in a mount namespace of its own so the mount goes with it.
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
@@ -68,7 +70,7 @@ check "(c) the replica catches up by itself" wait_for 20 same_copies
 check "(c) showstatus says it is up to date" wait_for 10 bash -c "badmin showstatus | grep -Eq 'duplicated to .*: up to date\)\$'"
 check "(c) mbatchd's log says so" wait_for 10 bash -c "[ \$(grep -c 'is duplicated to $SHARE: up to date' '$MBD_LOG') = 2 ]"
 submit_some 3
-check "(c) and follows again" same_copies
+check "(c) and follows again" wait_for 10 same_copies
 
 # --- (d) hostA fails: hostB recovers from the replica
 cluster_fail_host "$TEST_DIR" hostA
@@ -84,4 +86,21 @@ check "(d) hostB does not duplicate: its log is LSB_SHAREDIR's alone" \
 next=$(submit -o /dev/null true)
 check "(d) a new submission gets an id above every earlier one" \
   bash -c "[ -n '$next' ] && [ '$next' -gt \$(sort -n '$TEST_DIR/known' | tail -1) ]"
+[ -n "$next" ] && echo "$next" >>"$TEST_DIR/acked"
+
+# --- (e) hostA back, hostB fails: hostA takes over again, from the shared copy, which is
+# newer than its own
+cluster_revive_host "$TEST_DIR" "$BIN" hostA
+check "(e) hostA's sbatchd is back" wait_for 30 bash -c "bhosts hostA | grep -q ' ok '"
+cluster_fail_host "$TEST_DIR" hostB
+check "(e) hostA takes over in term 3" wait_for 60 bash -c "[ -f '$SHARE/lsb.master.3' ] && grep -q hostA '$SHARE/lsb.master.3'"
+check "(e) the new master answers" wait_for 60 bash -c "lsid | grep -qx 'My master name is hostA'"
+check "(e) its log says it copied the newer shared log first" \
+  grep -q "the event log in $SHARE .* is newer than $LOCAL" "$MBD_LOG"
+sort "$TEST_DIR/acked" >"$TEST_DIR/acked.sorted"
+bjobs -a -u all -noheader -o jobid 2>/dev/null | sort >"$TEST_DIR/known"
+check "(e) every acknowledged job is there, hostB's too" \
+  bash -c "[ -z \"\$(comm -23 '$TEST_DIR/acked.sorted' '$TEST_DIR/known')\" ]"
+check "(e) and it duplicates again, up to date" \
+  wait_for 10 bash -c "badmin showstatus | grep -Eq '^ +Event log: +$LOCAL \(duplicated to $SHARE: up to date\)\$'"
 harness_done
