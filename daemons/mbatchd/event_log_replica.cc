@@ -111,7 +111,10 @@ bool EventLogReplica::matches_primary(std::uint64_t events_size, std::uint64_t a
     t.ino = st.st_ino;
     return true;
   };
-  return same_file("lsb.snapshot") && same_prefix(events_, events_size) && same_prefix(acct_, acct_size);
+  // lsb.acct is never rotated and can be large: one that matches is extended even when
+  // the event files are copied whole.
+  const bool acct_matches = same_prefix(acct_, acct_size);
+  return same_file("lsb.snapshot") && same_prefix(events_, events_size) && acct_matches;
 }
 
 bool EventLogReplica::follow(std::uint64_t events_size, std::uint64_t acct_size) {
@@ -154,8 +157,13 @@ std::string EventLogReplica::extend(Tail& t, std::uint64_t target) {
   const fs::path path = dir_ / t.name;
   int out = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (out < 0) {
-    if (errno == ENOENT) whole_ = true;  // a share that came back empty
-    return errno_text("cannot open", path);
+    const int e = errno;
+    std::string err = errno_text("cannot open", path);
+    if (e == ENOENT) {  // a share that came back empty
+      whole_ = true;
+      t.ino = 0;
+    }
+    return err;
   }
   struct stat st {};
   std::string err;
@@ -164,9 +172,11 @@ std::string EventLogReplica::extend(Tail& t, std::uint64_t target) {
   } else if (st.st_dev != t.dev || st.st_ino != t.ino) {
     // Not the file this replica wrote: another mbatchd's. Never appended to.
     whole_ = true;
+    t.ino = 0;
     err = path.string() + " was replaced by another process";
   } else if (static_cast<std::uint64_t>(st.st_size) < t.size) {
     whole_ = true;  // shorter than what was synced to it: not trusted
+    t.ino = 0;
     err = path.string() + " is shorter than what was written to it";
   } else if (static_cast<std::uint64_t>(st.st_size) != t.size &&
              ::ftruncate(out, static_cast<off_t>(t.size)) != 0) {  // what a failed round left
@@ -231,12 +241,19 @@ std::string EventLogReplica::copy_whole(std::uint64_t events_size, std::uint64_t
   for (const char* name : {"lsb.events.1", "lsb.snapshot"})
     if (auto err = copy_file(name, kAll); !err.empty()) return err;
   if (auto err = copy_file("lsb.events", events_size); !err.empty()) return err;
-  if (auto err = copy_file("lsb.acct", acct_size); !err.empty()) return err;
+  // Else extend() brings it on: still the file this replica wrote.
+  struct stat acct_st {};
+  const bool acct_whole = acct_.ino == 0 || ::stat((dir_ / acct_.name).c_str(), &acct_st) != 0 ||
+                          acct_st.st_dev != acct_.dev || acct_st.st_ino != acct_.ino;
+  if (acct_whole) {
+    if (auto err = copy_file("lsb.acct", acct_size); !err.empty()) return err;
+  }
   int dir = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   const bool synced = dir >= 0 && ::fsync(dir) == 0;
   if (dir >= 0) ::close(dir);
   if (!synced) return errno_text("cannot sync", dir_);
   for (auto [t, size] : {std::pair{&events_, events_size}, std::pair{&acct_, acct_size}}) {
+    if (t == &acct_ && !acct_whole) continue;
     struct stat st {};
     if (::stat((dir_ / t->name).c_str(), &st) != 0) return errno_text("cannot stat", dir_ / t->name);
     t->size = size;

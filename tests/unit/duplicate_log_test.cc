@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -185,8 +186,11 @@ TEST(DuplicateLog, ARotationIsCopiedAndOneMadeWhileBehindIsMadeUpWhole) {
   EXPECT_EQ(read_ids(d.shared / "lsb.events.1"), (std::vector<std::int64_t>{1}));
   EXPECT_EQ(read_ids(d.shared / "lsb.events"), (std::vector<std::int64_t>{2}));
 
+  ASSERT_TRUE(append_and_wait(w, job_new(20), "acct 20\n"));
+  struct stat acct_before {};
+  ASSERT_EQ(::stat((d.shared / "lsb.acct").c_str(), &acct_before), 0);
   d.fail = EIO;
-  ASSERT_TRUE(append_and_wait(w, job_new(3)));
+  ASSERT_TRUE(append_and_wait(w, job_new(3), "acct 3\n"));
   s.set_last_seq(3);
   w.rotate(s.SerializeAsString());
   ASSERT_TRUE(append_and_wait(w, job_new(4)));
@@ -194,8 +198,12 @@ TEST(DuplicateLog, ARotationIsCopiedAndOneMadeWhileBehindIsMadeUpWhole) {
   EXPECT_NE(slurp(d.shared / "lsb.snapshot"), slurp(d.local / "lsb.snapshot"));
   d.fail = 0;
   ASSERT_TRUE(eventually([&] { return w.replica_state().behind_since == 0; }));
-  for (const char* f : {"lsb.snapshot", "lsb.events", "lsb.events.1"})
+  for (const char* f : {"lsb.snapshot", "lsb.events", "lsb.events.1", "lsb.acct"})
     EXPECT_EQ(slurp(d.shared / f), slurp(d.local / f)) << f;
+  // lsb.acct, never rotated, was extended in place, not copied again.
+  struct stat acct_after {};
+  ASSERT_EQ(::stat((d.shared / "lsb.acct").c_str(), &acct_after), 0);
+  EXPECT_EQ(acct_after.st_ino, acct_before.st_ino);
   ASSERT_TRUE(append_and_wait(w, job_new(5)));
   EXPECT_EQ(read_ids(d.shared / "lsb.events"), (std::vector<std::int64_t>{4, 5}));
 }
@@ -230,7 +238,6 @@ TEST(DuplicateLog, AWriterStartedAgainGoesOnInPlaceWhenTheReplicaMatches) {
     mbd::EventLogWriter w(d.local, 0, run_inline, d.options());
     ASSERT_TRUE(append_and_wait(w, job_new(1)));
   }
-  const auto before = fs::status(d.shared / "lsb.events");
   struct stat st1 {};
   ::stat((d.shared / "lsb.events").c_str(), &st1);
   mbd::EventLogWriter w(d.local, fs::file_size(d.local / "lsb.events"), run_inline, d.options());
@@ -239,7 +246,6 @@ TEST(DuplicateLog, AWriterStartedAgainGoesOnInPlaceWhenTheReplicaMatches) {
   ::stat((d.shared / "lsb.events").c_str(), &st2);
   EXPECT_EQ(st1.st_ino, st2.st_ino);  // appended, not copied again
   EXPECT_EQ(read_ids(d.shared / "lsb.events"), (std::vector<std::int64_t>{1, 2}));
-  (void)before;
 }
 
 TEST(DuplicateLog, TheFirstCandidateAloneDuplicates) {
