@@ -19,6 +19,11 @@
 // `snapshot_first`: it refuses changes until a rotation has put the recovered state in a
 // fresh lsb.snapshot and lsb.events.
 //
+// Duplicate logging (LSB_LOCALDIR): with a `replica` directory, each round is copied
+// there and synced after the primary's sync and before its callbacks run
+// (event_log_replica.h). The replica failing does not fail the round: it falls behind,
+// and the writer tries to bring it up to date every retry interval.
+//
 // Fencing: with a `fence` (master failover), a round is neither written nor
 // acknowledged once the fence names a reason; the writer then fails with it.
 //
