@@ -136,13 +136,20 @@ int showstatus(const std::vector<std::string>& args) {
 
   std::string candidates;
   for (const auto& c : info.master_candidates()) candidates += (candidates.empty() ? "" : " ") + c;
+  // LSB_LOCALDIR: whether the copy in LSB_SHAREDIR holds everything the primary does.
+  std::string event_log = info.event_log().empty() ? std::string("-") : info.event_log();
+  if (!info.event_log_replica().empty())
+    event_log += " (duplicated to " + info.event_log_replica() +
+                 (info.replica_behind_since() == 0 ? std::string(": up to date)")
+                                                   : ": behind since " + long_time(info.replica_behind_since()) + ": " +
+                                                         info.replica_behind_cause() + ")");
   std::cout << "LSF runtime mbatchd information\n"
             << row("Cluster name:", info.cluster_name()) << row("Master host:", info.master_name())
             << row("Master candidates:", candidates.empty() ? std::string("-") : candidates)
             << row("Master term:", info.master_epoch() > 0 ? std::to_string(info.master_epoch()) + " since " +
                                                                  long_time(info.master_since())
                                                            : std::string("-"))
-            << row("Version:", info.version()) << "\n"
+            << row("Event log:", event_log) << row("Version:", info.version()) << "\n"
             << row("Number of servers:", std::to_string(hosts.hosts_size())) << row("     Ok:", std::to_string(ok))
             << row("     Closed:", std::to_string(closed)) << row("     Unreachable:", std::to_string(unreach))
             << row("     Unavailable:", std::to_string(unavail)) << row("Number of CPUs:", std::to_string(cpus)) << "\n"

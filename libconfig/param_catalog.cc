@@ -52,6 +52,9 @@ constexpr ParamSpec kParams[] = {
     ParamSpec{"lsf.conf", "", "LSF_CONFDIR", S, "directory of lsf.shared and lsf.cluster.<name> (default: LSF_ENVDIR)"},
     ParamSpec{"lsf.conf", "", "LSB_CONFDIR", S, "parent of <cluster>/configdir (default: LSF_CONFDIR/lsbatch)"},
     ParamSpec{"lsf.conf", "", "LSB_SHAREDIR", S, "parent of <cluster>/logdir (event and accounting logs)"},
+    ParamSpec{"lsf.conf", "", "LSB_LOCALDIR", S,
+              "duplicate event log: the primary lsb.events and lsb.acct in this local directory of the first "
+              "master candidate, a replica in LSB_SHAREDIR (default: none)"},
     ParamSpec{"lsf.conf", "", "LSF_LOGDIR", S, "daemon logs"},
     ParamSpec{"lsf.conf", "", "LSF_SERVERDIR", S, "daemon binaries"},
     ParamSpec{"lsf.conf", "", "LSF_BINDIR", S, "command binaries"},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/recovery.h"
 
 namespace lsf::mbd {
@@ -14,7 +15,7 @@ fs::path logdir_of(const config::ClusterConfig& c) {
 
 EventLogCore::EventLogCore(const std::shared_ptr<const config::ClusterConfig>& config, const ConfigIndex& index,
                            ClusterState& state, LogEventSink& sink, std::shared_ptr<spdlog::logger> log,
-                           net::asio::io_context& io, std::shared_ptr<MasterRole> role)
+                           net::asio::io_context& io, std::shared_ptr<MasterRole> role, std::string host)
     : config_(config),
       index_(index),
       state_(state),
@@ -22,10 +23,16 @@ EventLogCore::EventLogCore(const std::shared_ptr<const config::ClusterConfig>& c
       log_(std::move(log)),
       io_(io),
       role_(std::move(role)),
+      host_(std::move(host)),
       snapshot_timer_(io) {}
 
 daemon::Status EventLogCore::recover() {
-  fs::path dir = logdir_of(*config_);
+  // With LSB_LOCALDIR the first candidate's log is local and duplicated to the shared
+  // directory; whichever copy is newer is brought over the other first.
+  const LogDirs dirs = event_log_dirs(*config_, host_);
+  if (auto err = reconcile_log_copies(dirs, *log_); !err.empty()) return daemon::fail(err);
+  replica_ = dirs.replica;
+  fs::path dir = dirs.primary;
   auto recovered = recover_state(dir, state_, *config_, index_);
   if (!recovered.ok()) return recovered.status();
   logdir_ = dir;
@@ -48,6 +55,8 @@ daemon::Status EventLogCore::open(EventLogOptions options, bool fresh_snapshot) 
     };
     sink_.set_epoch(role->epoch());
   }
+  options.replica = replica_;
+  options.on_replica = replica_logger(log_, logdir_);
   const bool snapshot_first = options.snapshot_first;
   writer_ = std::make_unique<EventLogWriter>(
       logdir_, valid_log_bytes_, [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); },

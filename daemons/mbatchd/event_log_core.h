@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <spdlog/logger.h>
 
@@ -51,10 +52,11 @@ class EventLogCore {
   static constexpr std::uint64_t kMaxEventLogBytes = 256u << 20;
 
   // `config` is mbatchd's pointer to the configuration in force (component_context.h);
-  // `role` is the master's term, none without failover.
+  // `role` is the master's term, none without failover; `host` is this mbatchd's, which
+  // decides whether it keeps the duplicate log (LSB_LOCALDIR, duplicate_log.h).
   EventLogCore(const std::shared_ptr<const config::ClusterConfig>& config, const ConfigIndex& index,
                ClusterState& state, LogEventSink& sink, std::shared_ptr<spdlog::logger> log, net::asio::io_context& io,
-               std::shared_ptr<MasterRole> role);
+               std::shared_ptr<MasterRole> role, std::string host);
   EventLogCore(const EventLogCore&) = delete;
   EventLogCore& operator=(const EventLogCore&) = delete;
 
@@ -100,7 +102,9 @@ class EventLogCore {
   net::asio::io_context& io_;
   std::shared_ptr<MasterRole> role_;
 
-  std::filesystem::path logdir_;  // chosen by recover(), opened by open()
+  std::string host_;               // this mbatchd's: whether it keeps the duplicate log
+  std::filesystem::path logdir_;   // chosen by recover(), opened by open()
+  std::filesystem::path replica_;  // LSB_LOCALDIR: the copy in LSB_SHAREDIR (duplicate_log.h)
   std::uint64_t valid_log_bytes_ = 0;
   JobIdMark job_ids_{""};
   std::unique_ptr<EventLogWriter> writer_;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "daemons/mbatchd/event_log_format.h"
+#include "daemons/mbatchd/event_log_replica.h"
 
 namespace lsf::mbd {
 namespace fs = std::filesystem;
@@ -121,6 +122,11 @@ EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post 
   // A full disk at start is not an open error: mbatchd serves queries, refuses changes
   // and the writer tries again until there is room.
   refusal_ = reserve_all();
+  if (!options_.replica.empty()) {
+    replica_ = std::make_unique<EventLogReplica>(logdir_, options_.replica, options_.replica_ops, options_.fence,
+                                                 options_.retry_interval, events_.size, acct_.size);
+    follow_replica();
+  }
   thread_ = std::thread([this] { run(); });
 }
 
@@ -257,6 +263,22 @@ EventLogStats EventLogWriter::stats() const {
   return stats_;
 }
 
+ReplicaState EventLogWriter::replica_state() const { return replica_ ? replica_->state() : ReplicaState{}; }
+
+void EventLogWriter::follow_replica() {
+  if (!fence_reason().empty()) return;  // the share is the later master's now
+  const bool was_behind = replica_->behind();
+  replica_->follow(events_.size, acct_.size);
+  report_replica(was_behind);
+}
+
+// Told when it starts, falls behind or catches up: mbatchd's log says so once.
+void EventLogWriter::report_replica(bool was_behind) {
+  if ((!replica_told_ || was_behind != replica_->behind()) && options_.on_replica)
+    options_.on_replica(replica_->state());
+  replica_told_ = true;
+}
+
 std::string EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
   const char* p = bytes.data();
   std::size_t n = bytes.size();
@@ -342,10 +364,12 @@ void EventLogWriter::run() {
     {
       std::unique_lock lock(mu_);
       auto ready = [&] { return stopping_ || !queue_.empty(); };
-      if (!refusal_.empty() && failure_.empty()) {
+      const bool short_reserve = !refusal_.empty();
+      if (failure_.empty() && (short_reserve || (replica_ && replica_->behind()))) {
         if (!cv_.wait_for(lock, options_.retry_interval, ready)) {
           lock.unlock();
-          set_refusal(reserve_all());
+          if (short_reserve) set_refusal(reserve_all());
+          if (replica_ && replica_->retry_due()) follow_replica();
           continue;
         }
       } else {
@@ -367,7 +391,7 @@ void EventLogWriter::run() {
     std::string err = fence_reason();
     bool fence_only = !err.empty();
     std::uint64_t records = 0;
-    bool wrote_events = false, wrote_acct = false;
+    bool wrote_events = false, wrote_acct = false, rotated = false;
     std::uint64_t events_synced = events_.size, acct_synced = acct_.size;
     for (auto& batch : work) {
       if (err.empty() && !batch.events.empty()) {
@@ -392,10 +416,19 @@ void EventLogWriter::run() {
         }
         events_synced = events_.size;
         wrote_events = false;
+        // The replica's lsb.events becomes its lsb.events.1 whole. Only what is synced
+        // of lsb.acct goes with it: the rest is synced at the end of the round.
+        const bool replica_was_behind = replica_ && replica_->behind();
+        if (replica_ && !replica_was_behind && fence_reason().empty()) replica_->follow(events_.size, acct_synced);
         // A rotation that fails leaves the old lsb.events in use; the next MAX_JOB_NUM
         // finished jobs (or, for snapshot_first, the state machine's next try) try again.
         std::string rotate_err = do_rotate(batch.snapshot);
         if (rotate_err.empty()) events_synced = events_.size;
+        if (replica_) {
+          if (rotate_err.empty()) replica_->rotated(events_.size, acct_synced);
+          report_replica(replica_was_behind);
+        }
+        rotated = rotated || rotate_err.empty();
         std::lock_guard lock(mu_);
         if (rotate_err.empty()) snapshot_needed_ = false;
         rotate_error_ = std::move(rotate_err);
@@ -406,6 +439,11 @@ void EventLogWriter::run() {
     // covered everything appended before it.
     if (err.empty() && wrote_events && options_.ops.fdatasync(events_.fd) != 0) err = std::strerror(errno);
     if (err.empty() && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) err = std::strerror(errno);
+    // The replica too, before anyone is told; one that cannot be written is left behind
+    // (tried again each retry interval) and the round stands on the primary.
+    if (err.empty() && replica_ && (wrote_events || wrote_acct || rotated) &&
+        (!replica_->behind() || replica_->retry_due()))
+      follow_replica();
     // Durable, but told to no one if another master took over meanwhile: what this one
     // wrote is in a file the new master no longer appends to.
     if (err.empty() && (wrote_events || wrote_acct)) fence_only = !(err = fence_reason()).empty();

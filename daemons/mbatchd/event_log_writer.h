@@ -19,6 +19,11 @@
 // `snapshot_first`: it refuses changes until a rotation has put the recovered state in a
 // fresh lsb.snapshot and lsb.events.
 //
+// Duplicate logging (LSB_LOCALDIR): with a `replica` directory, each round is copied
+// there and synced after the primary's sync and before its callbacks run
+// (event_log_replica.h). The replica failing does not fail the round: it falls behind,
+// and the writer tries to bring it up to date every retry interval.
+//
 // Fencing: with a `fence` (master failover), a round is neither written nor
 // acknowledged once the fence names a reason; the writer then fails with it.
 //
@@ -63,6 +68,13 @@ struct DiskOps {
   std::function<int(int fd, int mode, off_t offset, off_t len)> fallocate = ::fallocate;
 };
 
+// Where the duplicate of the log (LSB_LOCALDIR) stands: event_log_replica.h.
+struct ReplicaState {
+  std::filesystem::path dir;      // empty: the log is not duplicated
+  std::int64_t behind_since = 0;  // wall-clock seconds since the replica missed a round; 0: up to date
+  std::string cause;              // why, while behind
+};
+
 struct EventLogOptions {
   // Space kept allocated past the end of lsb.events and of lsb.acct. Records mbatchd
   // makes on its own while changes are refused (a pass under way, host status) use it.
@@ -77,7 +89,17 @@ struct EventLogOptions {
   // fenced writer acknowledges nothing, rotates nothing, and fails for good.
   std::function<std::string()> fence;
   DiskOps ops;
+  // LSB_LOCALDIR: the directory in LSB_SHAREDIR that gets a copy of every round before
+  // it is acknowledged (event_log_replica.h); empty: none. A replica that cannot be
+  // written falls behind without failing the round, and is brought up to date every
+  // retry_interval; on_replica is told each time it falls behind or catches up (on the
+  // writer's thread).
+  std::filesystem::path replica;
+  DiskOps replica_ops;
+  std::function<void(const ReplicaState&)> on_replica;
 };
+
+class EventLogReplica;
 
 class EventLogWriter {
  public:
@@ -119,6 +141,8 @@ class EventLogWriter {
   void stop();
 
   EventLogStats stats() const;
+  // The duplicate's state; its dir is empty without one. Any thread.
+  ReplicaState replica_state() const;
 
  private:
   struct Batch {
@@ -147,6 +171,9 @@ class EventLogWriter {
   std::string create_events(LogFile& out);
   std::string do_rotate(const std::string& snapshot);
   void set_refusal(std::string cause);
+  // Brings the replica to the primary's files, unless a later master exists.
+  void follow_replica();
+  void report_replica(bool was_behind);
   std::string fence_reason() const;  // options_.fence's answer, empty without one
 
   std::filesystem::path logdir_;
@@ -168,6 +195,8 @@ class EventLogWriter {
   bool snapshot_needed_;      // under mu_
   std::string rotate_error_;  // under mu_: why the last rotation failed
   EventLogStats stats_;
+  std::unique_ptr<EventLogReplica> replica_;  // used on the writer's thread
+  bool replica_told_ = false;                 // on_replica has been called once
   std::thread thread_;
 };
 

@@ -26,6 +26,7 @@
 #include "daemons/common/daemon_log.h"
 #include "daemons/common/daemon_process.h"
 #include "daemons/common/host_names.h"
+#include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/event_log_salvage.h"
 #include "daemons/mbatchd/master_role.h"
 #include "daemons/mbatchd/mbatchd.h"
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
 
   if (vm.count("salvage")) {
     // In a term of its own: no mbatchd may be writing the file being cut.
-    auto report = lsf::mbd::salvage_event_log(lsf::mbd::logdir_of(cfg), static_cast<std::int64_t>(std::time(nullptr)));
+    auto report = lsf::mbd::salvage_event_log(lsf::mbd::event_log_dirs(cfg, host).primary,
+                                              static_cast<std::int64_t>(std::time(nullptr)));
     for (const auto& line : lsf::mbd::describe(report)) std::cout << "mbatchd: " << line << "\n";
     role->release();
     return report.error.empty() ? 0 : 1;

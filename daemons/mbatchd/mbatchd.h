@@ -207,7 +207,7 @@ class Mbatchd {
   std::shared_ptr<const config::ClusterConfig> config_;
   ConfigIndex config_index_;
   Permissions permissions_{*config_, config_index_};  // who may act on which job and queue (permissions.h)
-  Queries queries_{config_};                          // bhist, bacct (queries.h)
+  Queries queries_{config_, options_.host_name};      // bhist, bacct (queries.h)
   std::shared_ptr<spdlog::logger> log_;
   net::asio::io_context io_;
   net::asio::executor_work_guard<net::asio::io_context::executor_type> work_;
@@ -221,7 +221,7 @@ class Mbatchd {
   // What every component records through (event_sink.h).
   LogEventSink sink_{state_, log_, [this] { on_event_log_failure(); }, &state_thread_};
   // Recovery, lsb.events and its writer, lsb.jobid, snapshots (event_log_core.h).
-  EventLogCore log_core_{config_, config_index_, state_, sink_, log_, io_, options_.role};
+  EventLogCore log_core_{config_, config_index_, state_, sink_, log_, io_, options_.role, options_.host_name};
   // Forwards of log_core_'s for request_handlers.cc (and the fuzz harness's event_log_).
   const std::unique_ptr<EventLogWriter>& event_log_ = log_core_.writer_ptr();
   JobIdMark& job_ids_ = log_core_.job_ids();

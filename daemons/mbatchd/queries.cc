@@ -9,9 +9,10 @@
 #include <set>
 #include <vector>
 
+#include "daemons/common/rpc_server.h"
 #include "daemons/mbatchd/acct_record.h"
+#include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/event_log_reader.h"
-#include "daemons/mbatchd/mbatchd.h"  // logdir_of
 
 namespace lsf::mbd {
 namespace {
@@ -48,7 +49,8 @@ namespace {
 constexpr std::size_t kHistoryPageBytes = 4u << 20;
 }  // namespace
 
-Queries::Queries(const std::shared_ptr<const config::ClusterConfig>& config) : config_(config) {}
+Queries::Queries(const std::shared_ptr<const config::ClusterConfig>& config, std::string host)
+    : config_(config), host_(std::move(host)) {}
 
 wire::ReplyEnvelope Queries::history(const wire::RequestEnvelope& request) const {
   const auto& q = request.history();
@@ -68,7 +70,8 @@ wire::ReplyEnvelope Queries::history(const wire::RequestEnvelope& request) const
   auto reply = net::ok_reply();
   auto* out = reply.mutable_history();
   std::set<std::int64_t> seen_seq;
-  const auto dir = logdir_of(*config_);
+  // The primary: on LSB_LOCALDIR, it answers while the file server is down.
+  const auto dir = event_log_dirs(*config_, host_).primary;
   // lsb.events.1 is the only older file kept (it is replaced at each snapshot).
   std::vector<const char*> files = {"lsb.events.1", "lsb.events"};
   if (q.log_files() == 1) files.erase(files.begin());
@@ -104,7 +107,7 @@ wire::ReplyEnvelope Queries::acct(const wire::RequestEnvelope& request) const {
   for (const auto& ref : q.jobs()) asked[ref.job_id()].insert(ref.index());
   auto reply = net::ok_reply();
   auto* out = reply.mutable_acct();
-  std::ifstream in(logdir_of(*config_) / "lsb.acct");
+  std::ifstream in(event_log_dirs(*config_, host_).primary / "lsb.acct");
   if (q.paged() && q.offset() > 0) in.seekg(q.offset());
   std::string line;
   std::size_t bytes = 0;

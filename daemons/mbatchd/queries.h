@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "libconfig/cluster_config.h"
 #include "lsf.pb.h"
@@ -20,7 +21,8 @@ namespace lsf::mbd {
 
 class Queries {
  public:
-  explicit Queries(const std::shared_ptr<const config::ClusterConfig>& config);
+  // `host`: this mbatchd's, which decides where its log is (duplicate_log.h).
+  explicit Queries(const std::shared_ptr<const config::ClusterConfig>& config, std::string host = {});
 
   // bhist, badmin hist: the records of the jobs asked for (or of the user's jobs, or
   // the cluster's own events), in pages when asked.
@@ -30,6 +32,7 @@ class Queries {
 
  private:
   const std::shared_ptr<const config::ClusterConfig>& config_;
+  std::string host_;
 };
 
 }  // namespace lsf::mbd

@@ -3,6 +3,7 @@
 // queue a request names is the other half of the rules, written once in permissions.h.
 #include <unistd.h>
 
+#include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/mbatchd.h"
 #include "daemons/mbatchd/router.h"
 #include "libconfig/failover_params.h"
@@ -61,6 +62,13 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
     if (options_.role) {
       c->set_master_epoch(options_.role->epoch());
       c->set_master_since(start_wall_time_);
+    }
+    c->set_event_log(event_log_dirs(*config_, options_.host_name).primary.string());
+    if (event_log_) {
+      const ReplicaState r = event_log_->replica_state();
+      c->set_event_log_replica(r.dir.string());
+      c->set_replica_behind_since(r.behind_since);
+      c->set_replica_behind_cause(r.cause);
     }
     respond(reply);
   };

@@ -198,7 +198,7 @@ TEST(EventLogCore, SnapshotsAfterMaxJobNumAndRecoversFromIt) {
   state.sync_config(*w.config, w.index.policy);
   mbd::LogEventSink sink(state, log, [&] { failed = true; });
   {
-    mbd::EventLogCore core(w.config, w.index, state, sink, log, io, nullptr);
+    mbd::EventLogCore core(w.config, w.index, state, sink, log, io, nullptr, "hostA");
     ASSERT_TRUE(core.recover().ok());
     ASSERT_TRUE(core.open({}, false).ok());
     ASSERT_EQ(core.job_ids().cover(1), "");
