@@ -18,7 +18,7 @@ void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::R
   const bool close = q.op() == wire::CONTROL_CLOSE;
   // A borrowed host (host@cluster) is closed and opened for this cluster's jobs only;
   // the provider and its other consumers go on using it.
-  const auto borrowed = borrowed_hosts();
+  const auto borrowed = cluster_links_.borrowed_hosts();
   for (const auto& name : hosts) {
     if (!config_->find_host(name) && !borrowed.count(name)) {
       out->add_lines(name + ": Bad host name, host group name or cluster name");
@@ -31,12 +31,12 @@ void Mbatchd::on_host_control(const wire::RequestEnvelope& request, const net::R
     e->set_op(close ? wire::CONTROL_CLOSE : wire::CONTROL_OPEN);
     e->set_user(request.caller().user_name());
     e->set_comment(q.comment());
-    record(ev);
+    sink_.record(ev);
     log_->info("host {} {} by {}", name, close ? "closed" : "opened", request.caller().user_name());
     out->add_lines(std::string(close ? "Close" : "Open") + " <" + name + "> ...... done");
   }
-  request_pass();
-  reply_when_durable(respond, std::move(reply));
+  scheduling_.request_pass();
+  sink_.reply_when_durable(respond, std::move(reply));
 }
 
 void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::Responder& respond) {
@@ -67,12 +67,12 @@ void Mbatchd::on_queue_control(const wire::RequestEnvelope& request, const net::
     e->set_queue(name);
     e->set_op(q.op());
     e->set_user(request.caller().user_name());
-    record(ev);
+    sink_.record(ev);
     log_->info("queue {} {} by {}", name, verb, request.caller().user_name());
     out->add_lines("Queue <" + name + "> is " + verb);
   }
-  request_pass();
-  reply_when_durable(respond, std::move(reply));
+  scheduling_.request_pass();
+  sink_.reply_when_durable(respond, std::move(reply));
 }
 
 void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Responder& respond) {
@@ -124,9 +124,9 @@ void Mbatchd::on_reconfig(const wire::RequestEnvelope& request, const net::Respo
   log_->info("reconfig by {}: new configuration applied", request.caller().user_name());
   respond(reply);
   // Exports may have changed: leased slots, offers and withdrawals follow now.
-  update_lent_slots();
-  offer_to_consumers();
-  request_pass();
+  cluster_links_.update_lent_slots();
+  cluster_links_.offer_to_consumers();
+  scheduling_.request_pass();
 }
 
 }  // namespace lsf::mbd

@@ -86,7 +86,7 @@ class EventLogCore {
   // Flushes what is queued and stops the writer's thread (mbatchd's destructor).
   void stop_writer();
 
-  // Until mbatchd's own accessors go (request_handlers.cc and the fuzz harness).
+  // For mbatchd's accessors (job_service_hooks.cc, routes.cc) and the fuzz harness.
   const std::unique_ptr<EventLogWriter>& writer_ptr() const { return writer_; }
 
  private:

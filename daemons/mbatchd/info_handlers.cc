@@ -44,10 +44,10 @@ void Mbatchd::on_peek(const wire::RequestEnvelope& request, const net::Responder
   p->set_offset(q.offset());
   const bool finished_when_asked = job->finished();
   const std::int64_t offset = q.offset();
-  call_host(job->exec_hosts.front(), std::move(ask),
-            [respond, label, finished_when_asked, offset](const net::CallResult& r) {
-              respond(peek_reply_from_host(r, finished_when_asked, offset, label));
-            });
+  hosts_.call_host(job->exec_hosts.front(), std::move(ask),
+                   [respond, label, finished_when_asked, offset](const net::CallResult& r) {
+                     respond(peek_reply_from_host(r, finished_when_asked, offset, label));
+                   });
 }
 
 // bsub -Ip/-Is: the owner's keystrokes, for the job's terminal on its first host.
@@ -66,7 +66,7 @@ void Mbatchd::on_job_input(const wire::RequestEnvelope& request, const net::Resp
     return respond(net::error_reply(wire::STATUS_BAD_REQUEST, label + ": Job has already finished"));
   wire::RequestEnvelope ask;
   *ask.mutable_job_input() = q;
-  call_host(job->exec_hosts.front(), std::move(ask), [respond](const net::CallResult& r) {
+  hosts_.call_host(job->exec_hosts.front(), std::move(ask), [respond](const net::CallResult& r) {
     if (r.reply) return respond(*r.reply);
     respond(net::error_reply(wire::STATUS_UNAVAILABLE, r.message()));
   });

@@ -47,7 +47,7 @@ void Mbatchd::ensure_job_group(const std::string& path, const std::string& user)
     e->set_op(wire::JGRP_ADD);
     e->set_user(user);
     e->set_limit(-1);
-    record(ev);
+    sink_.record(ev);
   }
 }
 
@@ -108,10 +108,10 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
     default:
       return refuse(wire::STATUS_BAD_REQUEST, "unknown job group operation");
   }
-  record(ev);
+  sink_.record(ev);
   log_->info("job group {} {} by {}", path, wire::JobGroupOp_Name(q.op()), user);
-  request_pass();
-  reply_when_durable(respond, net::ok_reply());
+  scheduling_.request_pass();
+  sink_.reply_when_durable(respond, net::ok_reply());
 }
 
 // bjgroup: each group with its jobs and its subgroups' (finished jobs still known

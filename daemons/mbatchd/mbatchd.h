@@ -122,13 +122,6 @@ class Mbatchd {
  private:
   // --- start and stop, the master's term, a job's end (mbatchd.cc)
   std::int64_t now() const;
-  // Forwards to sink_ (event_sink.h) for request_handlers.cc, job_changes.cc and
-  // job_groups.cc; the other files call sink_ themselves.
-  void record(wire::EventRecord& event, std::int64_t at = 0) { sink_.record(event, at); }
-  void reply_when_durable(const net::Responder& respond, wire::ReplyEnvelope reply) {
-    sink_.reply_when_durable(respond, std::move(reply));
-  }
-  void note_refusal(const std::string& cause) { sink_.note_refusal(cause); }
   // A write the state already reflects failed: stops mbatchd (once). When the cause is
   // a later master's term, mbatchd steps down instead of restarting.
   void on_event_log_failure();
@@ -178,30 +171,6 @@ class Mbatchd {
   ClusterLinksHooks cluster_links_hooks();
   // What scheduling_ asks of the rest of mbatchd (scheduling_hooks.cc).
   SchedulingHooks scheduling_hooks();
-  // --- forwards to the components (host_tracker.h, cluster_links.h,
-  // scheduling_driver.h) and job_policy.h for request_handlers.cc, job_changes.cc,
-  // job_groups.cc and info_handlers.cc; the other files call the components themselves.
-  void start_on_hosts(const std::vector<sched::JobKey>& keys) { hosts_.start_on_hosts(keys); }
-  void signal_on_host(const Job& job, int signal, const std::string& exit_reason,
-                      std::optional<int> terminate_interval_s = std::nullopt) {
-    hosts_.signal_on_host(job, signal, exit_reason, terminate_interval_s);
-  }
-  void call_host(const std::string& host, wire::RequestEnvelope request,
-                 std::function<void(const net::CallResult&)> done) {
-    hosts_.call_host(host, std::move(request), std::move(done));
-  }
-  HostStatus status_of(const std::string& host) const { return hosts_.status_of(host); }
-  int host_max_slots(const std::string& host) const { return hosts_.host_max_slots(host); }
-  std::map<std::string, wire::OfferedHost> borrowed_hosts() const { return cluster_links_.borrowed_hosts(); }
-  void update_lent_slots() { cluster_links_.update_lent_slots(); }
-  void offer_to_consumers() { cluster_links_.offer_to_consumers(); }
-  void request_pass() { scheduling_.request_pass(); }
-  const config::Application* application(const Job& job) const { return mbd::application(*config_, job); }
-  bool rerunnable(const Job& job) const { return mbd::rerunnable(*config_, job); }
-  // The job's requirement merged with its application's and queue's (job_queries.h).
-  std::optional<config::ResourceRequirement> merged_requirement(const Job& job) const {
-    return mbd::merged_requirement(*config_, job);
-  }
 
   MbatchdOptions options_;
   std::shared_ptr<const config::ClusterConfig> config_;
@@ -222,7 +191,8 @@ class Mbatchd {
   LogEventSink sink_{state_, log_, [this] { on_event_log_failure(); }, &state_thread_};
   // Recovery, lsb.events and its writer, lsb.jobid, snapshots (event_log_core.h).
   EventLogCore log_core_{config_, config_index_, state_, sink_, log_, io_, options_.role, options_.host_name};
-  // Forwards of log_core_'s for request_handlers.cc (and the fuzz harness's event_log_).
+  // log_core_'s writer and lsb.jobid mark, as job_service_hooks.cc, routes.cc and the
+  // fuzz harness reach them.
   const std::unique_ptr<EventLogWriter>& event_log_ = log_core_.writer_ptr();
   JobIdMark& job_ids_ = log_core_.job_ids();
   // MultiCluster links, leases and exports; declared after what it is built with.
