@@ -24,20 +24,6 @@ std::string errno_text(const std::string& what, const fs::path& path) {
   return what + " " + path.string() + ": " + std::strerror(errno);
 }
 
-// Through `ops`, so that tests can fail the replica's disk.
-bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ops.write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
 // Copies [from, to) of `in` to `out`'s current offset; false with errno set.
 bool copy_range(const DiskOps& ops, int in, int out, std::uint64_t from, std::uint64_t to) {
   std::vector<char> buf(static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, to - from)));

@@ -24,16 +24,8 @@ std::string frame_record(const std::string& payload) {
 }
 
 bool write_fd(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
+  static const DiskOps kSystem;
+  return write_all(kSystem, fd, p, n);
 }
 
 bool fsync_dir(const fs::path& dir) {
@@ -48,6 +40,19 @@ bool fsync_dir(const fs::path& dir) {
 constexpr mode_t kLogFileMode = 0600;
 
 }  // namespace
+
+bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = ops.write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
 
 std::string make_log_dir(const fs::path& dir) {
   std::error_code ec;

@@ -200,6 +200,9 @@ class EventLogWriter {
   std::thread thread_;
 };
 
+// Writes all `n` bytes through `ops` (a short write continues, EINTR is retried);
+// false on an error, with errno set.
+bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n);
 // Writes `payload` as the only record of `path` atomically: temp file, fsync, rename,
 // fsync of the directory. Empty on success.
 std::string write_snapshot_file(const std::filesystem::path& path, const std::string& payload);
