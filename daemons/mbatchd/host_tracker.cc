@@ -92,7 +92,7 @@ HostStatus HostTracker::status_of(const std::string& host) const {
   if (!borrowed_from(host).empty()) return parse_host_status(hooks_.borrowed_status(host)).value_or(HostStatus::kOk);
   using S = HostStatus;
   auto link = links_.find(host);
-  if (link == links_.end() || !link->second.registered) return S::kUnavail;
+  if (link == links_.end() || !link->second.registered || link->second.lost) return S::kUnavail;
   const auto now = steady_now();
   auto silent = now - link->second.last_report;
   auto interval = report_interval();
@@ -146,6 +146,7 @@ void HostTracker::check_hosts() {
     }
     if (since == lost_since_.end()) {
       since = lost_since_.emplace(h.name, now).first;
+      if (auto link = links_.find(h.name); link != links_.end()) link->second.lost = true;
       changed |= requeue_lost_jobs(h.name);
     }
     if (wait && now - since->second >= std::chrono::minutes(*wait)) changed |= remove_hung_jobs(h.name);
@@ -246,6 +247,7 @@ void HostTracker::on_register_host(const wire::RequestEnvelope& request, const n
   link.address = r.address();
   link.port = static_cast<std::uint16_t>(r.port());
   link.registered = true;
+  link.lost = false;
   link.last_report = steady_now();
   link.load = r.load();
   if (!link.strand)

@@ -45,6 +45,9 @@ struct HostLink {
   std::string address;
   std::uint16_t port = 0;
   bool registered = false;
+  // Declared lost (unavail): only a registration brings it back, since that is what
+  // tells mbatchd which runs it still has. A late job report must not revive it.
+  bool lost = false;
   std::chrono::steady_clock::time_point last_report{};
   wire::LoadIndices load;
   // Calls to this sbatchd run one at a time, in order, off the state thread.

@@ -171,6 +171,25 @@ TEST(HostTracker, AJobReportCountsAsASignOfLife) {
   EXPECT_EQ(c.hosts->status_of("hostA"), HostStatus::kOk);
 }
 
+// A lost host's runs are settled by its registration; a job report that was in
+// flight when it came back must not make it ok without one (its copies would go on).
+TEST(HostTracker, ALostHostIsOkAgainOnlyByRegistering) {
+  Cluster c;
+  c.register_host("hostA");
+  c.hosts->check_hosts();
+  c.t += 90s;
+  c.hosts->check_hosts();
+  ASSERT_EQ(c.hosts->status_of("hostA"), HostStatus::kUnavail);
+  c.hosts->note_report("hostA");
+  EXPECT_EQ(c.hosts->status_of("hostA"), HostStatus::kUnavail);
+  EXPECT_TRUE(c.load_report("hostA").load_report().reregister());
+  c.hosts->check_hosts();
+  EXPECT_EQ(c.hosts->status_of("hostA"), HostStatus::kUnavail);
+  ASSERT_EQ(c.register_host("hostA").status(), wire::STATUS_OK);
+  EXPECT_EQ(c.hosts->status_of("hostA"), HostStatus::kOk);
+  EXPECT_FALSE(c.load_report("hostA").load_report().reregister());
+}
+
 TEST(HostTracker, AHostLostForGoodTakesItsRerunnableJobsBackToPend) {
   Cluster c;
   c.register_host("hostA");
