@@ -53,6 +53,13 @@ daemon::Status EventLogCore::open(EventLogOptions options, bool fresh_snapshot) 
       if (!role->fenced()) return {};
       return "this mbatchd's term " + std::to_string(role->epoch()) + " was taken over by " + role->successor();
     };
+    options.rotation_guard = [role]() -> std::string {
+      if (role->lease_fresh()) return {};
+      return "the master lease of term " + std::to_string(role->epoch()) + " was not renewed lately";
+    };
+    // Recovery may have taken a while since the claim: a fresh beat lets the first
+    // snapshot of a takeover go in place at once.
+    if (options.snapshot_first) (void)role->renew();
     sink_.set_epoch(role->epoch());
   }
   options.replica = replica_;

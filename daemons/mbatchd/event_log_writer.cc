@@ -64,7 +64,8 @@ std::string make_log_dir(const fs::path& dir) {
   return {};
 }
 
-std::string write_snapshot_file(const fs::path& path, const std::string& payload) {
+std::string write_snapshot_file(const fs::path& path, const std::string& payload,
+                                const std::function<std::string()>& before_rename) {
   fs::path tmp = path;
   tmp += ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
@@ -78,6 +79,12 @@ std::string write_snapshot_file(const fs::path& path, const std::string& payload
   if (!ok) {
     ::unlink(tmp.c_str());  // a partial snapshot must not keep the space it took
     return "cannot write " + tmp.string() + ": " + std::strerror(err);
+  }
+  if (before_rename) {
+    if (auto why = before_rename(); !why.empty()) {
+      ::unlink(tmp.c_str());
+      return why;
+    }
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename " + tmp.string() + ": " + std::strerror(errno);
   if (!fsync_dir(path.parent_path())) return "cannot sync " + path.parent_path().string();
@@ -128,8 +135,10 @@ EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post 
   // and the writer tries again until there is room.
   refusal_ = reserve_all();
   if (!options_.replica.empty()) {
-    replica_ = std::make_unique<EventLogReplica>(logdir_, options_.replica, options_.replica_ops, options_.fence,
-                                                 options_.retry_interval, events_.size, acct_.size);
+    // The replica's renames put files in place in LSB_SHAREDIR, which a new master reads.
+    replica_ = std::make_unique<EventLogReplica>(
+        logdir_, options_.replica, options_.replica_ops, [this] { return rotation_hold(); }, options_.retry_interval,
+        events_.size, acct_.size);
     follow_replica();
   }
   thread_ = std::thread([this] { run(); });
@@ -334,17 +343,23 @@ std::string EventLogWriter::do_rotate(const std::string& snapshot) {
   LogFile fresh;
   if (auto err = create_events(fresh); !err.empty()) return err;
   const fs::path events = logdir_ / "lsb.events", next = logdir_ / "lsb.events.new";
-  if (auto err = write_snapshot_file(logdir_ / "lsb.snapshot", snapshot); !err.empty()) {
+  auto hold = [this] { return rotation_hold(); };
+  if (auto err = write_snapshot_file(logdir_ / "lsb.snapshot", snapshot, hold); !err.empty()) {
     ::close(fresh.fd);
     ::unlink(next.c_str());
     return err;
   }
-  // lsb.events.1 is only for bhist: a link made and renamed over the old one.
-  const fs::path older = logdir_ / "lsb.events.1", older_tmp = logdir_ / "lsb.events.1.tmp";
-  ::unlink(older_tmp.c_str());
-  if (::link(events.c_str(), older_tmp.c_str()) == 0) ::rename(older_tmp.c_str(), older.c_str());
-  if (::rename(next.c_str(), events.c_str()) != 0) {
-    std::string err = "cannot rename " + next.string() + ": " + std::strerror(errno);
+  // The snapshot in place names the old file's last record, so stopping here leaves a
+  // log that recovers (the snapshot, then the old file's records after it).
+  std::string held = hold();
+  if (held.empty()) {
+    // lsb.events.1 is only for bhist: a link made and renamed over the old one.
+    const fs::path older = logdir_ / "lsb.events.1", older_tmp = logdir_ / "lsb.events.1.tmp";
+    ::unlink(older_tmp.c_str());
+    if (::link(events.c_str(), older_tmp.c_str()) == 0) ::rename(older_tmp.c_str(), older.c_str());
+  }
+  if (!held.empty() || ::rename(next.c_str(), events.c_str()) != 0) {
+    std::string err = !held.empty() ? held : "cannot rename " + next.string() + ": " + std::strerror(errno);
     ::close(fresh.fd);
     ::unlink(next.c_str());
     return err;
@@ -361,6 +376,11 @@ bool EventLogWriter::failed_by_fence() const {
 }
 
 std::string EventLogWriter::fence_reason() const { return options_.fence ? options_.fence() : std::string(); }
+
+std::string EventLogWriter::rotation_hold() const {
+  if (auto err = fence_reason(); !err.empty()) return err;
+  return options_.rotation_guard ? options_.rotation_guard() : std::string();
+}
 
 void EventLogWriter::run() {
   for (;;) {

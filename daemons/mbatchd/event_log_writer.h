@@ -88,6 +88,12 @@ struct EventLogOptions {
   // master_role.h). Asked before each round is written and again after its sync: a
   // fenced writer acknowledges nothing, rotates nothing, and fails for good.
   std::function<std::string()> fence;
+  // Empty when a rotation may put its files in place now; else why it waits (the
+  // master's lease has not been renewed lately: master_role.h's lease_fresh). Asked,
+  // with the fence, just before lsb.snapshot and then lsb.events are renamed into
+  // place, so that a master paused in the middle of a rotation does not replace the
+  // files of one that took over meanwhile. A rotation that waits is tried again later.
+  std::function<std::string()> rotation_guard;
   DiskOps ops;
   // LSB_LOCALDIR: the directory in LSB_SHAREDIR that gets a copy of every round before
   // it is acknowledged (event_log_replica.h); empty: none. A replica that cannot be
@@ -174,7 +180,8 @@ class EventLogWriter {
   // Brings the replica to the primary's files, unless a later master exists.
   void follow_replica();
   void report_replica(bool was_behind);
-  std::string fence_reason() const;  // options_.fence's answer, empty without one
+  std::string fence_reason() const;   // options_.fence's answer, empty without one
+  std::string rotation_hold() const;  // the fence's, else options_.rotation_guard's
 
   std::filesystem::path logdir_;
   Post post_;
@@ -204,8 +211,10 @@ class EventLogWriter {
 // false on an error, with errno set.
 bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n);
 // Writes `payload` as the only record of `path` atomically: temp file, fsync, rename,
-// fsync of the directory. Empty on success.
-std::string write_snapshot_file(const std::filesystem::path& path, const std::string& payload);
+// fsync of the directory. Empty on success. `before_rename`, if given, is asked just
+// before the rename: a reason stops it there (the temp file is removed).
+std::string write_snapshot_file(const std::filesystem::path& path, const std::string& payload,
+                                const std::function<std::string()>& before_rename = {});
 // Creates `dir` (and its parents) if missing; the last one created is 0700.
 std::string make_log_dir(const std::filesystem::path& dir);
 

@@ -7,6 +7,15 @@
 
 namespace lsf::mbd {
 
+namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
 daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t port,
                                    std::optional<std::int64_t> takeover_from, spdlog::logger& log) {
   // The log's directory, 0700 as recovery would make it: the term is taken first.
@@ -43,10 +52,24 @@ daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t por
   if (!claimed.ok()) return claimed.status();
   term_ = *claimed;
   epoch_.store(term_.epoch, std::memory_order_relaxed);
+  beat_written_ns_.store(steady_ns(), std::memory_order_relaxed);
   return {};
 }
 
-daemon::Status MasterRole::renew() { return lease_.renew(term_); }
+daemon::Status MasterRole::renew() {
+  // Timed from before the write: a candidate may have seen it as soon as it began.
+  const std::int64_t started = steady_ns();
+  auto st = lease_.renew(term_);
+  if (st.ok()) beat_written_ns_.store(started, std::memory_order_relaxed);
+  return st;
+}
+
+bool MasterRole::lease_fresh() const {
+  const std::int64_t written = beat_written_ns_.load(std::memory_order_relaxed);
+  if (written == 0) return false;
+  const auto margin = timing_.takeover_after(0) - timing_.exchange_interval / 2;
+  return std::chrono::nanoseconds(steady_ns() - written) < margin;
+}
 
 bool MasterRole::fenced() const {
   const std::int64_t e = epoch();

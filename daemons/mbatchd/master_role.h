@@ -54,6 +54,12 @@ class MasterRole {
   // be written.
   daemon::Status renew();
   bool fenced() const;
+  // Whether the last beat is recent enough that no candidate can have claimed the next
+  // term yet, with half an EXINTERVAL to spare: a candidate claims only after
+  // takeover_after(0) of silence from its first sight of that beat. What cannot be
+  // undone by a later fence (putting a snapshot or a new lsb.events in place) is done
+  // only while it holds.
+  bool lease_fresh() const;
   // A clean stop: the next mbatchd claims at once.
   void release();
   // Who holds the term after this one, as "hostB (term 4)", for the log and for replies.
@@ -66,6 +72,8 @@ class MasterRole {
   config::FailoverTiming timing_;
   net::MasterTerm term_;
   std::atomic<std::int64_t> epoch_{0};
+  // steady_clock nanoseconds of the claim or the last beat written.
+  std::atomic<std::int64_t> beat_written_ns_{0};
   bool took_over_ = false;
 };
 

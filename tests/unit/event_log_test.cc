@@ -487,3 +487,54 @@ TEST(EventLog, AFencedWriterAcknowledgesNothingAndRotatesNothing) {
   EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot"));
   EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{1});
 }
+
+// A rotation puts its files in place only while the master's lease is fresh (master
+// failover: a master paused in the middle of one must not replace the files of a master
+// that took over meanwhile). One that waits changes nothing and is made later.
+TEST(EventLog, ARotationWaitsWhileTheLeaseIsNotFresh) {
+  TempDir d;
+  std::atomic<bool> fresh{false};
+  mbd::EventLogOptions options;
+  options.rotation_guard = [&]() -> std::string { return fresh ? "" : "the lease was not renewed lately"; };
+  mbd::EventLogWriter w(d.path, 0, run_inline, options);
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  wire::Snapshot s;
+  s.set_last_seq(1);
+  w.rotate(s.SerializeAsString());
+  ASSERT_TRUE(append_and_wait(w, job_new(2)));  // waiting is not a failure
+  EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_FALSE(fs::exists(d.path / "lsb.snapshot.tmp"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2}));
+
+  fresh = true;
+  s.set_last_seq(2);
+  w.rotate(s.SerializeAsString());
+  ASSERT_TRUE(append_and_wait(w, job_new(3)));
+  EXPECT_TRUE(fs::exists(d.path / "lsb.snapshot"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), std::vector<std::int64_t>{3});
+}
+
+// The guard is asked again between the snapshot and lsb.events: a lease that lapses
+// there leaves the old lsb.events in place, which the snapshot just written recovers
+// with (it names the old file's last record).
+TEST(EventLog, ALeaseThatLapsesMidRotationLeavesTheOldLogInPlace) {
+  TempDir d;
+  std::atomic<int> asked{0};
+  mbd::EventLogOptions options;
+  options.rotation_guard = [&]() -> std::string { return ++asked == 1 ? "" : "the lease was not renewed lately"; };
+  mbd::EventLogWriter w(d.path, 0, run_inline, options);
+  ASSERT_TRUE(append_and_wait(w, job_new(1)));
+  struct stat before {};
+  ASSERT_EQ(::stat((d.path / "lsb.events").c_str(), &before), 0);
+  wire::Snapshot s;
+  s.set_last_seq(1);
+  w.rotate(s.SerializeAsString());
+  ASSERT_TRUE(append_and_wait(w, job_new(2)));
+  EXPECT_EQ(asked.load(), 2);
+  EXPECT_TRUE(fs::exists(d.path / "lsb.snapshot"));
+  struct stat after {};
+  ASSERT_EQ(::stat((d.path / "lsb.events").c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_FALSE(fs::exists(d.path / "lsb.events.new"));
+  EXPECT_EQ(read_ids(d.path / "lsb.events"), (std::vector<std::int64_t>{1, 2}));
+}

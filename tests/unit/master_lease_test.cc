@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "daemons/common/master_lease.h"
+#include "daemons/mbatchd/master_role.h"
 
 using namespace lsf;
 namespace fs = std::filesystem;
@@ -156,4 +157,28 @@ TEST(MasterLease, ACleanStopReleasesTheTermAndALaterTermCannotBeReleased) {
   ASSERT_TRUE(lease.claim(1, "hostB", "", 6881).ok());
   EXPECT_FALSE(lease.release(term).ok());
   EXPECT_FALSE(lease.current()->released());
+}
+
+// A master puts a snapshot or a new lsb.events in place only while no candidate can
+// have claimed the next term: within takeover_after(0) of its last beat, less half an
+// EXINTERVAL (event_log_writer.h's rotation_guard).
+TEST(MasterRole, TheLeaseIsFreshOnlySoonAfterABeat) {
+  TempDir dir;
+  config::FailoverTiming timing;
+  timing.exchange_interval = 1s;  // takeover after 2 s: fresh for 1.5 s
+  mbd::MasterRole role(dir.path / "logdir", "hostA", timing);
+  EXPECT_FALSE(role.lease_fresh());  // no term yet
+  spdlog::logger log("test");
+  ASSERT_TRUE(role.acquire("", 6881, std::nullopt, log).ok());
+  EXPECT_TRUE(role.lease_fresh());
+  std::this_thread::sleep_for(1600ms);
+  EXPECT_FALSE(role.lease_fresh());
+  ASSERT_TRUE(role.renew().ok());
+  EXPECT_TRUE(role.lease_fresh());
+  // Superseded: the renewal fails and the lease stays stale.
+  std::this_thread::sleep_for(1600ms);
+  ASSERT_TRUE(net::MasterLease(dir.path / "logdir").claim(role.epoch(), "hostB", "", 6881).ok());
+  EXPECT_FALSE(role.renew().ok());
+  EXPECT_FALSE(role.lease_fresh());
+  EXPECT_TRUE(role.fenced());
 }
