@@ -15,6 +15,14 @@
 
 namespace lsf::cli {
 
+namespace {
+
+// How long a command waits for a connection to one master candidate before it tries
+// the next (LSF_MASTER_LIST of two or more).
+constexpr std::chrono::milliseconds kCandidateConnectTimeout{2000};
+
+}  // namespace
+
 Session::Session(const std::string& command) : command_(command), identity_(net::current_identity()) {
   auto envdir = net::envdir_from_environment();
   config::Diagnostics diags;
@@ -53,6 +61,11 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
   }
   *request.mutable_caller() = identity_;
   const bool changes = changes_state(request.request_case());
+  const bool follow = conf_.master_list.size() >= 2 && !conf_.get("LSB_MBD_HOST");
+  // With candidates to follow, a host that is gone costs a connect timeout, not the
+  // whole call's (a host that is up completes the TCP handshake in its kernel at once).
+  const auto connect_within = std::min(endpoint_.timeout, kCandidateConnectTimeout);
+  if (follow) client_->set_connect_timeout(connect_within);
   auto result = client_->call(request);
   // Master failover: when the master is not where lsf.conf points (nothing answers
   // there, or an mbatchd whose term was taken over), the other candidates of
@@ -62,13 +75,28 @@ net::CallResult Session::call(wire::RequestEnvelope request) {
   auto elsewhere = [](const net::CallResult& r) {
     return r.reply ? r.reply->status() == wire::STATUS_NOT_MASTER : !r.may_have_arrived;
   };
-  const bool follow = conf_.master_list.size() >= 2 && !conf_.get("LSB_MBD_HOST");
   for (size_t i = 0; follow && i < conf_.master_list.size() && elsewhere(result); ++i) {
     const std::string& host = conf_.master_list[i];
     if (host == endpoint_.host) continue;
     net::RpcClient next(host, endpoint_.port, endpoint_.timeout);
+    next.set_connect_timeout(connect_within);
     if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key) next.set_key(*key.key, "mbatchd");
-    if (auto again = next.call(request); !elsewhere(again)) result = std::move(again);
+    if (auto again = next.call(request); !elsewhere(again)) {
+      result = std::move(again);
+      // The session's later calls (pages of a reply, a command's second request) go
+      // there first.
+      if (result.reply) {
+        endpoint_.host = host;
+        client_.reset();
+      }
+      break;
+    }
+  }
+  // No candidate answered and the first took no connection in time: it is given the
+  // whole timeout after all, should it be up but too loaded to take one at once.
+  if (follow && client_ && result.connect_timed_out && connect_within < endpoint_.timeout) {
+    client_->set_connect_timeout(std::chrono::milliseconds(0));
+    result = client_->call(request);
   }
   if (!unsigned_hint_.empty() && result.reply && result.reply->status() == wire::STATUS_PERMISSION_DENIED &&
       result.reply->message().find("not signed with the cluster key") != std::string::npos)

@@ -24,6 +24,9 @@ DEPENDENCIES=(
   "libssl-dev:/usr/include/openssl/hmac.h"
   "zlib1g-dev:/usr/include/zlib.h"
   "util-linux:/usr/bin/unshare"
+  # failover_netns_test: each namespace host reaches LSB_SHAREDIR through a FUSE mount.
+  "bindfs:/usr/bin/bindfs"
+  "fuse3:/usr/bin/fusermount3"
   # The fuzz build (tests/fuzz): clang and its libFuzzer + sanitizer runtimes.
   "clang-14:/usr/bin/clang++-14"
   "libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"

@@ -78,6 +78,7 @@ std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
     local_.reset();
     ec.clear();
   }
+  if (connect_timeout_.count() > 0) deadline = std::min(deadline, std::chrono::steady_clock::now() + connect_timeout_);
   tcp::resolver resolver(io_);
   auto endpoints = resolver.resolve(host_, std::to_string(port_), ec);
   if (ec) return "cannot resolve " + host_ + ": " + ec.message();
@@ -119,6 +120,7 @@ CallResult RpcClient::call_once(wire::RequestEnvelope request) {
   if (auto err = connect(deadline); !err.empty()) {
     CallResult result;
     result.error = err;
+    result.connect_timed_out = err.rfind("timed out connecting", 0) == 0;
     return result;
   }
   if (!local_ && !authenticated_ && request.ByteSizeLong() + 512 > kMaxUnauthenticatedFrame && !request.has_ping()) {

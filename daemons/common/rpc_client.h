@@ -29,7 +29,8 @@ struct CallResult {
   // No reply, but the request was sent (or partly sent) first: the daemon may have
   // acted on it, and the caller must not claim it did not.
   bool may_have_arrived = false;
-  bool timed_out = false;  // no reply by the deadline (the connection was reset)
+  bool timed_out = false;          // no reply by the deadline (the connection was reset)
+  bool connect_timed_out = false;  // no connection made by the deadline: nothing was sent
   bool ok() const { return reply && reply->status() == wire::STATUS_OK; }
   // The daemon's message, or the transport error.
   std::string message() const { return reply ? reply->message() : error; }
@@ -67,6 +68,11 @@ class RpcClient {
   bool is_local() const { return local_.has_value(); }
 
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  // A shorter bound for making the connection alone (0: the call's timeout): a host
+  // that is up completes a TCP handshake in its kernel at once, however busy its
+  // daemon, so a caller that has other places to try need not wait the whole timeout
+  // on a host that is gone.
+  void set_connect_timeout(std::chrono::milliseconds timeout) { connect_timeout_ = timeout; }
   void close();
 
  private:
@@ -84,6 +90,7 @@ class RpcClient {
   std::string host_;
   std::uint16_t port_;
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds connect_timeout_{0};
   std::uint32_t max_frame_ = kDefaultMaxFrame;
   std::string local_path_;
   std::optional<ClusterKey> key_;

@@ -116,6 +116,24 @@ check "bhosts -e says the provider keeps it" bash -c "[ \"\$(bhosts -e | awk 'NR
 consumer_start
 check "the consumer is back" wait_for 10 bash -c "bclusters | grep -Eq '^consumer +EXPORT +conn$'"
 
+# Servers lists a cluster's master candidates in order: the other cluster tries them in
+# turn and stays with the one that answers as master. With nothing listening at the
+# first entry (port 1), a restarted consumer, which starts from the first entry, still
+# reaches the provider, and the provider the consumer.
+pport=$(sed -n 's/^LSB_MBD_PORT=//p' "$TEST_DIR/conf/lsf.conf")
+cport=$(sed -n 's/^LSB_MBD_PORT=//p' "$CONSUMER/conf/lsf.conf")
+for shared in "$TEST_DIR/conf/lsf.shared" "$CONSUMER/conf/lsf.shared"; do
+  sed -i -e "s/^provider .*/provider     (127.0.0.1:1 127.0.0.1:$pport)/" \
+    -e "s/^consumer .*/consumer     (127.0.0.1:1 127.0.0.1:$cport)/" "$shared"
+done
+badmin reconfig >/dev/null
+kill "$(cat "$CONSUMER/mbatchd.pid")"
+wait_for 10 bash -c "bclusters | grep -Eq '^consumer +EXPORT +disc$'"
+consumer_start
+check "Servers' first entry dead: the consumer reaches the provider through the second" \
+  wait_for 20 bash -c "consumer bclusters | grep -Eq '^provider +IMPORT +conn$'"
+check "... and the provider the consumer" wait_for 20 bash -c "bclusters | grep -Eq '^consumer +EXPORT +conn$'"
+
 # A cluster whose key does not match is not reached.
 sed -i "s/^LSB_MC_KEY_provider=.*/LSB_MC_KEY_provider=not-the-shared-key/" "$CONSUMER/conf/lsf.sudoers"
 kill "$(cat "$CONSUMER/mbatchd.pid")"

@@ -13,6 +13,9 @@
 #   start_mbatchd / kill_mbatchd              (kill -9)
 #   start_sbatchd HOST [ARGS...] / kill_sbatchd HOST   (ARGS replace --listen/--advertise)
 #   cut HOST / restore HOST  pull / plug HOST's cable at the switch
+#   netns_shared_fs        (after netns_init) LSB_SHAREDIR on a file server every host
+#                          reaches through a FUSE mount of its own; exits 77 without bindfs
+#   cut_fs HOST / restore_fs HOST   HOST's link to the file server cut / restored
 #   host_addr HOST         HOST's address;  MBD_LOG  the master's mbatchd log
 #   job_state ID, state_is ID STATE, submit HOST bsub-args..., hosts_ok
 #
@@ -28,6 +31,8 @@ NETNS_TAG="lsfnt$$"
 NETNS_SUBNET="10.213.0"
 NETNS_HOSTS=""
 NETNS_CREATED=""
+NETNS_FUSE_PIDS=""
+NETNS_FUSE_MOUNTS=""
 MBD_PORT=6881
 SBD_PORT=6882
 
@@ -51,11 +56,16 @@ master_host() { set -- $NETNS_HOSTS; echo "$1"; }
 # name, its local disk over TEST_DIR/local. With PIDFILE set, the command's pid is
 # written there (it is exec'd: the pid is the daemon's).
 in_host() {  # HOST cmd...
-  local h="$1"
+  local h="$1" shared_from="" shared_to=""
   shift
+  if [ -n "$NETNS_FUSE_PIDS" ]; then
+    shared_from="$TEST_DIR/fs/$h"
+    shared_to="$TEST_DIR/shared"
+  fi
   ip netns exec "$(ns_of "$h")" unshare --uts -- sh -c \
-    'hostname "$1" && mount --bind "$2" "$3" && { [ -z "$4" ] || echo $$ >"$4"; } && shift 4 && exec "$@"' \
-    sh "$h" "$TEST_DIR/hosts/$h" "$TEST_DIR/local" "${PIDFILE:-}" "$@"
+    'hostname "$1" && mount --bind "$2" "$3" && { [ -z "$5" ] || mount --bind "$5" "$6"; } &&
+     { [ -z "$4" ] || echo $$ >"$4"; } && shift 6 && exec "$@"' \
+    sh "$h" "$TEST_DIR/hosts/$h" "$TEST_DIR/local" "${PIDFILE:-}" "$shared_from" "$shared_to" "$@"
 }
 on() {  # HOST cmd...
   local h="$1"
@@ -64,7 +74,9 @@ on() {  # HOST cmd...
 }
 
 netns_teardown() {
-  local ns pids i h
+  local ns pids i h m
+  # A file server link left cut would hang whatever touches it, rm -rf included.
+  [ -n "$NETNS_FUSE_PIDS" ] && kill -CONT $NETNS_FUSE_PIDS 2>/dev/null
   # Every process in our namespaces is one we started (daemons, jobs, supervisors).
   for ns in $NETNS_CREATED; do
     pids=$(ip netns pids "$ns" 2>/dev/null)
@@ -79,6 +91,7 @@ netns_teardown() {
     rm -rf "/etc/netns/$ns"
   done
   rmdir /etc/netns 2>/dev/null
+  for m in $NETNS_FUSE_MOUNTS; do umount -l "$m" 2>/dev/null; done
   if [ -n "${TEST_DIR:-}" ]; then
     if [ "$FAILURES" = 0 ]; then rm -rf "$TEST_DIR"; else echo "kept $TEST_DIR for inspection"; fi
   fi
@@ -162,6 +175,31 @@ netns_init() {  # BIN ROOT [HOST...]
   MBD_LOG="$TEST_DIR/hosts/$1/log/mbatchd.log.$1"
   cd "$TEST_DIR/out"
 }
+
+# LSB_SHAREDIR on a file server: TEST_DIR/server, which each host reaches through a
+# FUSE mount of its own (bindfs at TEST_DIR/fs/<host>, bound over TEST_DIR/shared in
+# the host's namespace). cut_fs stops that host's bindfs: every file operation of the
+# host there waits, as on a hard NFS mount whose server cannot be reached, and goes on
+# when restore_fs continues it. LSF_LOGDIR stays on each host's local disk.
+netns_shared_fs() {
+  local h pid
+  command -v bindfs >/dev/null || netns_skip "no bindfs"
+  [ -e /dev/fuse ] || netns_skip "no /dev/fuse"
+  mkdir -p "$TEST_DIR/server" "$TEST_DIR/shared"
+  for h in $NETNS_HOSTS; do
+    mkdir -p "$TEST_DIR/fs/$h"
+    bindfs -o allow_other "$TEST_DIR/server" "$TEST_DIR/fs/$h" 2>/dev/null || netns_skip "cannot mount with bindfs"
+    NETNS_FUSE_MOUNTS="$NETNS_FUSE_MOUNTS $TEST_DIR/fs/$h"
+    pid=$(pgrep -f -x "bindfs -o allow_other $TEST_DIR/server $TEST_DIR/fs/$h")
+    [ -n "$pid" ] || netns_skip "bindfs for $h has no pid"
+    NETNS_FUSE_PIDS="$NETNS_FUSE_PIDS $pid"
+    printf -v "NETNS_FUSE_PID_$h" '%s' "$pid"
+  done
+  sed -i "s|^LSB_SHAREDIR=.*|LSB_SHAREDIR=$TEST_DIR/shared/work|" "$TEST_DIR/conf/lsf.conf"
+}
+fuse_pid() { local v="NETNS_FUSE_PID_$1"; echo "${!v}"; }
+cut_fs() { kill -STOP "$(fuse_pid "$1")"; }
+restore_fs() { kill -CONT "$(fuse_pid "$1")"; }
 
 # Adds `KEY = VALUE` to lsb.params (before netns_start, or followed by a reconfig).
 set_param() {
