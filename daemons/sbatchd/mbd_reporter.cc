@@ -89,8 +89,11 @@ void MbdReporter::run() {
     // job, the consumer away); until it can, the report is sent again. Reports behind it
     // wait: they must arrive in order.
     // NOT_MASTER: a master that was superseded; the report goes to the new one.
-    const bool delivered = result.reply && result.reply->status() != wire::STATUS_UNAVAILABLE &&
-                           result.reply->status() != wire::STATUS_NOT_MASTER;
+    // INTERNAL: mbatchd could not make it durable (its event log failed; it restarts
+    // from the log, without it): it is sent again to the mbatchd that comes back.
+    const auto status = result.reply ? result.reply->status() : wire::STATUS_UNAVAILABLE;
+    const bool delivered = result.reply && status != wire::STATUS_UNAVAILABLE && status != wire::STATUS_NOT_MASTER &&
+                           status != wire::STATUS_INTERNAL;
     if (result.reply && result.reply->status() == wire::STATUS_NOT_MASTER) follow_master();
     if (delivered || !item.retry) {
       {
