@@ -1,5 +1,6 @@
 #include "daemons/sbatchd/mbd_reporter.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace lsf::sbd {
@@ -15,9 +16,18 @@ MbdReporter::MbdReporter(std::string host, std::uint16_t port, std::chrono::mill
       key_(std::move(key)),
       locate_(std::move(locate)),
       post_(std::move(post)) {
-  client_ = std::make_unique<net::RpcClient>(host_, port_, timeout_);
-  if (key_) client_->set_key(*key_, "mbatchd");
+  new_client();
   thread_ = std::thread([this] { run(); });
+}
+
+// A connection the master's host does not take at once is given up after a short
+// while and tried again: after a network cut, the kernel would otherwise retry the
+// handshake only at its own backoff (up to 15 s apart) while the call's whole timeout
+// runs, and the host's reports and registration would wait that long.
+void MbdReporter::new_client() {
+  client_ = std::make_unique<net::RpcClient>(host_, port_, timeout_);
+  client_->set_connect_timeout(std::min(timeout_, kConnectTimeout));
+  if (key_) client_->set_key(*key_, "mbatchd");
 }
 
 void MbdReporter::follow_master() {
@@ -26,8 +36,7 @@ void MbdReporter::follow_master() {
   if (host == host_ && port == port_) return;
   host_ = std::move(host);
   port_ = port;
-  client_ = std::make_unique<net::RpcClient>(host_, port_, timeout_);
-  if (key_) client_->set_key(*key_, "mbatchd");
+  new_client();
 }
 
 MbdReporter::~MbdReporter() { stop(); }

@@ -45,6 +45,9 @@ class MbdReporter {
   void run();
   // After a call without an answer: a client for where the master is now.
   void follow_master();
+  void new_client();
+
+  static constexpr std::chrono::milliseconds kConnectTimeout{2000};
 
   std::unique_ptr<net::RpcClient> client_;
   std::string host_;
