@@ -46,7 +46,7 @@ cleanup() {
     unset SLURM_CONF
     for p in /proc/[0-9]*; do
       [ "${p#/proc/}" = $$ ] && continue
-      { tr '\0' '\n' <"$p/environ" | grep -qxF "SLURM_CONF=$conf"; } 2>/dev/null && kill -9 "${p#/proc/}" 2>/dev/null
+      grep -qzxF "SLURM_CONF=$conf" "$p/environ" 2>/dev/null && kill -9 "${p#/proc/}" 2>/dev/null
     done
     rm -rf "$SDIR"
   fi
@@ -159,6 +159,7 @@ start_lsfsched() {
   cluster_create "$DIR" "$ROOT/conf-examples/quickstart"
   sed -i 's/^default .*/default     32    ()     ()        ()/' "$DIR/conf/lsbatch/quickstart/configdir/lsb.hosts"
   sed -i 's/^LSF_LOG_MASK=.*/LSF_LOG_MASK=LOG_WARNING/' "$DIR/conf/lsf.conf"
+  [ "$M" -le 1000 ] || sed -i "s/^End Parameters/MAX_JOB_ARRAY_SIZE = $M\n&/" "$DIR/conf/lsbatch/quickstart/configdir/lsb.params"
   cluster_start "$DIR" "$BIN" >/dev/null || exit 1
   export LSF_ENVDIR="$DIR/conf"
 }
@@ -222,6 +223,7 @@ m_run() { # SYS one|array
       out=$(sbatch --array=1-"$M" -o /dev/null --wrap true)
     fi
     first=$(first_id "$sys" "$out")
+    [ -n "$first" ] || { echo "($sys: the array was not submitted)" >&2; echo "0 0"; return; }
   else
     out=$(submit_one_id "$sys")
     first=$(first_id "$sys" "$out")
