@@ -302,23 +302,23 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 # ---- the table: medians; ratio > 1 means lsfsched does better
-row() { # LABEL KEY higher|lower
+row() { # LABEL KEY higher|lower PRINTF-FORMAT
   local l s
   l=$(printf '%s' "${R[$2.lsf]}" | median)
   s=$(printf '%s' "${R[$2.slurm]}" | median)
-  awk -v label="$1" -v l="$l" -v s="$s" -v better="$3" 'BEGIN {
+  awk -v label="$1" -v l="$l" -v s="$s" -v better="$3" -v f="$4" 'BEGIN {
     r = better == "higher" ? (s > 0 ? l / s : 0) : (l > 0 ? s / l : 0)
-    printf "| %s | %s | %s | %.2f (%s) |\n", label, l, s, r, better == "higher" ? "lsfsched/Slurm" : "Slurm/lsfsched"}'
+    printf "| %s | " f " | " f " | %.2f (%s) |\n", label, l, s, r, better == "higher" ? "lsfsched/Slurm" : "Slurm/lsfsched"}'
 }
 echo
 echo "Medians of $ROUNDS rounds, $(date -u '+%Y-%m-%d'), N=$N M=$M K=$K; ratio > 1: lsfsched better."
 echo
 echo "| what | lsfsched | Slurm $SLURM_VERSION | ratio |"
 echo "|---|---|---|---|"
-row "$N held submissions one after another (jobs/s)" serial_submit higher
-row "$N held submissions, 8 submitters (jobs/s)" parallel_submit higher
-row "$M /bin/true one by one, first submit to last done (jobs/s)" run_one_by_one higher
-row "$M /bin/true as one array, first submit to last done (jobs/s)" run_array higher
-row "submit to start, p50 over $K (ms)" latency_p50 lower
-row "submit to start, p99 over $K (ms)" latency_p99 lower
-row "controller CPU per job, $M one by one (ms)" ctl_cpu lower
+row "$N held submissions one after another (jobs/s)" serial_submit higher %.0f
+row "$N held submissions, 8 submitters (jobs/s)" parallel_submit higher %.0f
+row "$M /bin/true one by one, first submit to last done (jobs/s)" run_one_by_one higher %.0f
+row "$M /bin/true as one array, first submit to last done (jobs/s)" run_array higher %.0f
+row "submit to start, p50 over $K (ms)" latency_p50 lower %.0f
+row "submit to start, p99 over $K (ms)" latency_p99 lower %.0f
+row "controller CPU per job, $M one by one (ms)" ctl_cpu lower %.2f
