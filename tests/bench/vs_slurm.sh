@@ -55,7 +55,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 now() { echo "$EPOCHREALTIME"; }
-# Polls the command until it succeeds, every $2 seconds, for at most WAIT_S seconds.
+# Polls the command until it succeeds, every INTERVAL seconds, for at most WAIT_S seconds.
 wait_until() { # INTERVAL COMMAND...
   local interval="$1" end
   shift
