@@ -5,8 +5,10 @@
 # its `sleep N`, then reports its end, through the RPCs a real sbatchd uses) and JOBS
 # jobs of `sleep R`, R from 1 to SLEEP_MAX s at random. Prints, never failing on a time:
 #   - how long until every host is registered, and mbatchd's CPU per load report (idle);
-#   - jobs finished per second (bqueues counts every 2 s: the best 30 s window, or a
-#     third of the run if shorter, and first submission to last end) and mbatchd's CPU per job (submission to end);
+#   - jobs finished per second, the JOBS submitted to an inactive queue which then
+#     turns active (bqueues counts every 2 s: the best 30 s window, or a third of the
+#     run if shorter, and from badmin qact to the last end), and mbatchd's CPU per job
+#     (submission to end);
 #   - bjobs, bjobs -u all -p and bhosts latency, p50 and p99, while 32 clients submit;
 #   - mbatchd restart with that state: kill -9, then how long until lsid answers (the
 #     log replayed), until bhosts shows every host ok (each registration lists the jobs
@@ -18,7 +20,8 @@
 # (the most they submit, JOBS; they are stopped once the commands have been timed
 # SAMPLES times), SAMPLES (20 of each command), EMU_THREADS (8),
 # SBD_SLEEP_TIME (30, LSF's default), REPORT_WINDOW (seconds of idle load reports
-# measured; 2 x SBD_SLEEP_TIME), SUBMIT_CLIENTS (8, for the JOBS).
+# measured; 2 x SBD_SLEEP_TIME), SUBMIT_CLIENTS (8, for the JOBS), KEEP (set: the
+# cluster's directory is kept).
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="$(cd "${1:-$ROOT/build}/bin" && pwd)"
@@ -44,7 +47,7 @@ cleanup() {
     for _ in $(seq 1 50); do kill -0 "$EMU" 2>/dev/null || break; sleep 0.1; done
   fi
   cluster_stop "$DIR" >/dev/null 2>&1
-  rm -rf "$DIR"
+  if [ -n "${KEEP:-}" ]; then echo "kept $DIR"; else rm -rf "$DIR"; fi
 }
 trap cleanup EXIT
 cluster_create "$DIR" "$ROOT/conf-examples/quickstart"
@@ -96,10 +99,12 @@ awk -v c=$((cpu1 - cpu0)) -v h="$HOSTS" -v w="$REPORT_WINDOW" -v s="$SBD_SLEEP" 
   n = h * w / s; printf "idle: mbatchd CPU %.1f%% of a core over %d s, %.0f us per load report (%.0f reports)\n", c / w / 10, w, c * 1000 / n, n }'
 echo "mbatchd resident memory with the hosts registered: $(mbd_rss_mb) MB"
 
-# --- throughput
+# --- throughput: the jobs wait in an inactive queue, then all may start at once
 cpu0=$(mbd_cpu_ms)
-t0=$(now_ms)
+badmin qinact normal >/dev/null 2>&1
 "$BIN/rpc_bench" submit --clients "$SUBMIT_CLIENTS" --jobs "$JOBS" --sleep-max "$SLEEP_MAX"
+badmin qact normal >/dev/null 2>&1
+t0=$(now_ms)
 : >"$DIR/samples"
 last=-1
 while :; do
@@ -117,7 +122,7 @@ awk -v jobs="$JOBS" '{t[NR] = $1; f[NR] = $2; if ($4 > maxrun) maxrun = $4}
     best = 0; w = t[NR] / 3 < 30000 ? t[NR] / 3 : 30000
     for (i = 1; i <= NR; i++) for (j = i + 1; j <= NR; j++) if (t[j] - t[i] >= w) {
       r = (f[j] - f[i]) * 1000 / (t[j] - t[i]); if (r > best) best = r; break }
-    printf "jobs finished: %d in %.1f s from the first submission, %.0f jobs/s overall; best %.0f s: %.0f jobs/s; at most %d running at once\n",
+    printf "jobs finished: %d in %.1f s from badmin qact, %.0f jobs/s overall; best %.0f s: %.0f jobs/s; at most %d running at once\n",
       f[NR], t[NR] / 1000, f[NR] * 1000 / t[NR], w / 1000, best, maxrun }' "$DIR/samples"
 awk -v c=$((cpu1 - cpu0)) -v j="$JOBS" 'BEGIN {printf "mbatchd CPU per job (submission, dispatch, start and end reports, load reports meanwhile): %.0f us\n", c * 1000 / j}'
 echo "mbatchd resident memory with $JOBS finished jobs: $(mbd_rss_mb) MB"
@@ -154,14 +159,18 @@ echo "  bhosts:            $(percentiles <"$DIR/lat.bhosts")"
 # --- restart with that state
 read -r njobs pend run < <(queue_counts)
 rss_before=$(mbd_rss_mb)
-kill -9 "$(mbd_pid)"
+old=$(mbd_pid)
+kill -9 "$old"
 start=$(now_ms)
+# Its lock goes with its last descriptor: until then a new one refuses to start.
+while [ -e "/proc/$old" ] && [ "$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$old/stat" 2>/dev/null)" != Z ]; do sleep 0.01; done
 LSF_ENVDIR="$DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$DIR/log/mbatchd.out" 2>&1 &
 echo $! >"$DIR/mbatchd.pid"
 disown -a
 answered=""
 for _ in $(seq 1 6000); do
   timeout 5 lsid >/dev/null 2>&1 && { answered=$(($(now_ms) - start)); break; }
+  kill -0 "$(mbd_pid)" 2>/dev/null || { echo "mbatchd did not restart:"; tail -5 "$DIR/log/mbatchd.out"; exit 1; }
   sleep 0.05
 done
 registered=$(wait_hosts_ok "$start" 600)
