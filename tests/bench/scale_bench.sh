@@ -162,8 +162,13 @@ rss_before=$(mbd_rss_mb)
 old=$(mbd_pid)
 kill -9 "$old"
 start=$(now_ms)
-# Its lock goes with its last descriptor: until then a new one refuses to start.
-while [ -e "/proc/$old" ] && [ "$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$old/stat" 2>/dev/null)" != Z ]; do sleep 0.01; done
+# Its lock goes with the last of its threads (a large one takes a while to go): until
+# then a new mbatchd refuses to start.
+while [ -e "/proc/$old" ] && [ "$(ls "/proc/$old/task" 2>/dev/null | wc -l)" -gt 1 -o \
+  "$(awk '{sub(/.*\) /, ""); print $1}' "/proc/$old/stat" 2>/dev/null)" != Z ]; do sleep 0.01; done
+LOCK=$(ls "$DIR"/work/*/mbatchd.*.lock | head -1)
+until flock -n "$LOCK" true; do sleep 0.01; done
+gone=$(($(now_ms) - start))
 LSF_ENVDIR="$DIR/conf" "$BIN/mbatchd" --host-name hostA --listen 127.0.0.1 >>"$DIR/log/mbatchd.out" 2>&1 &
 echo $! >"$DIR/mbatchd.pid"
 disown -a
@@ -176,6 +181,6 @@ done
 registered=$(wait_hosts_ok "$start" 600)
 read -r njobs2 pend2 run2 < <(queue_counts)
 echo "restart (kill -9) with $njobs unfinished jobs ($run RUN, $pend PEND) and $(bjobs -u all -a -noheader 2>/dev/null | wc -l) in all:"
-echo "  lsid answers after ${answered:-more than 300000} ms; every host ok after $registered ms; then $run2 RUN, $pend2 PEND"
+echo "  the killed mbatchd gone after $gone ms; lsid answers after ${answered:-more than 300000} ms; every host ok after $registered ms; then $run2 RUN, $pend2 PEND"
 echo "mbatchd resident memory: $rss_before MB before the kill, $(mbd_rss_mb) MB after the restart"
 tail -1 "$DIR/emulator.out"
