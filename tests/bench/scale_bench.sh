@@ -18,8 +18,10 @@
 #   tests/bench/scale_bench.sh [BUILD_DIR] [HOSTS] [JOBS]       (defaults: build 5000 100000)
 # Environment: SLEEP_MAX (60), CLIENTS (32, the latency phase's submitters), LOAD_JOBS
 # (the most they submit, JOBS; they are stopped once the commands have been timed
-# SAMPLES times), SAMPLES (20 of each command), EMU_THREADS (8),
-# SBD_SLEEP_TIME (30, LSF's default), REPORT_WINDOW (seconds of idle load reports
+# SAMPLES times), SAMPLES (20 of each command), EMU_THREADS (64: host_emulator's
+# connections to mbatchd, each reporting for a slice of the hosts one call at a time;
+# real sbatchds each have their own, and with 8 the hosts took a third longer to
+# register again after the restart), SBD_SLEEP_TIME (30, LSF's default), REPORT_WINDOW (seconds of idle load reports
 # measured; 2 x SBD_SLEEP_TIME), SUBMIT_CLIENTS (8, for the JOBS), KEEP (set: the
 # cluster's directory is kept).
 set -uo pipefail
@@ -31,7 +33,7 @@ SLEEP_MAX="${SLEEP_MAX:-60}"
 CLIENTS="${CLIENTS:-32}"
 LOAD_JOBS="${LOAD_JOBS:-$JOBS}"
 SAMPLES="${SAMPLES:-20}"
-EMU_THREADS="${EMU_THREADS:-8}"
+EMU_THREADS="${EMU_THREADS:-64}"
 SBD_SLEEP="${SBD_SLEEP_TIME:-30}"
 REPORT_WINDOW="${REPORT_WINDOW:-$((2 * SBD_SLEEP))}"
 SUBMIT_CLIENTS="${SUBMIT_CLIENTS:-8}"
