@@ -1,20 +1,33 @@
-// Emulated hosts for the benchmarks: registers N hosts with mbatchd as their sbatchds
-// would (RegisterHostRequest, then a LoadReportRequest every report interval, signed
-// with the cluster key), and follows the master through a takeover as sbatchd does: on
-// a call without an answer, a NOT_MASTER reply, or a new term in the master's lease, it
-// asks the lease where the master is and registers every host again; a load report
-// answered with reregister=true registers that host again.
+// A test tool, never a production mode. Emulated hosts for the benchmarks: registers N
+// hosts with mbatchd as their sbatchds would (RegisterHostRequest, then a
+// LoadReportRequest every report interval, signed with the cluster key), and follows
+// the master through a takeover as sbatchd does: on a call without an answer, a
+// NOT_MASTER reply, or a new term in the master's lease, it asks the lease where the
+// master is and registers every host again; a load report answered with
+// reregister=true registers that host again.
 //
 //   host_emulator --hosts N [--prefix emu] [--threads 4] [--print-seconds 10]
+//                 [--run-jobs [--duration SECONDS]]
 //
 // LSF_ENVDIR names a running cluster whose lsf.cluster.<name> lists <prefix>0001 ...
-// (numbered from 1, at least four digits). The hosts run no jobs: give them MXJ 0 in
-// lsb.hosts (they are closed_Full), because what mbatchd sends them lands on one
-// socket that only accepts and hangs up. That socket's address (127.0.0.1) and port are
-// what every host advertises, so the master's address check passes. Prints how many
-// hosts are registered with which master every --print-seconds and on SIGINT/SIGTERM.
+// (numbered from 1, at least four digits).
+//
+// Without --run-jobs the hosts run no jobs: give them MXJ 0 in lsb.hosts (they are
+// closed_Full), because what mbatchd sends them lands on one socket that only accepts
+// and hangs up. That socket's address (127.0.0.1) and port are what every host
+// advertises, so the master's address check passes.
+//
+// With --run-jobs each host listens on a port of its own and takes jobs as sbatchd
+// does, without running any process (emulated_host_jobs.h): a job lasts --duration
+// seconds, else the N of a `sleep N` in its command, else no time. Its start and end
+// are reported by the thread that reports the host's load, each host's in one call;
+// each registration lists what the host runs, so a restarted mbatchd regains them.
+//
+// Prints how many hosts are registered with which master (and, with --run-jobs, how
+// many jobs started and ended) every --print-seconds and on SIGINT/SIGTERM.
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,6 +49,7 @@
 #include "daemons/common/daemon_config.h"
 #include "daemons/common/master_locator.h"
 #include "daemons/common/rpc_client.h"
+#include "tests/bench/emulated_host_jobs.h"
 
 using namespace lsf;
 using Clock = std::chrono::steady_clock;
@@ -103,6 +117,7 @@ struct Shared {
   net::MasterLocator locator;
   std::optional<net::ClusterKey> key;
   std::uint16_t sink_port = 0;
+  bench::EmulatedJobs* jobs = nullptr;       // --run-jobs
   std::atomic<std::int64_t> lease_epoch{0};  // the newest term the lease names
   std::atomic<bool> stop{false};
   // Per host: the term of the master that acknowledged its registration; 0: none.
@@ -113,8 +128,10 @@ struct Shared {
 // A slice of the hosts, over one connection to the master.
 class Worker {
  public:
-  Worker(Shared& shared, std::vector<std::pair<std::size_t, std::string>> hosts)
-      : s_(shared), hosts_(std::move(hosts)), due_(hosts_.size(), Clock::now()) {}
+  Worker(Shared& shared, std::size_t number, std::vector<std::pair<std::size_t, std::string>> hosts)
+      : s_(shared), number_(number), hosts_(std::move(hosts)), due_(hosts_.size(), Clock::now()) {
+    for (const auto& [index, name] : hosts_) names_[index] = name;
+  }
 
   void run() {
     follow_master();
@@ -127,6 +144,11 @@ class Worker {
         forget_all();
       }
       bool failed = false;
+      if (s_.jobs) {
+        auto more = s_.jobs->take(number_, Clock::now());
+        pending_.insert(pending_.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+        failed = !send_reports();
+      }
       auto now = Clock::now();
       auto next = now + std::chrono::milliseconds(200);
       for (std::size_t i = 0; i < hosts_.size() && !failed && !s_.stop; ++i) {
@@ -141,7 +163,11 @@ class Worker {
         continue;
       }
       backoff = std::chrono::milliseconds(50);
-      std::this_thread::sleep_until(std::max(next, Clock::now() + std::chrono::milliseconds(10)));
+      next = std::max(next, Clock::now() + std::chrono::milliseconds(10));
+      if (s_.jobs)
+        pending_ = s_.jobs->take(number_, next);
+      else
+        std::this_thread::sleep_until(next);
     }
   }
 
@@ -174,9 +200,11 @@ class Worker {
     auto* r = req.mutable_register_host();
     r->set_host_name(name);
     r->set_address("127.0.0.1");
-    r->set_port(s_.sink_port);
+    r->set_port(s_.jobs ? s_.jobs->port(index) : s_.sink_port);
     *r->mutable_load() = idle_load();
     r->set_clock_ms(now_ms());
+    if (s_.jobs)
+      for (auto& j : s_.jobs->running(index)) *r->add_jobs() = std::move(j);
     auto result = client_->call(req);
     if (!answered(result)) return false;
     if (result.reply->status() != wire::STATUS_OK) {
@@ -185,6 +213,7 @@ class Worker {
       return true;
     }
     if (auto ms = result.reply->register_host().report_interval_ms(); ms > 0) interval_ = std::chrono::milliseconds(ms);
+    if (s_.jobs) s_.jobs->drop_unknown(index, result.reply->register_host());
     s_.registered[index] = std::max<std::int64_t>(1, result.reply->master_epoch());
     due_[i] = Clock::now() + interval_;
     return true;
@@ -208,6 +237,38 @@ class Worker {
 
   static bool answered(const net::CallResult& r) { return r.reply && r.reply->status() != wire::STATUS_NOT_MASTER; }
 
+  // The jobs' reports, each host's in one call as its sbatchd batches them (MbdReporter):
+  // in order, retried until delivered. False when the master did not take them.
+  bool send_reports() {
+    std::vector<std::size_t> order;
+    std::map<std::size_t, std::vector<bench::EmulatedJobs::Report>> by_host;
+    for (auto& r : pending_) {
+      auto& batch = by_host[r.host];
+      if (batch.empty()) order.push_back(r.host);
+      batch.push_back(std::move(r));
+    }
+    pending_.clear();
+    for (std::size_t n = 0; n < order.size(); ++n) {
+      auto& batch = by_host[order[n]];
+      auto req = envelope(names_[order[n]]);
+      if (batch.size() == 1) {
+        *req.mutable_job_status() = batch.front().status;
+      } else {
+        for (const auto& r : batch) *req.mutable_job_status_batch()->add_reports() = r.status;
+      }
+      auto result = client_->call(req);
+      if (!answered(result) || result.reply->status() == wire::STATUS_UNAVAILABLE) {
+        std::vector<bench::EmulatedJobs::Report> rest;
+        for (std::size_t m = n; m < order.size(); ++m)
+          for (auto& r : by_host[order[m]]) rest.push_back(std::move(r));
+        s_.jobs->put_back(number_, std::move(rest));
+        return false;
+      }
+      s_.jobs->acknowledged(batch);
+    }
+    return true;
+  }
+
   void forget_all() {
     for (std::size_t i = 0; i < hosts_.size(); ++i) {
       s_.registered[hosts_[i].first] = 0;
@@ -225,6 +286,7 @@ class Worker {
   }
 
   Shared& s_;
+  std::size_t number_;                                      // which reporter of EmulatedJobs
   std::vector<std::pair<std::size_t, std::string>> hosts_;  // (index in Shared::registered, name)
   std::vector<Clock::time_point> due_;                      // each host's next load report
   std::chrono::milliseconds interval_{30000};               // SBD_SLEEP_TIME, from the registration reply
@@ -232,6 +294,8 @@ class Worker {
   std::unique_ptr<net::RpcClient> client_;
   std::string host_;
   std::uint16_t port_ = 0;
+  std::map<std::size_t, std::string> names_;          // by index in Shared::registered
+  std::vector<bench::EmulatedJobs::Report> pending_;  // job reports not yet sent
 };
 
 void print_counts(const Shared& s, const net::MasterLease& lease) {
@@ -248,6 +312,9 @@ void print_counts(const Shared& s, const net::MasterLease& lease) {
               (term.ok() && term->epoch == epoch ? " (" + term->host + ")" : "") + ";";
   }
   line.pop_back();
+  if (s.jobs)
+    line += "; jobs: " + std::to_string(s.jobs->started()) + " started, " + std::to_string(s.jobs->finished()) +
+            " ended, " + std::to_string(s.jobs->running_count()) + " running";
   std::cout << line << std::endl;
 }
 
@@ -258,8 +325,12 @@ int main(int argc, char** argv) {
   const long threads = std::max(1L, arg(argc, argv, "--threads", 4));
   const long print_seconds = std::max(1L, arg(argc, argv, "--print-seconds", 10));
   const std::string prefix = text_arg(argc, argv, "--prefix", "emu");
+  bool run_jobs = false;
+  for (int i = 1; i < argc; ++i) run_jobs = run_jobs || std::string(argv[i]) == "--run-jobs";
+  const std::string duration = text_arg(argc, argv, "--duration", "");
   if (hosts <= 0) {
-    std::cerr << "usage: host_emulator --hosts N [--prefix emu] [--threads 4] [--print-seconds 10]\n";
+    std::cerr << "usage: host_emulator --hosts N [--prefix emu] [--threads 4] [--print-seconds 10]\n"
+                 "                     [--run-jobs [--duration SECONDS]]\n";
     return 2;
   }
   const auto envdir = net::daemon_envdir("");
@@ -284,10 +355,37 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const auto logdir = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "logdir";
-  Sink sink;
   Shared shared(net::MasterLocator(endpoint.endpoint, logdir), static_cast<std::size_t>(hosts));
   shared.key = auth.key;
-  shared.sink_port = sink.port();
+  std::optional<Sink> sink;
+  std::unique_ptr<bench::EmulatedJobs> jobs;
+  if (run_jobs) {
+    // Each host listens on a port of its own, and mbatchd keeps a connection to each.
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+      rl.rlim_cur = rl.rlim_max;
+      setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    bench::EmulatedJobs::Options o;
+    for (long i = 0; i < hosts; ++i) o.hosts.push_back(host_name(prefix, i + 1));
+    o.reporters = static_cast<std::size_t>(threads);
+    if (!duration.empty()) o.duration_s = std::stod(duration);
+    o.key = auth.key;
+    o.trust_unsigned = auth.trust_unsigned;
+    if (auto err = net::apply_connection_limits(cfg.lsf_conf, o.limits); !err.empty()) {
+      std::cerr << "host_emulator: " << err << "\n";
+      return 1;
+    }
+    jobs = std::make_unique<bench::EmulatedJobs>(std::move(o));
+    if (auto err = jobs->start(); !err.empty()) {
+      std::cerr << "host_emulator: " << err << "\n";
+      return 1;
+    }
+    shared.jobs = jobs.get();
+  } else {
+    sink.emplace();
+    shared.sink_port = sink->port();
+  }
   const net::MasterLease lease(logdir);
   auto read_lease = [&] {
     if (auto t = lease.current(); t.ok() && t->epoch > 0 && !t->released()) shared.lease_epoch = t->epoch;
@@ -299,7 +397,7 @@ int main(int argc, char** argv) {
   for (long w = 0; w < threads; ++w) {
     std::vector<std::pair<std::size_t, std::string>> slice;
     for (long i = w; i < hosts; i += threads) slice.emplace_back(static_cast<std::size_t>(i), host_name(prefix, i + 1));
-    workers.push_back(std::make_unique<Worker>(shared, std::move(slice)));
+    workers.push_back(std::make_unique<Worker>(shared, static_cast<std::size_t>(w), std::move(slice)));
   }
   for (auto& w : workers) running.emplace_back([&w] { w->run(); });
 
@@ -314,6 +412,7 @@ int main(int argc, char** argv) {
     }
   }
   shared.stop = true;
+  if (jobs) jobs->wake_all();
   for (auto& t : running) t.join();
   print_counts(shared, lease);
   return 0;

@@ -2,17 +2,22 @@
 // concurrent clients, submit-to-RUN latency on an idle cluster, and replay time of
 // an event log. Prints figures; never fails on a time.
 //
-//   rpc_bench submit  --clients N --jobs M        (LSF_ENVDIR names a running cluster)
+//   rpc_bench submit  --clients N --jobs M [--sleep-max S]   (LSF_ENVDIR names a running cluster)
+//                     with --sleep-max, each job is `sleep R`, R from 1 to S at random
+//                     (for host_emulator --run-jobs); else /bin/true
 //   rpc_bench latency --jobs M
 //   rpc_bench replay  --events N --dir DIR        (in-process; no cluster needed)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,11 +40,11 @@ long arg(int argc, char** argv, const std::string& name, long fallback) {
   return fallback;
 }
 
-wire::RequestEnvelope submit_request(const wire::Identity& id) {
+wire::RequestEnvelope submit_request(const wire::Identity& id, const std::string& command = "/bin/true") {
   wire::RequestEnvelope r;
   *r.mutable_caller() = id;
   auto* s = r.mutable_submit()->mutable_spec();
-  s->set_command("/bin/true");
+  s->set_command(command);
   s->set_job_name("bench");
   s->set_cwd("/tmp");
   s->set_out_file("/dev/null");
@@ -55,14 +60,20 @@ net::MasterEndpoint endpoint() {
   return ep.endpoint;
 }
 
-int submit(int clients, long jobs) {
+// SIGTERM ends `submit` early (scale_bench.sh's background load): what was sent is counted.
+std::atomic<bool> submit_stopped{false};
+
+int submit(int clients, long jobs, long sleep_max) {
   auto ep = endpoint();
   auto id = net::current_identity();
-  std::atomic<long> next{0}, failed{0};
+  std::signal(SIGTERM, [](int) { submit_stopped = true; });
+  std::atomic<long> next{0}, failed{0}, sent{0};
   auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, c] {
+      std::mt19937 random(static_cast<unsigned>(c) * 7919U + static_cast<unsigned>(std::time(nullptr)));
+      std::uniform_int_distribution<long> seconds(1, std::max(1L, sleep_max));
       net::RpcClient client(ep.host, ep.port, ep.timeout);
       client.set_local_socket(ep.local_socket);
       if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
@@ -70,14 +81,18 @@ int submit(int clients, long jobs) {
       client.set_local_socket(ep.local_socket);
       if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
         client.set_key(*key.key, "mbatchd");
-      while (next.fetch_add(1) < jobs)
-        if (!client.call(submit_request(id)).ok()) ++failed;
+      while (!submit_stopped && next.fetch_add(1) < jobs) {
+        if (!client.call(submit_request(id, sleep_max > 0 ? "sleep " + std::to_string(seconds(random)) : "/bin/true"))
+                 .ok())
+          ++failed;
+        ++sent;
+      }
     });
   }
   for (auto& t : threads) t.join();
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("durable submissions over the API, %2d client(s): %8.0f jobs/s (%ld jobs in %.2f s, %ld failed)\n",
-              clients, static_cast<double>(jobs) / secs, jobs, secs, failed.load());
+              clients, static_cast<double>(sent) / secs, sent.load(), secs, failed.load());
   return 0;
 }
 
@@ -180,12 +195,14 @@ int replay(long events, const std::filesystem::path& dir) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: rpc_bench submit|latency|replay [--clients N] [--jobs M] [--events N] [--dir DIR]\n";
+    std::cerr
+        << "usage: rpc_bench submit|latency|replay [--clients N] [--jobs M] [--sleep-max S] [--events N] [--dir DIR]\n";
     return 2;
   }
   std::string mode = argv[1];
   if (mode == "submit")
-    return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000));
+    return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000),
+                  arg(argc, argv, "--sleep-max", 0));
   if (mode == "latency") return latency(arg(argc, argv, "--jobs", 200));
   if (mode == "replay") {
     std::string dir = "/tmp/lsfsched-replay-bench";
