@@ -48,6 +48,7 @@ daemon::Status EventLogCore::open(EventLogOptions options, bool fresh_snapshot) 
   // After a takeover the log starts afresh too: the old master may still hold
   // lsb.events open, and its late writes must land in a file no one appends to.
   options.snapshot_first = fresh_snapshot || (role_ && role_->took_over());
+  if (!fresh_snapshot && options.snapshot_first) options.snapshot_first_why = "after a takeover";
   if (auto role = role_) {
     options.fence = [role]() -> std::string {
       if (!role->fenced()) return {};

@@ -178,9 +178,9 @@ std::string EventLogWriter::refusal() const {
   if (refusal_.empty() && snapshot_needed_) {
     // The cause alone ("No space left on device"), not the paths of the files.
     auto colon = rotate_error_.rfind(": ");
-    return rotate_error_.empty() ? "a fresh snapshot is being written after a failed write"
+    return rotate_error_.empty() ? "a fresh snapshot is being written " + options_.snapshot_first_why
                                  : rotate_error_.substr(colon == std::string::npos ? 0 : colon + 2) +
-                                       " (writing a fresh snapshot after a failed write)";
+                                       " (writing a fresh snapshot " + options_.snapshot_first_why + ")";
   }
   return refusal_;
 }

@@ -84,6 +84,8 @@ struct EventLogOptions {
   std::chrono::milliseconds retry_interval{1000};
   // Changes are refused until a rotation succeeds (see the header comment).
   bool snapshot_first = false;
+  // Why, for the refusal's message: "after a failed write", "after a takeover".
+  std::string snapshot_first_why = "after a failed write";
   // Empty while this mbatchd is master; else why not (a later term was claimed: see
   // master_role.h). Asked before each round is written and again after its sync: a
   // fenced writer acknowledges nothing, rotates nothing, and fails for good.

@@ -248,6 +248,7 @@ void HostTracker::on_register_host(const wire::RequestEnvelope& request, const n
   link.port = static_cast<std::uint16_t>(r.port());
   link.registered = true;
   link.lost = false;
+  link.clock_sample_count = link.clock_sample_next = 0;  // a restarted host may have another clock
   link.last_report = steady_now();
   link.load = r.load();
   if (!link.strand)
@@ -369,24 +370,29 @@ void HostTracker::note_clock(const std::string& host, std::int64_t host_clock_ms
           : std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
                 .count();
   const std::int64_t offset = wall_ms - host_clock_ms;
-  auto warn = [&](const char* consequence) {
+  auto warn = [&](std::int64_t by, const char* consequence) {
     ctx_.log->warn("host {}'s clock is {:.1f} s {} the master's: {}; keep clocks in step (NTP)", host,
-                   std::abs(offset) / 1000.0, offset > 0 ? "behind" : "ahead of", consequence);
+                   std::abs(by) / 1000.0, by > 0 ? "behind" : "ahead of", consequence);
   };
   if (refused) {
     // Anyone may send such a request: shown, never used, and logged once a minute.
     link.refused_clock_offset_ms = offset;
     const auto t = steady_now();
     if (t - link.last_refused_clock_log >= std::chrono::minutes(1)) {
-      warn("its sbatchd's requests are refused until it is back within the allowed skew");
+      warn(offset, "its sbatchd's requests are refused until it is back within the allowed skew");
       link.last_refused_clock_log = t;
     }
     return;
   }
-  link.clock_offset_ms = offset;
+  link.clock_samples[static_cast<std::size_t>(link.clock_sample_next)] = offset;
+  link.clock_sample_next = (link.clock_sample_next + 1) % static_cast<int>(link.clock_samples.size());
+  link.clock_sample_count = std::min(link.clock_sample_count + 1, static_cast<int>(link.clock_samples.size()));
+  link.clock_offset_ms =
+      *std::min_element(link.clock_samples.begin(), link.clock_samples.begin() + link.clock_sample_count);
+  const std::int64_t estimate = link.clock_offset_ms;
   // Signed requests are refused past kMaxClockSkew; well before that, job times move.
-  const bool far = std::abs(offset) > kClockWarnMs;
-  if (far && !link.clock_warned) warn("job end times it reports are corrected by that much");
+  const bool far = std::abs(estimate) > kClockWarnMs;
+  if (far && !link.clock_warned) warn(estimate, "job end times it reports are corrected by that much");
   link.clock_warned = far;
 }
 

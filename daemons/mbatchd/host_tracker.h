@@ -17,6 +17,7 @@
 // back to the io_context before `done` runs.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -62,6 +63,12 @@ struct HostLink {
   // The master's clock minus the host's, as its last report measured it (transit
   // included): job times the host reports are moved by it.
   std::int64_t clock_offset_ms = 0;
+  // The offsets of its last reports. Each is the clock difference plus the time the
+  // request took to be read (never less), which can be seconds on a busy master: the
+  // smallest is the estimate. A registration starts them afresh.
+  std::array<std::int64_t, 8> clock_samples{};
+  int clock_sample_count = 0;
+  int clock_sample_next = 0;
   bool clock_warned = false;
   // Its last request was refused for its clock: what that request claimed, unproven,
   // so shown by bhosts -l but never used to move job times.

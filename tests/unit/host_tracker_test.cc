@@ -378,6 +378,22 @@ TEST(HostTracker, ASignalThatCannotBeSentWaitsForTheHostWhileTheJobRuns) {
   EXPECT_TRUE(c.hosts->undelivered().empty());
 }
 
+// A report read late by a busy master looks like a clock behind by the wait: the
+// smallest offset of the last reports is the one taken, so a late one moves nothing.
+TEST(HostTracker, AReportReadLateDoesNotLookLikeASlowClock) {
+  Cluster c;
+  c.register_host("hostA", kWallMs - 1'000);  // its clock 1 s behind
+  EXPECT_EQ(c.hosts->link("hostA")->clock_offset_ms, 1'000);
+  c.hosts->note_clock("hostA", kWallMs - 3'500);  // sent 2.5 s before it was read
+  EXPECT_EQ(c.hosts->link("hostA")->clock_offset_ms, 1'000);
+  // Eight reports in a row that all say 4 s: the clock did move.
+  for (int i = 0; i < 8; ++i) c.hosts->note_clock("hostA", kWallMs - 4'000);
+  EXPECT_EQ(c.hosts->link("hostA")->clock_offset_ms, 4'000);
+  // A registration starts afresh: the host may have been restarted with another clock.
+  c.register_host("hostA", kWallMs - 200);
+  EXPECT_EQ(c.hosts->link("hostA")->clock_offset_ms, 200);
+}
+
 TEST(HostTracker, AHostClockOffsetMovesTheTimesItReports) {
   Cluster c;
   c.register_host("hostA", kWallMs - 30'000);  // its clock is 30 s behind
