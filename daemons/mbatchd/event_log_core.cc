@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "daemons/mbatchd/duplicate_log.h"
 #include "daemons/mbatchd/recovery.h"
@@ -71,7 +72,14 @@ daemon::Status EventLogCore::open(EventLogOptions options, bool fresh_snapshot) 
       std::move(options));
   if (!writer_->open_error().empty()) return daemon::fail(writer_->open_error());
   sink_.attach(writer_.get());
-  if (snapshot_first) write_fresh_snapshot();
+  if (snapshot_first) {
+    write_fresh_snapshot();
+    // mbatchd listens next: a command that came in before the snapshot is in place
+    // would be refused. It takes milliseconds, so it is waited for, up to a bound (a
+    // full disk: then queries are served and changes refused until there is room).
+    for (int i = 0; i < 300 && writer_->refusal().rfind("a fresh snapshot is being written", 0) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   return {};
 }
 
