@@ -62,6 +62,30 @@ wire::RequestEnvelope job_finished() {
   return r;
 }
 
+// Sends one job report through a reporter to `master`; the statuses its caller is told
+// of, once told (at most one).
+std::vector<wire::StatusCode> answers_to_one_report(FakeMaster& master) {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<wire::StatusCode> answers;
+  sbd::MbdReporter reporter("127.0.0.1", master.server->port(), std::chrono::seconds(2), std::nullopt,
+                            [](std::function<void()> f) { f(); });
+  reporter.send(job_finished(), [&](const wire::ReplyEnvelope& reply) {
+    std::lock_guard lock(mu);
+    answers.push_back(reply.status());
+    cv.notify_all();
+  });
+  {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, std::chrono::seconds(20), [&] { return !answers.empty(); });
+  }
+  // Long enough for a report wrongly sent again to show in the master's count.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  reporter.stop();
+  std::lock_guard lock(mu);
+  return answers;
+}
+
 }  // namespace
 
 // A master whose event log failed answers INTERNAL and restarts from its log, without
@@ -69,42 +93,14 @@ wire::RequestEnvelope job_finished() {
 TEST(MbdReporter, AReportMbatchdCouldNotMakeDurableIsSentAgain) {
   FakeMaster master;
   master.script = {wire::STATUS_INTERNAL, wire::STATUS_UNAVAILABLE, wire::STATUS_NOT_MASTER};
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<wire::StatusCode> answers;
-  sbd::MbdReporter reporter("127.0.0.1", master.server->port(), std::chrono::seconds(2), std::nullopt,
-                            [](std::function<void()> f) { f(); });
-  reporter.send(job_finished(), [&](const wire::ReplyEnvelope& reply) {
-    std::lock_guard lock(mu);
-    answers.push_back(reply.status());
-    cv.notify_all();
-  });
-  std::unique_lock lock(mu);
-  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return !answers.empty(); }));
-  EXPECT_EQ(answers, std::vector<wire::StatusCode>{wire::STATUS_OK});
+  EXPECT_EQ(answers_to_one_report(master), std::vector<wire::StatusCode>{wire::STATUS_OK});
   EXPECT_EQ(master.call_count(), 4);
-  reporter.stop();
 }
 
 // A refusal that sending again cannot change is the report's end.
 TEST(MbdReporter, ARefusedReportIsNotSentAgain) {
   FakeMaster master;
   master.script = {wire::STATUS_BAD_REQUEST};
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<wire::StatusCode> answers;
-  sbd::MbdReporter reporter("127.0.0.1", master.server->port(), std::chrono::seconds(2), std::nullopt,
-                            [](std::function<void()> f) { f(); });
-  reporter.send(job_finished(), [&](const wire::ReplyEnvelope& reply) {
-    std::lock_guard lock(mu);
-    answers.push_back(reply.status());
-    cv.notify_all();
-  });
-  std::unique_lock lock(mu);
-  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return !answers.empty(); }));
-  EXPECT_EQ(answers, std::vector<wire::StatusCode>{wire::STATUS_BAD_REQUEST});
-  lock.unlock();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(answers_to_one_report(master), std::vector<wire::StatusCode>{wire::STATUS_BAD_REQUEST});
   EXPECT_EQ(master.call_count(), 1);
-  reporter.stop();
 }
