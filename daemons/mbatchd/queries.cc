@@ -3,6 +3,8 @@
 // them while the writer thread appends sees whole records up to some point.
 #include "daemons/mbatchd/queries.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -75,27 +77,40 @@ wire::ReplyEnvelope Queries::history(const wire::RequestEnvelope& request) const
   // lsb.events.1 is the only older file kept (it is replaced at each snapshot).
   std::vector<const char*> files = {"lsb.events.1", "lsb.events"};
   if (q.log_files() == 1) files.erase(files.begin());
-  std::size_t bytes = 0;
-  for (const char* file : files) {
-    if (out->more()) break;
-    read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
-      if (out->more()) return {};
-      wire::EventRecord r;
-      if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};
-      if (r.has_job_new() && (user == "all" || r.job_new().user() == user)) users_jobs.insert(r.job_new().job_id());
-      // A record in both files (written across a rotation) is shown once.
-      bool cluster_event = r.has_queue_ctrl() || r.has_host_ctrl() || r.has_mbd_start() || r.has_job_group();
-      if ((q.cluster() ? !cluster_event : !wanted(job_of(r))) || !seen_seq.insert(r.seq()).second) return {};
-      if (r.has_job_new()) r.mutable_job_new()->mutable_spec()->clear_env();  // kilobytes no one prints
-      if (q.paged() && r.seq() <= q.after_seq()) return {};
-      if (q.paged() && bytes > kHistoryPageBytes) {
-        out->set_more(true);
+  // The writer may rotate while the files are read (lsb.events.1 read before, the new
+  // lsb.events after: what was in between would be missed); read again if it did.
+  auto events_inode = [&dir] {
+    struct stat st {};
+    return ::stat((dir / "lsb.events").c_str(), &st) == 0 ? st.st_ino : ino_t{0};
+  };
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const ino_t before = events_inode();
+    out->Clear();
+    seen_seq.clear();
+    users_jobs.clear();
+    std::size_t bytes = 0;
+    for (const char* file : files) {
+      if (out->more()) break;
+      read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
+        if (out->more()) return {};
+        wire::EventRecord r;
+        if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};
+        if (r.has_job_new() && (user == "all" || r.job_new().user() == user)) users_jobs.insert(r.job_new().job_id());
+        // A record in both files (written across a rotation) is shown once.
+        bool cluster_event = r.has_queue_ctrl() || r.has_host_ctrl() || r.has_mbd_start() || r.has_job_group();
+        if ((q.cluster() ? !cluster_event : !wanted(job_of(r))) || !seen_seq.insert(r.seq()).second) return {};
+        if (r.has_job_new()) r.mutable_job_new()->mutable_spec()->clear_env();  // kilobytes no one prints
+        if (q.paged() && r.seq() <= q.after_seq()) return {};
+        if (q.paged() && bytes > kHistoryPageBytes) {
+          out->set_more(true);
+          return {};
+        }
+        bytes += r.ByteSizeLong();
+        *out->add_events() = std::move(r);
         return {};
-      }
-      bytes += r.ByteSizeLong();
-      *out->add_events() = std::move(r);
-      return {};
-    });
+      });
+    }
+    if (events_inode() == before) break;
   }
   return reply;
 }
