@@ -70,6 +70,9 @@ constexpr ParamSpec kParams[] = {
     ParamSpec{"lsf.conf", "", "LSB_SBD_SOCKET", S,
               "sbatchd's local socket, through which users' commands on its host reach mbatchd (this project; "
               "default LSB_SHAREDIR/sbatchd.<port>.sock; none: no socket)"},
+    ParamSpec{"lsf.conf", "", "LSB_SBD_STATEDIR", S,
+              "where each sbatchd keeps its jobs' files, in <cluster>/<host> below it: a local disk or a tmpfs "
+              "(this project; default LSB_SHAREDIR/<cluster>/sbatchd/<host>)"},
     ParamSpec{"lsf.conf", "", "LSB_RPC_TIMEOUT", S, "seconds a command or daemon waits for a reply (this project; 30)"},
     ParamSpec{"lsf.conf", "", "LSF_LOG_MASK", S, "daemon log level"},
     ParamSpec{"lsf.conf", "", "LSF_ROOT_USER", S, "Y: root may submit jobs and jobs may run as root (default N)"},

@@ -147,7 +147,7 @@ ENV
 
 # The processes of one host of the cluster in DIR: its sbatchd and the job supervisors
 # it forked (their command line names its load file), an mbatchd started for it
-# (--host-name HOST), and its jobs (their process groups, from sbatchd's pid files).
+# (--host-name HOST), and its jobs (their process groups, from sbatchd's <job>.run files).
 cluster_host_pids() {  # DIR HOST
   local dir="$1" host="$2" pid f
   for pid in $(cluster_pids "$dir"); do
@@ -156,9 +156,9 @@ cluster_host_pids() {  # DIR HOST
       echo "$pid"
     fi
   done
-  for f in "$dir"/work/*/sbatchd/"$host"/*.pid; do
+  for f in "$dir"/work/*/sbatchd/"$host"/*.run; do
     [ -f "$f" ] || continue
-    pgrep -g "$(cat "$f")" 2>/dev/null || true
+    pgrep -g "$(awk '$1 == "pid" {print $2; exit}' "$f")" 2>/dev/null || true
   done
 }
 
@@ -219,10 +219,12 @@ cluster_stop() {  # DIR
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$f"
   done
-  # Jobs by their process groups (sbatchd's pid files), then whatever else is left.
-  for f in "$dir"/work/*/sbatchd/*/*.pid; do
+  # Jobs by their process groups (the "pid" line of sbatchd's <job>.run files), then
+  # whatever else is left.
+  for f in "$dir"/work/*/sbatchd/*/*.run; do
     [ -f "$f" ] || continue
-    kill -9 -- "-$(cat "$f")" 2>/dev/null || true
+    pid=$(awk '$1 == "pid" {print $2; exit}' "$f")
+    [ -n "$pid" ] && kill -9 -- "-$pid" 2>/dev/null || true
   done
   for i in $(seq 1 100); do
     left=$(cluster_pids "$dir")

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -20,11 +22,13 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <vector>
 
 #include "daemons/sbatchd/job_report.h"
+#include "daemons/sbatchd/plain_command.h"
 #include "daemons/sbatchd/user_identity.h"
 #include "libsched/host_runs.h"
 
@@ -128,17 +132,14 @@ std::string substitute(std::string s, const wire::JobLaunch& l) {
   return s;
 }
 
-void write_file_atomic(const fs::path& path, const std::string& text, mode_t mode = 0600) {
-  fs::path tmp = path;
-  tmp += ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return;
-  ssize_t ignored = ::write(fd, text.data(), text.size());
-  (void)ignored;
-  // No fsync: these files must survive an sbatchd crash (rename gives that), not a
-  // host crash, which ends the job anyway.
+// No fsync: these files must survive an sbatchd crash, not a host crash,
+// which ends the job anyway. The mode is set whatever the umask.
+bool write_file(const fs::path& path, const std::string& text, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return false;
+  bool ok = ::fchmod(fd, mode) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
-  ::rename(tmp.c_str(), path.c_str());
+  return ok;
 }
 
 // Environment of the job: the submission's, then LSF's own variables on top.
@@ -244,12 +245,158 @@ void report_child_failure(int fd, const std::string& why) {
   _exit(126);
 }
 
+// What the job's own process is given by the supervisor: pointers into the
+// supervisor's memory, which it shares until it execs.
+struct JobChild {
+  const wire::JobLaunch* plan = nullptr;
+  const User* user = nullptr;
+  bool switch_user = false;
+  const std::string* cwd = nullptr;
+  const Terminal* term = nullptr;
+  int spool = -1;
+  int failed = -1;  // the report pipe's write side
+  const std::string* in = nullptr;
+  const std::string* out = nullptr;
+  const std::string* err = nullptr;
+  const char* command = nullptr;
+  std::vector<char*> envp;  // the job's environment; LS_JOBPID is written into jobpid
+  char jobpid[32] = "LS_JOBPID=";
+  std::vector<char*> argv;              // the command's words when it needs no shell
+  std::vector<const char*> candidates;  // where to find argv[0], in PATH order
+};
+
+constexpr std::size_t kJobChildStack = 256 * 1024;
+
+// The job's process: its group or terminal session, its user, directory, files and
+// limits, then the exec. Failures go back through the report pipe.
+int run_job_child(void* arg) {
+  const JobChild& c = *static_cast<JobChild*>(arg);
+  const wire::JobLaunch& l = *c.plan;
+  const int failed = c.failed;
+  if (c.term->master >= 0) {
+    // A session of its own, with the terminal as its controlling tty.
+    setsid();
+    int slave = ::open(c.term->slave_name.c_str(), O_RDWR);
+    if (slave < 0) report_child_failure(failed, std::string("cannot open the job's terminal: ") + std::strerror(errno));
+    ioctl(slave, TIOCSCTTY, 0);
+    for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(slave, fd);
+    if (slave > STDERR_FILENO) ::close(slave);
+  } else {
+    setpgid(0, 0);
+  }
+  for (int s : {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) signal(s, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (c.switch_user && !become_user(*c.user)) report_child_failure(failed, "cannot switch to user " + c.user->name);
+  if (!c.cwd->empty() && chdir(c.cwd->c_str()) != 0)
+    report_child_failure(failed,
+                         "cannot change to the job's working directory " + *c.cwd + ": " + std::strerror(errno));
+  umask(static_cast<mode_t>(l.spec().umask() ? l.spec().umask() : 022));
+  // Opened after the switch: the user's rights decide, links included.
+  auto redirect = [&](const std::string& path, int target, int flags, const char* what) {
+    int fd = ::open(path.c_str(), flags | O_NOCTTY, 0644);
+    if (fd < 0)
+      report_child_failure(failed,
+                           std::string("cannot open the job's ") + what + " " + path + ": " + std::strerror(errno));
+    dup2(fd, target);
+    if (fd != target) ::close(fd);
+  };
+  int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
+  int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
+  if (c.term->master < 0) {
+    redirect(c.in->empty() ? "/dev/null" : *c.in, STDIN_FILENO, O_RDONLY, "input file");
+    // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
+    // dropped when the job ends.
+    if (c.spool >= 0) {
+      dup2(c.spool, STDOUT_FILENO);
+    } else {
+      redirect(*c.out, STDOUT_FILENO, out_flags, "output file");
+    }
+    if (c.err->empty()) {
+      dup2(STDOUT_FILENO, STDERR_FILENO);
+    } else {
+      redirect(*c.err, STDERR_FILENO, err_flags, "error file");
+    }
+  }
+  if (l.cpu_limit_s() > 0) {
+    rlimit rl{static_cast<rlim_t>(l.cpu_limit_s()), static_cast<rlim_t>(l.cpu_limit_s() + 5)};
+    setrlimit(RLIMIT_CPU, &rl);
+  }
+  // The pid goes into the supervisor's buffer: harmless, it is this process's own.
+  char* jobpid = const_cast<char*>(c.jobpid);
+  std::snprintf(jobpid + 10, sizeof c.jobpid - 10, "%d", static_cast<int>(getpid()));
+  // Plain words: exec'd as sh would find them along PATH. A candidate that is missing
+  // or may not be run is passed over, as sh does; any other failure, and no candidate
+  // at all, leaves the command to sh, which gives sh's own answer.
+  for (const char* program : c.candidates) {
+    execve(program, c.argv.data(), c.envp.data());
+    if (errno != ENOENT && errno != ENOTDIR && errno != EACCES) break;
+  }
+  const char* sh_argv[] = {"sh", "-c", c.command, nullptr};
+  execve("/bin/sh", const_cast<char* const*>(sh_argv), c.envp.data());
+  report_child_failure(failed, std::string("cannot run /bin/sh: ") + std::strerror(errno));
+  return 126;
+}
+
+// <key>.run, appended to by the supervisor alone: "pid N" once the job is started,
+// then "exit <kind> <wait status> <cpu s> <max rss KB> <end time> <message>". One file
+// for both, each line one write(): a job costs sbatchd's directory as few new inodes
+// as it can, which on ext4 under a stream of short jobs is most of sbatchd's time.
+class RunFile {
+ public:
+  explicit RunFile(fs::path path) : path_(std::move(path)) {}
+  RunFile(const RunFile&) = delete;
+  RunFile& operator=(const RunFile&) = delete;
+  void append(const std::string& line) {
+    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+    // Nothing to tell if it fails: sbatchd then finds the supervisor gone without an outcome.
+    if (fd_ >= 0) write_all(fd_, line.data(), static_cast<ssize_t>(line.size()));
+  }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+};
+
+// LSB_DJOB_HOSTFILE: one line per slot. A job whose slots are all on one host (most
+// jobs) shares a file with every job of that shape, written once; others get their own
+// (<key>.hosts). Either is readable by the job and writable by root only.
+fs::path write_host_file(const wire::JobLaunch& l, const fs::path& dir, const std::string& key) {
+  std::string text;
+  for (const auto& h : l.exec_hosts()) text += h + "\n";
+  const bool one_host =
+      l.exec_hosts_size() > 0 &&
+      std::all_of(l.exec_hosts().begin(), l.exec_hosts().end(), [&](const auto& h) { return h == l.exec_hosts(0); }) &&
+      std::all_of(l.exec_hosts(0).begin(), l.exec_hosts(0).end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' || c == '@';
+      });
+  if (!one_host) {
+    fs::path path = dir / (key + ".hosts");
+    write_file(path, text, 0644);  // before the job exists: nobody reads it half written
+    return path;
+  }
+  fs::path path = dir / ("hostfile." + l.exec_hosts(0) + "." + std::to_string(l.exec_hosts_size()));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == static_cast<off_t>(text.size()))
+    return path;
+  // Supervisors may race to write it: each through a name of its own, then rename.
+  fs::path tmp = path;
+  tmp += "." + key + ".tmp";
+  if (write_file(tmp, text, 0644)) ::rename(tmp.c_str(), path.c_str());
+  return path;
+}
+
 [[noreturn]] void supervise(const wire::JobLaunch& l, const fs::path& dir, std::optional<User> known, bool allow_root) {
   const std::string key = job_key(l.job_id(), l.index());
+  RunFile run(dir / (key + ".run"));
   auto finish = [&](const std::string& kind, int status, double cpu, long rss, const std::string& msg) {
     std::ostringstream os;
-    os << kind << " " << status << " " << cpu << " " << rss << " " << std::time(nullptr) << " " << msg << "\n";
-    write_file_atomic(dir / (key + ".exit"), os.str());
+    os << "exit " << kind << " " << status << " " << cpu << " " << rss << " " << std::time(nullptr) << " " << msg;
+    std::string line = os.str();
+    // One line, whatever the message holds: the reader takes the line as the outcome.
+    std::replace(line.begin(), line.end(), '\n', ' ');
+    run.append(line + "\n");
     _exit(0);
   };
   const bool root = geteuid() == 0;
@@ -269,15 +416,7 @@ void report_child_failure(int fd, const std::string& why) {
   const std::string cwd = l.spec().cwd();
   if (auto why = check_cwd(user, cwd); !why.empty()) finish("nostart", 0, 0, 0, why);
 
-  fs::path hostfile = dir / (key + ".hosts");
-  {
-    std::string text;
-    for (const auto& h : l.exec_hosts()) text += h + "\n";
-    write_file_atomic(hostfile, text, 0644);
-    if (root && ::chown(hostfile.c_str(), user.uid, user.gid) != 0) {
-      // Jobs read the host file; failing to hand it over is not worth failing the job.
-    }
-  }
+  const fs::path hostfile = write_host_file(l, dir, key);
   auto env = job_environment(l, user, hostfile, cwd);
 
   for (const auto& pre : {l.queue_pre_exec(), l.spec().pre_exec()}) {
@@ -329,68 +468,39 @@ void report_child_failure(int fd, const std::string& why) {
 
   int report[2] = {-1, -1};
   if (pipe2(report, O_CLOEXEC) != 0) finish("nostart", 0, 0, 0, std::string("pipe: ") + std::strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) finish("nostart", 0, 0, 0, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(report[0]);
-    const int failed = report[1];
-    if (term.master >= 0) {
-      // A session of its own, with the terminal as its controlling tty.
-      setsid();
-      int slave = ::open(term.slave_name.c_str(), O_RDWR);
-      if (slave < 0)
-        report_child_failure(failed, std::string("cannot open the job's terminal: ") + std::strerror(errno));
-      ioctl(slave, TIOCSCTTY, 0);
-      for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) dup2(slave, fd);
-      if (slave > STDERR_FILENO) ::close(slave);
-    } else {
-      setpgid(0, 0);
-    }
-    for (int s : {SIGHUP, SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) signal(s, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    if (root && !become_user(user)) report_child_failure(failed, "cannot switch to user " + user.name);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0)
-      report_child_failure(failed, "cannot change to the job's working directory " + cwd + ": " + std::strerror(errno));
-    umask(static_cast<mode_t>(l.spec().umask() ? l.spec().umask() : 022));
-    // Opened after the switch: the user's rights decide, links included.
-    auto redirect = [&](const std::string& path, int target, int flags, const char* what) {
-      int fd = ::open(path.c_str(), flags | O_NOCTTY, 0644);
-      if (fd < 0)
-        report_child_failure(failed,
-                             std::string("cannot open the job's ") + what + " " + path + ": " + std::strerror(errno));
-      dup2(fd, target);
-      if (fd != target) ::close(fd);
-    };
-    int out_flags = O_WRONLY | O_CREAT | (l.spec().out_overwrite() ? O_TRUNC : O_APPEND);
-    int err_flags = O_WRONLY | O_CREAT | (l.spec().err_overwrite() ? O_TRUNC : O_APPEND);
-    if (term.master < 0) {
-      redirect(in.empty() ? "/dev/null" : in, STDIN_FILENO, O_RDONLY, "input file");
-      // Without -o the output would be mailed in LSF; here it is spooled for bpeek and
-      // dropped when the job ends.
-      if (spool >= 0) {
-        dup2(spool, STDOUT_FILENO);
-      } else {
-        redirect(out, STDOUT_FILENO, out_flags, "output file");
-      }
-      if (err.empty()) {
-        dup2(STDOUT_FILENO, STDERR_FILENO);
-      } else {
-        redirect(err, STDERR_FILENO, err_flags, "error file");
-      }
-    }
-    if (l.cpu_limit_s() > 0) {
-      rlimit rl{static_cast<rlim_t>(l.cpu_limit_s()), static_cast<rlim_t>(l.cpu_limit_s() + 5)};
-      setrlimit(RLIMIT_CPU, &rl);
-    }
-    env.push_back("LS_JOBPID=" + std::to_string(getpid()));
-    std::vector<char*> envp;
-    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
-    execle("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr), envp.data());
-    report_child_failure(failed, std::string("cannot run /bin/sh: ") + std::strerror(errno));
+
+  // Everything the job's process needs is made here, before it exists: it shares this
+  // process's memory until its exec (clone with CLONE_VM | CLONE_VFORK, as posix_spawn
+  // does), which spares copying the supervisor's page tables for each job.
+  JobChild child;
+  child.plan = &l;
+  child.user = &user;
+  child.switch_user = root;
+  child.cwd = &cwd;
+  child.term = &term;
+  child.spool = spool;
+  child.failed = report[1];
+  child.in = &in;
+  child.out = &out;
+  child.err = &err;
+  child.command = command.c_str();
+  for (auto& e : env) child.envp.push_back(e.data());
+  child.envp.push_back(child.jobpid);
+  child.envp.push_back(nullptr);
+  std::string path_var;
+  for (const auto& e : env)
+    if (e.rfind("PATH=", 0) == 0) path_var = e.substr(5);
+  std::vector<std::string> words, candidates;
+  if (auto plain = plain_command_words(command)) {
+    words = std::move(*plain);
+    candidates = program_candidates(words[0], path_var);
   }
+  for (auto& w : words) child.argv.push_back(w.data());
+  child.argv.push_back(nullptr);
+  for (auto& c : candidates) child.candidates.push_back(c.c_str());
+  std::unique_ptr<char[]> stack(new char[kJobChildStack]);  // untouched pages cost nothing
+  pid_t pid = ::clone(run_job_child, stack.get() + kJobChildStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &child);
+  if (pid < 0) finish("nostart", 0, 0, 0, std::string("clone: ") + std::strerror(errno));
   ::close(report[1]);
   if (spool >= 0) ::close(spool);
   // Also here, so the group exists before anyone signals it; not for a terminal job,
@@ -415,7 +525,7 @@ void report_child_failure(int fd, const std::string& why) {
       finish("nostart", status, 0, 0, why);
     }
   }
-  write_file_atomic(dir / (key + ".pid"), std::to_string(pid) + "\n");
+  run.append("pid " + std::to_string(pid) + "\n");
   int status = 0;
   rusage usage{};
   if (term.master >= 0) {
@@ -489,20 +599,27 @@ pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir,
   supervise(launch, state_dir, user, allow_root);
 }
 
-bool read_outcome(const fs::path& dir, const std::string& key, JobOutcome& out) {
-  std::ifstream in(dir / (key + ".exit"));
-  if (!in) return false;
-  if (!(in >> out.kind >> out.wait_status >> out.cpu_time >> out.max_rss_kb >> out.end_time)) return false;
-  std::getline(in, out.message);
-  if (!out.message.empty() && out.message.front() == ' ') out.message.erase(0, 1);
-  return true;
-}
-
-pid_t read_job_pid(const fs::path& dir, const std::string& key) {
-  std::ifstream in(dir / (key + ".pid"));
-  long pid = 0;
-  if (!(in >> pid)) return 0;
-  return static_cast<pid_t>(pid);
+RunState read_run_state(const fs::path& dir, const std::string& key) {
+  RunState state;
+  std::ifstream in(dir / (key + ".run"));
+  std::string line;
+  // A line is read only when whole: the supervisor may be writing the last one.
+  while (std::getline(in, line) && !in.eof()) {
+    std::istringstream words(line);
+    std::string tag;
+    words >> tag;
+    if (tag == "pid") {
+      long pid = 0;
+      if (words >> pid) state.job_pid = static_cast<pid_t>(pid);
+    } else if (tag == "exit") {
+      JobOutcome out;
+      if (!(words >> out.kind >> out.wait_status >> out.cpu_time >> out.max_rss_kb >> out.end_time)) continue;
+      std::getline(words, out.message);
+      if (!out.message.empty() && out.message.front() == ' ') out.message.erase(0, 1);
+      state.outcome = std::move(out);
+    }
+  }
+  return state;
 }
 
 }  // namespace lsf::sbd

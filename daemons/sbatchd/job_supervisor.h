@@ -11,9 +11,11 @@
 // The directory is root's (mode 0711): users reach only the host file handed to them,
 // and every file that holds a job's environment or output is 0600.
 //   <key>.out   the job's standard output when it has no -o file
-//   <key>.pid   the job's pid (= its process group), written once it is started
-//   <key>.exit  "<kind> <wait status> <cpu seconds> <max rss KB> <end time>" where kind
-//               is done, preexec (pre-exec failed) or nostart (could not start)
+//   <key>.run   "pid <pid>" once the job is started (its pid is its process group), then
+//               "exit <kind> <wait status> <cpu seconds> <max rss KB> <end time> <message>"
+//               where kind is done, preexec (pre-exec failed) or nostart (could not start)
+//   <key>.hosts LSB_DJOB_HOSTFILE for a job on several hosts; a job on one host shares
+//               hostfile.<host>.<slots> with the jobs of that shape
 //   <key>.job   sbatchd's own record of the job (SbdJob); the supervisor reads the exit
 //               reason sbatchd saved there before it signalled the job, for the report
 #pragma once
@@ -21,6 +23,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "lsf.pb.h"
@@ -49,9 +52,12 @@ struct JobOutcome {
 // and which goes with the job.
 std::filesystem::path output_path(const wire::JobLaunch& launch, const std::filesystem::path& state_dir);
 
-// Reads <key>.exit; false when the job has not ended yet.
-bool read_outcome(const std::filesystem::path& state_dir, const std::string& key, JobOutcome& out);
-// The job's pid from <key>.pid; 0 when not started yet.
-pid_t read_job_pid(const std::filesystem::path& state_dir, const std::string& key);
+// What <key>.run says so far: the job's pid (0 until it is started) and its outcome
+// (none until it has ended).
+struct RunState {
+  pid_t job_pid = 0;
+  std::optional<JobOutcome> outcome;
+};
+RunState read_run_state(const std::filesystem::path& state_dir, const std::string& key);
 
 }  // namespace lsf::sbd

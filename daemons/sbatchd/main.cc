@@ -107,9 +107,17 @@ int main(int argc, char** argv) {
   so.port = static_cast<std::uint16_t>(vm.count("port") ? vm["port"].as<int>() : cfg.lsf_conf.sbd_port.value_or(0));
   so.master = endpoint.endpoint;
   so.command_socket = lsf::net::sbatchd_socket_path(cfg.lsf_conf);
-  so.state_dir = vm.count("state-dir")
-                     ? std::filesystem::path(vm["state-dir"].as<std::string>())
-                     : std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;
+  // Jobs' files: in LSB_SBD_STATEDIR/<cluster>/<host> when it is set (a local disk or a
+  // tmpfs: every job creates and removes files there), else under LSB_SHAREDIR.
+  if (vm.count("state-dir")) {
+    so.state_dir = vm["state-dir"].as<std::string>();
+  } else if (auto dir = cfg.lsf_conf.get("LSB_SBD_STATEDIR"); dir && !dir->empty()) {
+    std::filesystem::path base(*dir);
+    if (base.is_relative()) base = envdir / base;
+    so.state_dir = base / cfg.cluster_name / so.host_name;
+  } else {
+    so.state_dir = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;
+  }
   if (vm.count("load-file")) so.load_file = vm["load-file"].as<std::string>();
   so.report_interval = std::chrono::seconds(std::max(1, cfg.params.sbd_sleep_time));
   // Master failover (master_watch.h): with two candidates or more, reports follow the

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "daemons/common/master_locator.h"
 #include "daemons/sbatchd/job_supervisor.h"
@@ -60,6 +62,23 @@ std::map<pid_t, std::int64_t> rss_by_group() {
   return out;
 }
 
+// The state directory may be put in a directory users share (LSB_SBD_STATEDIR in
+// /dev/shm, say). A user who owned it, or its parent, could swap the job files that
+// root reads and writes there: both must be real directories of ours (or root's) that
+// no one else may rename things in.
+std::string check_private_directory(const fs::path& dir) {
+  for (const fs::path& p : {dir, dir.parent_path()}) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) return "cannot examine " + p.string() + ": " + std::strerror(errno);
+    if (!S_ISDIR(st.st_mode)) return p.string() + " is not a directory (a link?): not using it for job files";
+    if (st.st_uid != geteuid() && st.st_uid != 0)
+      return p.string() + " belongs to uid " + std::to_string(st.st_uid) + ": not using it for job files";
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+      return p.string() + " may be written by others: not using it for job files";
+  }
+  return {};
+}
+
 // The job user's home directory, as bjobs -l and bhist -l report the execution home;
 // empty when the user is unknown here.
 std::string exec_home_of(const wire::JobLaunch& l) {
@@ -77,7 +96,8 @@ Sbatchd::Sbatchd(SbatchdOptions options)
       report_timer_(io_),
       poll_timer_(io_),
       lease_timer_(io_),
-      sigchld_(io_, SIGCHLD) {}
+      sigchld_(io_, SIGCHLD),
+      due_timer_(io_) {}
 
 Sbatchd::~Sbatchd() {
   if (reporter_) reporter_->stop();
@@ -97,6 +117,7 @@ std::string Sbatchd::start() {
   // Users may pass through (their jobs read the host file handed to them) but neither
   // list nor create anything here: job files hold whole environments.
   fs::permissions(options_.state_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, ec);
+  if (auto why = check_private_directory(options_.state_dir); !why.empty()) return why;
   load_state();
   try {
     net::ServerOptions so = options_.limits;
@@ -188,12 +209,17 @@ void Sbatchd::watch_master_lease() {
 }
 
 void Sbatchd::reap() {
-  // Supervisors are our children until we restart; their outcome is in files, so
-  // reaping only clears zombies and prompts a poll.
+  // Supervisors are our children until we restart; their outcome is in files. The jobs
+  // whose supervisor ended are looked at now; the periodic poll finds the rest (one
+  // started before a restart is not our child).
   int status = 0;
-  while (waitpid(-1, &status, WNOHANG) > 0) {
-  }
-  schedule_poll(std::chrono::milliseconds(0));
+  for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;)
+    for (const auto& [key, t] : jobs_)
+      if (t.job.supervisor_pid() == pid) {
+        due_.insert(key);
+        break;
+      }
+  poll_due(std::chrono::milliseconds(0));
   sigchld_.async_wait([this](const boost::system::error_code& e, int) {
     if (!e) reap();
   });
@@ -278,7 +304,12 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
         auto err = start_job(l);
         if (!err.empty()) errors += (errors.empty() ? "" : "; ") + err;
       }
-      schedule_poll(std::chrono::milliseconds(2));
+      // Soon, for the start report: by then the supervisor has usually started the job.
+      if (request.has_start_job())
+        due_.insert(job_key(request.start_job().launch().job_id(), request.start_job().launch().index()));
+      for (const auto& l : request.start_jobs().launches()) due_.insert(job_key(l.job_id(), l.index()));
+      poll_due(std::chrono::milliseconds(2));
+      schedule_poll(std::chrono::milliseconds(200));
       if (!errors.empty()) return respond(net::error_reply(wire::STATUS_INTERNAL, errors));
       wire::ReplyEnvelope ok;
       ok.mutable_start_job();
@@ -359,7 +390,7 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
     jobs_.erase(it);
   }
   // Leftovers of an earlier run of the same job (requeued) must not be mistaken for this one.
-  for (const char* ext : {".pid", ".exit", ".hosts", ".out", ".in"}) {
+  for (const char* ext : {".run", ".hosts", ".out", ".in"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }
@@ -431,7 +462,7 @@ void Sbatchd::on_signal_job(const wire::SignalJobRequest& r, const net::Responde
     return respond(net::error_reply(wire::STATUS_NOT_FOUND, "job " + key + " run " + std::to_string(r.attempt()) +
                                                                 " is not on this host (run " +
                                                                 std::to_string(t.job.launch().attempt()) + " is)"));
-  if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
+  if (t.job_pid == 0) t.job_pid = read_run_state(options_.state_dir, key).job_pid;
   if (r.terminate() && t.job_pid > 0) {
     // A second bkill while the sequence runs changes nothing: the job is already being
     // terminated, and its deadline stays where the first one put it.
@@ -493,6 +524,22 @@ void Sbatchd::schedule_poll(std::chrono::milliseconds after) {
   });
 }
 
+void Sbatchd::poll_due(std::chrono::milliseconds after) {
+  if (due_scheduled_) return;
+  due_scheduled_ = true;
+  due_timer_.expires_after(after);
+  due_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    due_scheduled_ = false;
+    const std::int64_t now = wall_now();
+    bool need_memory = false;
+    for (const auto& key : std::exchange(due_, {})) {
+      auto it = jobs_.find(key);
+      if (it != jobs_.end()) poll_job(key, it->second, now, need_memory);
+    }
+  });
+}
+
 void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status) {
   auto req = envelope();
   status.set_host_name(options_.host_name);
@@ -514,6 +561,82 @@ void Sbatchd::send_status(const std::string& key, wire::JobStatusRequest status)
   });
 }
 
+void Sbatchd::poll_job(const std::string& key, Tracked& t, std::int64_t now, bool& need_memory) {
+  const auto& l = t.job.launch();
+  RunState run;
+  if (t.job_pid == 0 || !t.finish_sent) run = read_run_state(options_.state_dir, key);
+  if (t.job_pid == 0) t.job_pid = run.job_pid;
+  const bool ended = !t.finish_sent && run.outcome;
+  JobOutcome out = ended ? *run.outcome : JobOutcome{};
+  // A job that already ended needs no separate start report: the finish says it all.
+  if (t.job_pid > 0 && !t.execute_sent && !ended) {
+    t.execute_sent = true;
+    wire::JobStatusRequest s;
+    s.set_job_id(l.job_id());
+    s.set_index(l.index());
+    s.set_event(wire::JOB_EVENT_EXECUTE);
+    s.set_pid(t.job_pid);
+    s.set_exec_cwd(l.spec().cwd());
+    s.set_exec_home(exec_home_of(l));
+    send_status(key, s);
+  }
+  if (t.finish_sent) return;
+  if (ended) {
+    t.finish_sent = true;
+    wire::JobStatusRequest s;
+    s.set_job_id(l.job_id());
+    s.set_index(l.index());
+    s.set_wait_status(out.wait_status);
+    s.set_cpu_time(out.cpu_time);
+    s.set_max_rss_kb(out.max_rss_kb);
+    s.set_pid(t.job_pid);
+    // Where it ran, for a job that ended before its start was reported.
+    if (!t.execute_sent) {
+      s.set_exec_cwd(l.spec().cwd());
+      s.set_exec_home(exec_home_of(l));
+    }
+    s.set_message(out.message);
+    if (out.kind == "preexec") {
+      s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);
+    } else if (out.kind == "nostart") {
+      s.set_event(wire::JOB_EVENT_START_FAILED);
+    } else {
+      s.set_event(wire::JOB_EVENT_FINISH);
+      std::string reason = t.job.exit_reason();
+      if (reason.empty() && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGXCPU)
+        reason = "TERM_CPULIMIT";
+      s.set_exit_reason(reason);
+    }
+    send_status(key, s);
+    return;
+  }
+  // A supervisor that died without an outcome (killed by hand): the job is lost.
+  if (!process_alive(t.job.supervisor_pid()) && !read_run_state(options_.state_dir, key).outcome) {
+    t.finish_sent = true;
+    wire::JobStatusRequest s;
+    s.set_job_id(l.job_id());
+    s.set_index(l.index());
+    s.set_event(wire::JOB_EVENT_FINISH);
+    s.set_wait_status(SIGKILL);
+    s.set_exit_reason(t.job.exit_reason().empty() ? "TERM_ORPHAN_SYSTEM" : t.job.exit_reason());
+    log_->warn("supervisor of job {} is gone without an outcome", key);
+    send_status(key, s);
+    return;
+  }
+  if (terminating(t.job)) advance_terminate(key, t);
+  // LSF sends SIGUSR2 at the run limit and kills ten minutes later; here the run limit
+  // kills at once, as it always has.
+  if (l.run_limit_s() > 0 && t.job_pid > 0 && now >= l.start_time() + l.run_limit_s() &&
+      t.job.exit_reason() != "TERM_RUNLIMIT") {
+    log_->info("job {} reached its RUNLIMIT of {} s", key, l.run_limit_s());
+    t.job.set_exit_reason("TERM_RUNLIMIT");
+    end_terminate(t.job);
+    save_job(key);
+    kill(-t.job_pid, SIGKILL);
+  }
+  if (l.mem_limit_kb() > 0) need_memory = true;
+}
+
 void Sbatchd::poll() {
   const std::int64_t now = wall_now();
   bool need_memory = false;
@@ -521,79 +644,7 @@ void Sbatchd::poll() {
   for (const auto& [key, t] : jobs_)
     if (t.forget_at && *t.forget_at <= std::chrono::steady_clock::now()) expired.push_back(key);
   for (const auto& key : expired) forget(key);
-  for (auto& [key, t] : jobs_) {
-    const auto& l = t.job.launch();
-    if (t.job_pid == 0) t.job_pid = read_job_pid(options_.state_dir, key);
-    JobOutcome out;
-    const bool ended = !t.finish_sent && read_outcome(options_.state_dir, key, out);
-    // A job that already ended needs no separate start report: the finish says it all.
-    if (t.job_pid > 0 && !t.execute_sent && !ended) {
-      t.execute_sent = true;
-      wire::JobStatusRequest s;
-      s.set_job_id(l.job_id());
-      s.set_index(l.index());
-      s.set_event(wire::JOB_EVENT_EXECUTE);
-      s.set_pid(t.job_pid);
-      s.set_exec_cwd(l.spec().cwd());
-      s.set_exec_home(exec_home_of(l));
-      send_status(key, s);
-    }
-    if (t.finish_sent) continue;
-    if (ended) {
-      t.finish_sent = true;
-      wire::JobStatusRequest s;
-      s.set_job_id(l.job_id());
-      s.set_index(l.index());
-      s.set_wait_status(out.wait_status);
-      s.set_cpu_time(out.cpu_time);
-      s.set_max_rss_kb(out.max_rss_kb);
-      s.set_pid(t.job_pid);
-      // Where it ran, for a job that ended before its start was reported.
-      if (!t.execute_sent) {
-        s.set_exec_cwd(l.spec().cwd());
-        s.set_exec_home(exec_home_of(l));
-      }
-      s.set_message(out.message);
-      if (out.kind == "preexec") {
-        s.set_event(wire::JOB_EVENT_PRE_EXEC_FAILED);
-      } else if (out.kind == "nostart") {
-        s.set_event(wire::JOB_EVENT_START_FAILED);
-      } else {
-        s.set_event(wire::JOB_EVENT_FINISH);
-        std::string reason = t.job.exit_reason();
-        if (reason.empty() && WIFSIGNALED(out.wait_status) && WTERMSIG(out.wait_status) == SIGXCPU)
-          reason = "TERM_CPULIMIT";
-        s.set_exit_reason(reason);
-      }
-      send_status(key, s);
-      continue;
-    }
-    // A supervisor that died without an outcome (killed by hand): the job is lost.
-    if (!process_alive(t.job.supervisor_pid()) && !read_outcome(options_.state_dir, key, out)) {
-      t.finish_sent = true;
-      wire::JobStatusRequest s;
-      s.set_job_id(l.job_id());
-      s.set_index(l.index());
-      s.set_event(wire::JOB_EVENT_FINISH);
-      s.set_wait_status(SIGKILL);
-      s.set_exit_reason(t.job.exit_reason().empty() ? "TERM_ORPHAN_SYSTEM" : t.job.exit_reason());
-      log_->warn("supervisor of job {} is gone without an outcome", key);
-      send_status(key, s);
-      continue;
-    }
-    if (terminating(t.job)) advance_terminate(key, t);
-    // LSF sends SIGUSR2 at the run limit and kills ten minutes later; here the run limit
-    // kills at once, as it always has.
-    if (l.run_limit_s() > 0 && t.job_pid > 0 && now >= l.start_time() + l.run_limit_s() &&
-        t.job.exit_reason() != "TERM_RUNLIMIT") {
-      log_->info("job {} reached its RUNLIMIT of {} s", key, l.run_limit_s());
-      t.job.set_exit_reason("TERM_RUNLIMIT");
-      end_terminate(t.job);
-      save_job(key);
-      kill(-t.job_pid, SIGKILL);
-    }
-    if (l.mem_limit_kb() > 0) need_memory = true;
-  }
+  for (auto& [key, t] : jobs_) poll_job(key, t, now, need_memory);
   if (need_memory && std::chrono::steady_clock::now() - last_memory_check_ > std::chrono::seconds(1)) check_memory();
   if (!jobs_.empty()) schedule_poll(std::chrono::milliseconds(200));
 }
@@ -624,7 +675,7 @@ void Sbatchd::check_memory() {
 
 void Sbatchd::forget(const std::string& key) {
   jobs_.erase(key);
-  for (const char* ext : {".job", ".pid", ".exit", ".hosts", ".out", ".in"}) {
+  for (const char* ext : {".job", ".run", ".hosts", ".out", ".in"}) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <spdlog/logger.h>
@@ -84,8 +85,13 @@ class Sbatchd {
   // Master failover: when the lease names a new term, registers with the new master at
   // once (its running jobs, what ended meanwhile) instead of at the next report.
   void watch_master_lease();
+  // Every job: starts, ends, limits, terminate sequences. Every 200 ms while jobs run.
   void poll();
   void schedule_poll(std::chrono::milliseconds after);
+  // Only the jobs in due_: those just started, and those whose supervisor just ended,
+  // so a busy host does not read every job's files for each one that ends.
+  void poll_job(const std::string& key, Tracked& t, std::int64_t now, bool& need_memory);
+  void poll_due(std::chrono::milliseconds after);
   // Sends what is due of the job's TERMINATE sequence (terminate_sequence.h); ends the
   // sequence once the job's process group is gone.
   void advance_terminate(const std::string& key, Tracked& t);
@@ -114,6 +120,9 @@ class Sbatchd {
   std::int64_t seen_master_epoch_ = 0;  // the lease's term when last read
   net::asio::signal_set sigchld_;
   bool poll_scheduled_ = false;
+  std::set<std::string> due_;
+  net::asio::steady_timer due_timer_;
+  bool due_scheduled_ = false;
   std::chrono::steady_clock::time_point last_memory_check_{};
 };
 

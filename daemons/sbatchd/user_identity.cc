@@ -5,7 +5,6 @@
 #include <pwd.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -106,34 +105,34 @@ bool become_user(const UserIdentity& user) {
 }
 
 std::string append_as_user(const UserIdentity& user, const std::string& path, const std::string& text) {
-  constexpr int kNotRegular = 255;  // beyond every errno
-  pid_t pid = fork();
-  if (pid < 0) return std::string("fork: ") + std::strerror(errno);
-  if (pid == 0) {
-    // The child's exit status is the errno that stopped it.
-    if (geteuid() == 0 && !become_user(user)) _exit(EPERM);
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
-    if (fd < 0) _exit(errno & 0xff);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) _exit(kNotRegular);
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const char* data = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-      ssize_t w = ::write(fd, data, left);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) _exit(w < 0 ? errno & 0xff : EIO);
-      data += w;
-      left -= static_cast<std::size_t>(w);
+  int fd = -1;
+  {
+    ActingAs as(user);
+    if (!as.ok()) return "cannot take the identity of user " + user.name;
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) return path + ": " + std::strerror(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return path + ": not a regular file";
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const char* data = text.data();
+  std::size_t left = text.size();
+  std::string why;
+  while (left > 0) {
+    ssize_t w = ::write(fd, data, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      why = path + ": " + std::strerror(w < 0 ? errno : EIO);
+      break;
     }
-    _exit(0);
+    data += w;
+    left -= static_cast<std::size_t>(w);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  if (WIFEXITED(status) && WEXITSTATUS(status) == kNotRegular) return path + ": not a regular file";
-  return path + ": " + (WIFEXITED(status) ? std::strerror(WEXITSTATUS(status)) : "the writer was killed");
+  ::close(fd);
+  return why;
 }
 
 }  // namespace lsf::sbd

@@ -57,12 +57,12 @@ int open_user_file_for_appending(const UserIdentity& user, const std::string& pa
 // after a fork), then gid, then uid. For a process forked to run as the user.
 bool become_user(const UserIdentity& user);
 
-// Appends `text` to the regular file at `path` from a child process that has become
-// `user` (when the caller runs as root), so the kernel checks the path, links included,
-// exactly as for the user's own open: a path swapped for a link to a file the user may
-// not write is not written, and a file it creates (mode 0644 less the umask) is the
-// user's. A FIFO or a device is left alone. Empty on success, else why not. Only from a
-// single-threaded process (it forks).
+// Appends `text` to the regular file at `path`, opened with `user`'s filesystem
+// identity (ActingAs) when the caller runs as root, so the kernel checks the path, links
+// included, exactly as for the user's own open: a path swapped for a link to a file the
+// user may not write is not written, and a file it creates (mode 0644 less the umask)
+// is the user's. A FIFO or a device is left alone. Empty on success, else why not. Only
+// from a single-threaded process: the identity is the calling thread's.
 std::string append_as_user(const UserIdentity& user, const std::string& path, const std::string& text);
 
 }  // namespace lsf::sbd

@@ -7,6 +7,10 @@
 //                     (for host_emulator --run-jobs); else /bin/true
 //   rpc_bench latency --jobs M
 //   rpc_bench replay  --events N --dir DIR        (in-process; no cluster needed)
+//   rpc_bench spawn   --jobs N [--workers W]      the machine's fork+exec ceiling: W
+//                     workers (default: one per core) each fork, exec /bin/true and wait
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -75,9 +79,6 @@ int submit(int clients, long jobs, long sleep_max) {
       std::mt19937 random(static_cast<unsigned>(c) * 7919U + static_cast<unsigned>(std::time(nullptr)));
       std::uniform_int_distribution<long> seconds(1, std::max(1L, sleep_max));
       net::RpcClient client(ep.host, ep.port, ep.timeout);
-      client.set_local_socket(ep.local_socket);
-      if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
-        client.set_key(*key.key, "mbatchd");
       client.set_local_socket(ep.local_socket);
       if (auto key = net::load_cluster_key(net::envdir_from_environment()); key.key)
         client.set_key(*key.key, "mbatchd");
@@ -191,18 +192,48 @@ int replay(long events, const std::filesystem::path& dir) {
   return 0;
 }
 
+// The rate at which this machine can create a process that execs /bin/true and be told
+// of its end: what end-to-end throughput is measured against (one such process per job
+// is the design's floor).
+int spawn(long jobs, long workers) {
+  if (workers <= 0) workers = static_cast<long>(std::max(1U, std::thread::hardware_concurrency()));
+  std::atomic<long> next{0}, failed{0};
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (long w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      while (next.fetch_add(1) < jobs) {
+        pid_t pid = fork();
+        if (pid == 0) {
+          execl("/bin/true", "true", static_cast<char*>(nullptr));
+          _exit(127);
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0) ++failed;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  std::printf("fork+exec of /bin/true, %ld worker(s): %8.0f processes/s (%ld in %.2f s, %ld failed)\n", workers,
+              static_cast<double>(jobs) / secs, jobs, secs, failed.load());
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr
-        << "usage: rpc_bench submit|latency|replay [--clients N] [--jobs M] [--sleep-max S] [--events N] [--dir DIR]\n";
+    std::cerr << "usage: rpc_bench submit|latency|replay|spawn [--clients N] [--jobs M] [--sleep-max S] [--events N] "
+                 "[--dir DIR] "
+                 "[--workers W]\n";
     return 2;
   }
   std::string mode = argv[1];
   if (mode == "submit")
     return submit(static_cast<int>(arg(argc, argv, "--clients", 1)), arg(argc, argv, "--jobs", 5000),
                   arg(argc, argv, "--sleep-max", 0));
+  if (mode == "spawn") return spawn(arg(argc, argv, "--jobs", 10000), arg(argc, argv, "--workers", 0));
   if (mode == "latency") return latency(arg(argc, argv, "--jobs", 200));
   if (mode == "replay") {
     std::string dir = "/tmp/lsfsched-replay-bench";

@@ -34,6 +34,26 @@ check "bjobs -l says the exit code" bash -c "bjobs_l_flat $id | grep -q 'Exited 
 bsub -K -o /dev/null 'exit 5' >/dev/null
 check "bsub -K returns the job's exit code" [ $? = 5 ]
 
+# --- a command of plain words runs without the shell, as the shell would have run it
+id=$(submit -o plain.%J.out printenv LSB_JOBID)
+check "a plain command finds its program along PATH and gets the job's environment" \
+  wait_for 10 bash -c "grep -qx '$id' plain.$id.out"
+printf '#!/bin/sh\necho "args: $*"\n' >withbang.sh
+printf 'echo "no #! line: $1"\n' >nobang.sh
+chmod +x withbang.sh nobang.sh
+id=$(submit -o bang.%J.out ./withbang.sh a b)
+check "  a script with #! gets its words as arguments" wait_for 10 bash -c "grep -qx 'args: a b' bang.$id.out"
+id=$(submit -o nobang.%J.out ./nobang.sh x)
+check "  a script without #! is run by sh, as sh runs it" wait_for 10 bash -c "grep -qx 'no #! line: x' nobang.$id.out"
+id=$(submit -o missing.%J.out no_such_program_here arg)
+check "  a program not found ends EXIT with sh's exit code 127" wait_for 10 state_is "$id" EXIT
+check "  and sh's message in the output" bash -c "grep -q 'no_such_program_here: .*not found' missing.$id.out && \
+  bjobs_l_flat $id | grep -q 'Exited with exit code 127.'"
+id=$(submit -o hostfile.%J.out 'cat "$LSB_DJOB_HOSTFILE"; echo "$LSB_HOSTS"')
+check "LSB_DJOB_HOSTFILE lists the job's slot" wait_for 10 bash -c "[ \"\$(sed -n 1p hostfile.$id.out)\" = \"\$(sed -n 2p hostfile.$id.out)\" ] && grep -qx 'host[ABC]' <(sed -n 1p hostfile.$id.out)"
+id=$(submit -n 2 -R 'span[ptile=1]' -o hostfile2.%J.out 'cat "$LSB_DJOB_HOSTFILE"')
+check "  one line per slot for a job on two hosts" wait_for 10 bash -c "[ \"\$(sed -n '1,2p' hostfile2.$id.out | sort -u | grep -c '^host[ABC]\$')\" = 2 ]"
+
 # --- scripts with #BSUB, -i/-e, pre-exec, load-based select
 printf '#!/bin/sh\n#BSUB -J scripted\n#BSUB -o script.%%J.out\necho "from script $LSB_JOBNAME"\n' >job.sh
 id=$(bsub <job.sh | sed -n 's/^Job <\([0-9]*\)>.*/\1/p')
@@ -146,7 +166,7 @@ check "USUSP after bstop" state_is "$id" USUSP
 job_pid() {  # the job's process (group leader), from its sbatchd's state directory
   local host
   host=$(bjobs "$1" | awk 'NR==2 {print $6}')
-  cat "$TEST_DIR/work/quickstart/sbatchd/$host/$1.0.pid"
+  awk '$1 == "pid" {print $2; exit}' "$TEST_DIR/work/quickstart/sbatchd/$host/$1.0.run"
 }
 pid=$(job_pid "$id")
 check "process really stopped" wait_for 5 bash -c "ps -o stat= -p $pid | grep -q T"

@@ -79,6 +79,14 @@ check "  and the report is not written into that file" [ "$(cat "$TEST_DIR/root-
 id8=$(as lsfsched_it bsub -o "$SHARED/rep4" "echo mine; rm -f '$SHARED/rep4'; mkfifo '$SHARED/rep4'" | job_of)
 check "a job that swaps its -o for a FIFO ends (the report does not wait on it)" wait_for 20 state_is "$id8" DONE
 
+id9=$(as lsfsched_it bsub -o "$SHARED/plain" /usr/bin/id -un | job_of)
+check "a plain command (run without the shell) runs as the user" wait_for 20 grep -qx lsfsched_it "$SHARED/plain"
+id10=$(as lsfsched_it bsub -o "$SHARED/hostfile" \
+  'cat "$LSB_DJOB_HOSTFILE"; echo hostX >>"$LSB_DJOB_HOSTFILE" 2>/dev/null && echo WROTE' | job_of)
+wait_for 20 state_is "$id10" DONE
+check "the user's job reads LSB_DJOB_HOSTFILE" grep -qx "$(host_of "$id10")" "$SHARED/hostfile"
+check "  but may not write it (other jobs read the same file)" bash -c "! grep -qx WROTE '$SHARED/hostfile'"
+
 # --- §2: the wire before authentication
 out=$("$BIN/wire_probe" claim "$PORT" 16000000)
 check "a frame of 16 MB before authentication is refused unread" \

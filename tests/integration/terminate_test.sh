@@ -43,7 +43,7 @@ run_script() {  # SCRIPT [bsub options]: submits, waits until its traps are set;
 }
 marks() { cut -d' ' -f1 "marks.$1" 2>/dev/null | tr '\n' ' '; }
 export -f marks
-job_pid() { cat "$TEST_DIR/work/quickstart/sbatchd/$(bjobs -w "$1" | awk 'NR==2 {print $6}')/$1.0.pid"; }
+job_pid() { awk '$1 == "pid" {print $2; exit}' "$TEST_DIR/work/quickstart/sbatchd/$(bjobs -w "$1" | awk 'NR==2 {print $6}')/$1.0.run"; }
 
 # --- a job that does not trap: SIGINT ends it, exit code 130
 id=$(run_script plain.sh)
