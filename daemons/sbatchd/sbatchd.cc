@@ -18,6 +18,7 @@
 
 #include "daemons/common/master_locator.h"
 #include "daemons/sbatchd/job_supervisor.h"
+#include "daemons/sbatchd/state_dir.h"
 #include "daemons/sbatchd/terminate_sequence.h"
 #include "daemons/sbatchd/user_identity.h"
 
@@ -60,23 +61,6 @@ std::map<pid_t, std::int64_t> rss_by_group() {
   }
   closedir(d);
   return out;
-}
-
-// The state directory may be put in a directory users share (LSB_SBD_STATEDIR in
-// /dev/shm, say). A user who owned it, or its parent, could swap the job files that
-// root reads and writes there: both must be real directories of ours (or root's) that
-// no one else may rename things in.
-std::string check_private_directory(const fs::path& dir) {
-  for (const fs::path& p : {dir, dir.parent_path()}) {
-    struct stat st {};
-    if (::lstat(p.c_str(), &st) != 0) return "cannot examine " + p.string() + ": " + std::strerror(errno);
-    if (!S_ISDIR(st.st_mode)) return p.string() + " is not a directory (a link?): not using it for job files";
-    if (st.st_uid != geteuid() && st.st_uid != 0)
-      return p.string() + " belongs to uid " + std::to_string(st.st_uid) + ": not using it for job files";
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-      return p.string() + " may be written by others: not using it for job files";
-  }
-  return {};
 }
 
 // The job user's home directory, as bjobs -l and bhist -l report the execution home;

@@ -30,6 +30,7 @@ round() {
   cluster_create "$DIR" "$ROOT/conf-examples/quickstart"
   sed -i 's/^default .*/default     32    ()     ()        ()/' "$DIR/conf/lsbatch/quickstart/configdir/lsb.hosts"
   sed -i 's/^LSF_LOG_MASK=.*/LSF_LOG_MASK=LOG_WARNING/' "$DIR/conf/lsf.conf"
+  sed -i "s/^Begin Parameters\$/Begin Parameters\nMAX_JOB_ARRAY_SIZE = $N/" "$DIR/conf/lsbatch/quickstart/configdir/lsb.params"
   if [ -n "$STATEBASE" ]; then
     STATE="$(mktemp -d "$STATEBASE/lsfsched-e2e.XXXXXX")"
     echo "LSB_SBD_STATEDIR=$STATE" >>"$DIR/conf/lsf.conf"

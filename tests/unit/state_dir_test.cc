@@ -1,0 +1,75 @@
+#include "daemons/sbatchd/state_dir.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using lsf::sbd::check_private_directory;
+
+namespace {
+
+struct TempTree {
+  fs::path root;
+  TempTree() {
+    char tmpl[] = "/tmp/state-dir-test.XXXXXX";
+    root = mkdtemp(tmpl);
+  }
+  ~TempTree() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  fs::path dir(const std::string& rel, fs::perms mode) const {
+    fs::create_directories(root / rel);
+    fs::permissions(root / rel, mode);
+    return root / rel;
+  }
+};
+
+constexpr auto k711 = fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec;
+constexpr auto k755 = k711 | fs::perms::group_read | fs::perms::others_read;
+
+}  // namespace
+
+TEST(StateDir, OurOwnDirectoriesAreAccepted) {
+  TempTree t;
+  t.dir("base", k755);
+  EXPECT_EQ(check_private_directory(t.dir("base/host", k711)), "");
+  // A sticky shared parent (/tmp, /dev/shm) lets no one else rename our directory.
+  t.dir("shared", fs::perms::all | fs::perms::sticky_bit);
+  EXPECT_EQ(check_private_directory(t.dir("shared/host", k711)), "");
+}
+
+TEST(StateDir, AParentOthersMayWriteInIsRefused) {
+  TempTree t;
+  t.dir("open", fs::perms::all);
+  auto why = check_private_directory(t.dir("open/host", k711));
+  EXPECT_NE(why.find("open may be written by others"), std::string::npos) << why;
+}
+
+TEST(StateDir, ADirectoryOfAnotherUserIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
+  TempTree t;
+  t.dir("base", k755);
+  auto host = t.dir("base/host", k711);
+  ASSERT_EQ(::chown(host.c_str(), 65534, 65534), 0);
+  auto why = check_private_directory(host);
+  EXPECT_NE(why.find("belongs to uid 65534"), std::string::npos) << why;
+  ASSERT_EQ(::chown(host.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chown((t.root / "base").c_str(), 65534, 65534), 0);
+  why = check_private_directory(host);
+  EXPECT_NE(why.find("base belongs to uid 65534"), std::string::npos) << why;
+}
+
+TEST(StateDir, ALinkIsJudgedByWhereItLeads) {
+  TempTree t;
+  t.dir("real", k755);
+  auto good = t.dir("real/host", k711);
+  fs::create_directory_symlink(good, t.root / "link");
+  EXPECT_EQ(check_private_directory(t.root / "link"), "");
+  t.dir("open", fs::perms::all);
+  auto bad = t.dir("open/host", k711);
+  fs::create_directory_symlink(bad, t.root / "badlink");
+  EXPECT_NE(check_private_directory(t.root / "badlink"), "");
+}
