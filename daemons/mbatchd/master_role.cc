@@ -25,7 +25,10 @@ daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t por
   if (takeover_from && now->epoch != *takeover_from)
     return daemon::fail("term " + std::to_string(*takeover_from + 1) + " has been taken already, by " +
                         (now->host.empty() ? std::string("another candidate") : now->host));
-  if (now->epoch > 0 && !now->released() && !takeover_from) {
+  if (now->epoch > 0 && !now->released() && !takeover_from && now->host == host_) {
+    // This host's own term: its mbatchd is gone, since this one holds the host's lock.
+    log.info("term {} was this host's and its mbatchd is gone: taking the next term at once", now->epoch);
+  } else if (now->epoch > 0 && !now->released() && !takeover_from) {
     // Someone held the last term and did not say it stopped: a crash, or a master that
     // serves now. Its beat decides which.
     const auto silence = timing_.takeover_after(0);

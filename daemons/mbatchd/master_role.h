@@ -3,9 +3,11 @@
 // acquire() comes before recovery, so that the previous master is fenced before its
 // log is read: nothing it writes after that is ever acknowledged. It takes the next
 // term at once when no master ever was, when the last one released its term by a clean
-// stop, or when the caller (a candidate's sbatchd, `mbatchd --takeover`) has already
-// seen the lease go still; otherwise it waits for the lease to stay still for the first
-// candidate's takeover time and refuses to start if it beats (another mbatchd serves).
+// stop, when the last term was this host's (the caller holds the host's mbatchd lock,
+// so that mbatchd is gone: a restart after a crash), or when the caller (a candidate's
+// sbatchd, `mbatchd --takeover`) has already seen the lease go still; otherwise it
+// waits for the lease to stay still for the first candidate's takeover time and
+// refuses to start if it beats (another mbatchd serves).
 //
 // While serving, renew() beats each EXINTERVAL. fenced() is what the event log's writer
 // asks after each sync and before each rotation: once a later term exists, this
