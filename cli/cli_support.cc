@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <utility>
 
 #include "daemons/common/cluster_key.h"
 #include "libconfig/config_loader.h"
@@ -113,7 +114,8 @@ wire::JobsReply fetch_jobs(Session& session, const std::string& command, wire::R
   q->set_paged(true);
   wire::JobsReply all;
   for (;;) {
-    auto page = require_ok(command, session.call(request)).jobs();
+    auto reply = require_ok(command, session.call(request));
+    auto page = std::move(*reply.mutable_jobs());
     for (auto& e : *page.mutable_errors()) all.add_errors(std::move(e));
     for (auto& j : *page.mutable_jobs()) *all.add_jobs() = std::move(j);
     if (!page.more() || page.jobs_size() == 0) return all;
@@ -128,7 +130,8 @@ wire::HistoryReply fetch_history(Session& session, const std::string& command, w
   q->set_paged(true);
   wire::HistoryReply all;
   for (;;) {
-    auto page = require_ok(command, session.call(request)).history();
+    auto reply = require_ok(command, session.call(request));
+    auto page = std::move(*reply.mutable_history());
     for (auto& e : *page.mutable_events()) *all.add_events() = std::move(e);
     if (!page.more() || page.events_size() == 0) return all;
     q->set_after_seq(all.events(all.events_size() - 1).seq());
@@ -140,7 +143,8 @@ wire::AcctReply fetch_acct(Session& session, const std::string& command, wire::R
   q->set_paged(true);
   wire::AcctReply all;
   for (;;) {
-    auto page = require_ok(command, session.call(request)).acct();
+    auto reply = require_ok(command, session.call(request));
+    auto page = std::move(*reply.mutable_acct());
     for (auto& r : *page.mutable_records()) *all.add_records() = std::move(r);
     if (!page.more() || page.next_offset() <= q->offset()) return all;
     q->set_offset(page.next_offset());
@@ -175,7 +179,9 @@ bool changes_state(wire::RequestEnvelope::RequestCase kind) {
   }
 }
 
-wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result) {
+namespace {
+
+void exit_unless_ok(const std::string& command, const net::CallResult& result) {
   if (!result.reply) {
     if (result.error.rfind("Request timed out", 0) == 0)
       std::cerr << command << ": " << result.error << "\n";
@@ -187,7 +193,18 @@ wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult
     std::cerr << result.reply->message() << "\n";
     std::exit(255);
   }
+}
+
+}  // namespace
+
+wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result) {
+  exit_unless_ok(command, result);
   return *result.reply;
+}
+
+wire::ReplyEnvelope require_ok(const std::string& command, net::CallResult&& result) {
+  exit_unless_ok(command, result);
+  return std::move(*result.reply);
 }
 
 std::vector<std::string> shell_words(std::string_view line, std::string* error) {
@@ -251,7 +268,8 @@ wire::HostsReply ask_hosts(Session& session, const std::string& command,
   if (vm.count("hosts"))
     for (const auto& h : vm["hosts"].as<std::vector<std::string>>()) req.mutable_hosts()->add_names(h);
   if (vm.count("R")) req.mutable_hosts()->set_res_req(vm["R"].as<std::string>());
-  return require_ok(command, session.call(req)).hosts();
+  auto reply = require_ok(command, session.call(req));
+  return std::move(*reply.mutable_hosts());
 }
 
 int print_results(const wire::SignalJobsReply& reply) {

@@ -35,8 +35,10 @@ class Session {
 };
 
 // Exits with LSF's wording when the call failed at the transport or was refused.
-// Returns the reply otherwise.
+// Returns the reply otherwise: moved out of a temporary result (a listing of thousands
+// of hosts or jobs is not copied), copied from one the caller keeps.
 wire::ReplyEnvelope require_ok(const std::string& command, const net::CallResult& result);
+wire::ReplyEnvelope require_ok(const std::string& command, net::CallResult&& result);
 
 // Every job a JobsRequest asks for, page after page (a listing of any size never makes
 // one reply too large); exits as require_ok does on a failure.
