@@ -64,7 +64,7 @@ void ClusterState::track(Job& job, int sign) {
   if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP || job.state == wire::JOB_USUSP) {
     for (const auto& h : job.exec_hosts) {
       auto it = hosts_.find(h);
-      if (it == hosts_.end()) it = hosts_.emplace(h, HostState{h, false, {}, {}, 0}).first;
+      if (it == hosts_.end()) it = hosts_.emplace(h, HostState{h, false, {}, {}, 0, {}}).first;
       add(&it->second.counts, sign);
     }
     if (job.spec().exclusive() && !job.exec_hosts.empty()) {
@@ -83,6 +83,13 @@ void ClusterState::track(Job& job, int sign) {
       started_.emplace(job.key, &job);
     else
       started_.erase(job.key);
+    if (!job.exec_hosts.empty()) {
+      auto& here = hosts_.find(job.exec_hosts.front())->second.started_here;  // made just above
+      if (sign > 0)
+        here.insert(job.key);
+      else
+        here.erase(job.key);
+    }
   }
 }
 

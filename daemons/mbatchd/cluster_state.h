@@ -43,6 +43,9 @@ struct HostState {
   std::string admin_comment;
   JobCounts counts;  // run, ssusp, ususp only
   int exclusive_jobs = 0;
+  // Started jobs (RUN, USUSP, SSUSP) whose first execution host this is, where sbatchd
+  // runs them: a host's registration looks at these alone, not at every started job.
+  std::set<sched::JobKey> started_here;
 };
 
 // A job group (bgadd, or bsub -g naming one that did not exist). Its path names it;

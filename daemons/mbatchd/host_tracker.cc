@@ -195,8 +195,9 @@ bool HostTracker::requeue_lost_jobs(const std::string& host) {
 // As LSF's REMOVE_HUNG_JOBS_FOR=host_unavail: the job's first execution host decides.
 bool HostTracker::remove_hung_jobs(const std::string& host) {
   std::vector<sched::JobKey> hung;
-  for (const auto& [key, job] : ctx_.state.started())
-    if (!job->exec_hosts.empty() && job->exec_hosts.front() == host && !job->finished()) hung.push_back(key);
+  if (auto here = ctx_.state.hosts().find(host); here != ctx_.state.hosts().end())
+    for (const auto& key : here->second.started_here)
+      if (const Job* job = ctx_.state.find_job(key); job && !job->finished()) hung.push_back(key);
   for (const auto& key : hung) {
     Job* job = ctx_.state.find_job(key);
     if (!job) continue;
@@ -309,10 +310,12 @@ void HostTracker::on_register_host(const wire::RequestEnvelope& request, const n
     }
   }
   std::vector<sched::JobKey> resend, lost;
-  for (const auto& [key, job] : ctx_.state.started()) {
-    if (job->exec_hosts.empty() || job->exec_hosts.front() != r.host_name() || reported.count(key)) continue;
-    (job->pid == 0 ? resend : lost).push_back(key);
-  }
+  if (auto here = ctx_.state.hosts().find(r.host_name()); here != ctx_.state.hosts().end())
+    for (const auto& key : here->second.started_here) {
+      const Job* job = ctx_.state.find_job(key);
+      if (!job || reported.count(key)) continue;
+      (job->pid == 0 ? resend : lost).push_back(key);
+    }
   for (const auto& key : lost) {
     Job* job = ctx_.state.find_job(key);
     ctx_.log->warn("job {} is no longer known to sbatchd on {}", job_label(key), r.host_name());
