@@ -26,7 +26,7 @@ void daemonize() {
 std::string take_lock_file(const std::filesystem::path& path) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot open " + path.string() + ": " + std::strerror(errno);
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     std::array<char, 32> buf{};

@@ -268,7 +268,9 @@ struct JobChild {
 constexpr std::size_t kJobChildStack = 256 * 1024;
 
 // The job's process: its group or terminal session, its user, directory, files and
-// limits, then the exec. Failures go back through the report pipe.
+// limits, then the exec. Failures go back through the report pipe. It shares the
+// supervisor's memory, so the error paths' allocations land in the supervisor's heap:
+// safe because the supervisor has one thread and is suspended until this exec or exit.
 int run_job_child(void* arg) {
   const JobChild& c = *static_cast<JobChild*>(arg);
   const wire::JobLaunch& l = *c.plan;

@@ -19,6 +19,7 @@
 #include "daemons/common/daemon_process.h"
 #include "daemons/common/host_names.h"
 #include "daemons/sbatchd/sbatchd.h"
+#include "daemons/sbatchd/state_dir.h"
 #include "libconfig/config_loader.h"
 #include "libconfig/failover_params.h"
 #include "libconfig/text.h"
@@ -148,6 +149,12 @@ int main(int argc, char** argv) {
     }
   }
   if (vm.count("daemon")) lsf::net::daemonize();
+  // Checked before the lock file is opened there: in a directory a user controls, that
+  // open (as root) could follow a link and truncate any file.
+  if (auto why = lsf::sbd::prepare_state_directory(so.state_dir); !why.empty()) {
+    std::cerr << "sbatchd: " << why << "\n";
+    return 1;
+  }
   if (auto err = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !err.empty()) {
     std::cerr << "sbatchd: another sbatchd serves host " << so.host_name << ": " << err << "\n";
     return 1;

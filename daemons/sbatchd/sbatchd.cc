@@ -95,13 +95,7 @@ wire::RequestEnvelope Sbatchd::envelope() const {
 }
 
 std::string Sbatchd::start() {
-  std::error_code ec;
-  fs::create_directories(options_.state_dir, ec);
-  if (ec) return "cannot create " + options_.state_dir.string() + ": " + ec.message();
-  // Users may pass through (their jobs read the host file handed to them) but neither
-  // list nor create anything here: job files hold whole environments.
-  fs::permissions(options_.state_dir, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec, ec);
-  if (auto why = check_private_directory(options_.state_dir); !why.empty()) return why;
+  if (auto why = prepare_state_directory(options_.state_dir); !why.empty()) return why;
   load_state();
   try {
     net::ServerOptions so = options_.limits;

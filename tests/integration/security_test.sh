@@ -87,6 +87,19 @@ wait_for 20 state_is "$id10" DONE
 check "the user's job reads LSB_DJOB_HOSTFILE" grep -qx "$(host_of "$id10")" "$SHARED/hostfile"
 check "  but may not write it (other jobs read the same file)" bash -c "! grep -qx WROTE '$SHARED/hostfile'"
 
+# --- §1: LSB_SBD_STATEDIR in a directory users share: a user's link there is refused,
+# before sbatchd opens its lock file (as root) through it
+mkdir -p "$TEST_DIR/shm" "$TEST_DIR/rootdir" "$TEST_DIR/attack-conf"
+chmod 1777 "$TEST_DIR/shm"
+echo "the secret of root" >"$TEST_DIR/rootdir/sbatchd.lock"
+as lsfsched_it mkdir -p "$TEST_DIR/shm/quickstart"
+as lsfsched_it ln -s "$TEST_DIR/rootdir" "$TEST_DIR/shm/quickstart/hostA"
+cp -r "$CONF"/. "$TEST_DIR/attack-conf/"
+echo "LSB_SBD_STATEDIR=$TEST_DIR/shm" >>"$TEST_DIR/attack-conf/lsf.conf"
+out=$(LSF_ENVDIR="$TEST_DIR/attack-conf" timeout 10 "$BIN/sbatchd" --host-name hostA --listen 127.0.0.1 --port 0 2>&1)
+check "sbatchd refuses a state directory that is a user's link" grep -q "quickstart/hostA is a link of uid" <<<"$out"
+check "  and writes nothing where it leads" [ "$(cat "$TEST_DIR/rootdir/sbatchd.lock")" = "the secret of root" ]
+
 # --- §2: the wire before authentication
 out=$("$BIN/wire_probe" claim "$PORT" 16000000)
 check "a frame of 16 MB before authentication is refused unread" \

@@ -73,3 +73,34 @@ TEST(StateDir, ALinkIsJudgedByWhereItLeads) {
   fs::create_directory_symlink(bad, t.root / "badlink");
   EXPECT_NE(check_private_directory(t.root / "badlink"), "");
 }
+
+TEST(StateDir, PreparedDirectoriesArePassThroughOnlyAndCheckedBeforeUse) {
+  TempTree t;
+  t.dir("base", k755);
+  EXPECT_EQ(lsf::sbd::prepare_state_directory(t.root / "base/cluster/host"), "");
+  EXPECT_EQ(fs::status(t.root / "base/cluster/host").permissions(), k711);
+  // Under a directory anyone may write in, nothing is prepared for use.
+  t.dir("open", fs::perms::all);
+  auto why = lsf::sbd::prepare_state_directory(t.root / "open/host");
+  EXPECT_NE(why.find("may be written by others"), std::string::npos) << why;
+}
+
+// /dev/shm/evil/quickstart/hostA -> /etc: where the link leads is root's, but the link
+// is in a directory a user owns, who may point it anywhere.
+TEST(StateDir, ALinkInAUsersDirectoryIsRefusedWhereverItLeads) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to give a directory away";
+  TempTree t;
+  t.dir("real", k755);
+  auto good = t.dir("real/host", k711);
+  auto users = t.dir("users", k755);
+  fs::create_directory_symlink(good, users / "host");
+  ASSERT_EQ(::chown(users.c_str(), 65534, 65534), 0);
+  auto why = check_private_directory(users / "host");
+  EXPECT_NE(why.find("users belongs to uid 65534"), std::string::npos) << why;
+  // The user's own link in a sticky directory: refused for who made it.
+  auto sticky = t.dir("sticky", fs::perms::all | fs::perms::sticky_bit);
+  fs::create_directory_symlink(good, sticky / "host");
+  ASSERT_EQ(::lchown((sticky / "host").c_str(), 65534, 65534), 0);
+  why = check_private_directory(sticky / "host");
+  EXPECT_NE(why.find("is a link of uid 65534"), std::string::npos) << why;
+}
