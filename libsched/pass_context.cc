@@ -87,9 +87,9 @@ double PassContext::numeric(int host, std::string_view name) const {
 // Every resource's value per host in one walk over each host's resources, the first
 // time any is asked for: a pass reads several numeric columns (order[]'s, the
 // thresholds', load control's `it`) and select[]'s names, and finding each name in
-// each of 5,000 hosts' maps was a string search per host and name. Hosts mostly have
-// the same names, in the same (sorted) order: the column of a host's k-th resource is
-// most often the previous host's k-th one's.
+// each of 5,000 hosts' maps would be a string search per host and name. Hosts mostly
+// have the same names, in the same (sorted) order: the column of a host's k-th resource
+// is most often the previous host's k-th one's.
 void PassContext::fill_values() const {
   const size_t n = view.hosts.size();
   struct Seen {

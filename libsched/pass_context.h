@@ -157,8 +157,8 @@ class PassContext {
 
 // A host's resources as select[] and same[] read them, with what started jobs and this
 // pass's placements reserve taken off numbers, from columns made once per pass and name: an expression is evaluated on
-// thousands of hosts, and finding a name in each host's map cost more than the rest of it. A name read before is found
-// by where the expression keeps it, a pointer comparison.
+// thousands of hosts, and finding a name in each host's map would cost more than the rest of it. A name read before is
+// found by where the expression keeps it, a pointer comparison.
 class SelectReader final : public config::SelectHost {
  public:
   explicit SelectReader(const PassContext& ctx) : ctx_(ctx) {}

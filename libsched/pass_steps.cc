@@ -25,7 +25,7 @@ namespace {
 
 // admit: whether every module lets the job be considered now. Each answer is made in
 // place and read there: nearly every job is admitted by every module, and moving each
-// empty answer into one variable cost more than the checks of some modules.
+// empty answer into one variable would cost more than the checks of some modules.
 bool admit(PassState& s, const JobView& job) {
   for (auto& m : s.modules) {
     const std::optional<std::string> refused = m->admit(s.ctx, job);

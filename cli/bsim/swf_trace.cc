@@ -59,7 +59,7 @@ SwfTrace read_swf(const std::filesystem::path& path, std::size_t limit) {
       if (auto v = header_value(line, "UnixStartTime")) trace.unix_start_time = *v;
       continue;
     }
-    // strtod, not a stream per line: reading was a tenth of a whole-trace run.
+    // strtod, not a stream per line, which would make reading a tenth of a whole-trace run.
     std::vector<double> f;
     f.reserve(18);
     bool words = false;  // something that is not a number

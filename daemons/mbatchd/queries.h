@@ -1,4 +1,4 @@
-// Queries: the requests that read what mbatchd recorded and change nothing. Today
+// Queries: the requests that read what mbatchd recorded and change nothing:
 // bhist and bacct, read back from lsb.events (and lsb.events.1) and lsb.acct. The
 // queries answered from the state are JobQueries's and ConfigQueries's
 // (job_queries.h, config_queries.h).

@@ -22,10 +22,11 @@ class FcfsModule final : public Module {
 
   // Queues first (a counting sort: a handful of queues, any number of jobs), then each
   // queue's jobs, sorted only when they are not in order already: mbatchd and the
-  // simulator hand them over mostly in submission order, and 100,000 jobs sorted by
-  // comparing through pointers every pass cost a tenth of the pass. Each job is read
-  // once, in the caller's order: its JobView is far from the last one's, and a second
-  // walk (to place it, or to check its queue's order) missed the cache again per job.
+  // simulator hand them over mostly in submission order, and sorting 100,000 jobs by
+  // comparing through pointers every pass would cost a tenth of the pass. Each job is
+  // read once, in the caller's order: its JobView is far from the last one's, and a
+  // second walk (to place it, or to check its queue's order) would miss the cache again
+  // per job.
   void order(PassContext& ctx, std::vector<const JobView*>& jobs) override {
     const auto& queues = ctx.policy.queues;
     std::vector<int> by_priority(queues.size());

@@ -122,11 +122,12 @@ struct Added {
 };
 
 // The counts kept between passes (ClusterView::accel.carry). Counting 40,000 started jobs
-// was most of the module's work in a pass after one job ends; a pass with a carry counts
-// only the started jobs that came, went or changed since the last one. Kept only where
-// every count is an integer (no Limit section limits MEM, SWP, TMP or a RESOURCE: sums
-// of amounts, taken off again, need not come back to the same double), and the caller
-// gives user and project ids, the keys of the counts, from tables that only grow.
+// afresh would be most of the module's work in a pass after one job ends; a pass with a
+// carry counts only the started jobs that came, went or changed since the last one. Kept
+// only where every count is an integer (no Limit section limits MEM, SWP, TMP or a
+// RESOURCE: sums of amounts, taken off again, need not come back to the same double), and
+// the caller gives user and project ids, the keys of the counts, from tables that only
+// grow.
 struct LimitCarry {
   bool valid = false;
   // What the counts hold for; another policy, other hosts or other ids start afresh.

@@ -224,7 +224,7 @@ class ReserveModule final : public Module {
 
   // Composed once per pass for each (left, asked): every waiting job that cannot start
   // around the plans is refused with one, and formatting numbers into a new string
-  // each time was a twentieth of a simulation under conservative backfill.
+  // each time would be a twentieth of a simulation under conservative backfill.
   std::shared_ptr<const std::string> planned_away(std::int64_t left, int asked) {
     left = std::max<std::int64_t>(0, left);
     auto [it, fresh] = away_.try_emplace({left, asked});

@@ -33,7 +33,7 @@ struct Outcome {
   int procs = 1;
   bool killed = false;  // reached its run limit
   // Where it ran: its first host and its slots. A trace's jobs are kept to the end, and
-  // a list of names per slot for each made the heap the simulation's main cost.
+  // a list of names per slot for each would make the heap the simulation's main cost.
   std::string first_host;
   int slots = 0;
 };

@@ -85,7 +85,8 @@ TEST(SelectLimits, ParenthesesThatChangeTheMeaningAreKept) {
 }
 
 TEST(SelectLimits, ManySelectSectionsJoinFlat) {
-  // Each select[] used to wrap all before it in one more pair of parentheses.
+  // Each select[] joins one flat chain, not one more pair of parentheses around all
+  // before it.
   auto rr = ResourceRequirement::parse(repeat("select[fs] ", 5'000));
   ASSERT_TRUE(rr.ok()) << rr.error();
   EXPECT_TRUE(rr->select.matches(host_a));

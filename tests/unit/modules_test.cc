@@ -96,7 +96,7 @@ TEST(Modules, PipelineOrderIsDeclaredNotPositional) {
       ASSERT_EQ(got, expected[c]);
     }
   };
-  // Today's registry lists the five that lead first and the two that close next: every
+  // The registry lists the five that lead first and the two that close next: every
   // order of those (5! x 2! = 240 arrays), and the whole array reversed.
   std::vector<const ModuleDecl*> decls(registered.begin(), registered.end());
   ASSERT_EQ(decls[0]->name, "schmod_default");

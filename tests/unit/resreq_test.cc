@@ -123,8 +123,9 @@ TEST(ResReq, Span) {
 }
 
 TEST(ResReq, WhatIsPrintedReadsBack) {
-  // Found by tests/fuzz (corpus/resreq/crash-*): the old syntax took any text as a value,
-  // and a string holding a double quote was printed inside double quotes.
+  // Found by tests/fuzz (corpus/resreq/crash-*): the old syntax takes a number or a name
+  // as a value, not any text, and a string holding a double quote is printed inside single
+  // quotes.
   EXPECT_EQ(ResourceRequirement::parse("defspanl:usablecuslots=2]").error(),
             "bad term \"usablecuslots=2]\" in select expression");
   EXPECT_FALSE(ResourceRequirement::parse("-ux]:mem=20").ok());
@@ -137,8 +138,8 @@ TEST(ResReq, WhatIsPrintedReadsBack) {
   ASSERT_TRUE(quoted.ok()) << quoted.error();
   EXPECT_EQ(quoted->to_string(), "select[type=='LINUX\"64']");
   EXPECT_TRUE(ResourceRequirement::parse(quoted->to_string()).ok());
-  // Found by tests/fuzz (corpus/resreq/crash-same-nul): same[] took control bytes in a
-  // name, which did not read back as the same requirement.
+  // Found by tests/fuzz (corpus/resreq/crash-same-nul): same[] refuses control bytes in a
+  // name, which would not read back as the same requirement.
   using namespace std::string_literals;
   EXPECT_EQ(ResourceRequirement::parse("same[type:m\0\0odel]"s).error(),
             "same[] lists resource names separated by ':'");

@@ -36,7 +36,7 @@ TEST(SemanticChecks, UnknownHostsGroupsQueuesAndClusters) {
 
 TEST(SemanticChecks, HostGroupCycleIsReportedNotFollowedWhereHostsAreCompared) {
   // Queues of one SLOT_POOL must use the same hosts: comparing them expands hg1, whose
-  // members lead back to it. Expanding used to start afresh at every level and never end.
+  // members lead back to it. Expanding afresh at every level would never end.
   ConfigTree t;
   t.lsb("lsb.hosts", "Begin HostGroup\nGROUP_NAME GROUP_MEMBER\nhg1 (hostA hg2)\nhg2 (hg1)\nEnd HostGroup\n");
   t.lsb("lsb.queues",
