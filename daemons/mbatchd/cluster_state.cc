@@ -20,15 +20,15 @@ std::shared_ptr<const std::string> new_job_reason() {
 
 }  // namespace
 
-std::string prepare_submission(Submission& s) {
+daemon::Status prepare_submission(Submission& s) {
   if (!s.spec.res_req().empty()) {
     auto rr = config::ResourceRequirement::parse(s.spec.res_req());
-    if (!rr) return "Bad resource requirement syntax: " + rr.error();
+    if (!rr) return daemon::fail("Bad resource requirement syntax: " + rr.error());
     s.res_req = std::make_shared<const config::ResourceRequirement>(*rr);
   }
   if (!s.spec.dependency().empty()) {
     auto dep = sched::DependencyExpr::parse(s.spec.dependency());
-    if (!dep) return dep.error();
+    if (!dep) return daemon::fail(dep.error());
     s.dependency = std::make_shared<const sched::DependencyExpr>(*dep);
   }
   return {};
@@ -209,9 +209,9 @@ void ClusterState::set_pending_reason(const sched::JobKey& key, std::shared_ptr<
   j->blocked = false;
 }
 
-std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {
+daemon::Status ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64_t time) {
   Job* job = find_job({e.job_id(), e.index()});
-  if (!job) return "JOB_STATUS for unknown job " + job_label({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_STATUS for unknown job " + job_label({e.job_id(), e.index()}));
   track(*job, -1);
   bool was_finished = job->finished();
   job->state = e.state();
@@ -231,165 +231,184 @@ std::string ClusterState::apply_status(const wire::JobStatusEvent& e, std::int64
   return {};
 }
 
-std::string ClusterState::apply(const wire::EventRecord& r) {
+daemon::Status ClusterState::apply(const wire::EventRecord& r) {
   if (r.seq() > last_seq_) last_seq_ = r.seq();
   switch (r.event_case()) {
-    case wire::EventRecord::kJobNew: {
-      const auto& e = r.job_new();
-      auto sub = std::make_shared<Submission>();
-      sub->spec = e.spec();
-      sub->user = e.user();
-      sub->uid = e.uid();
-      sub->submit_time = e.submit_time();
-      sub->indices.assign(e.indices().begin(), e.indices().end());
-      if (auto err = prepare_submission(*sub); !err.empty()) return err;
-      std::shared_ptr<const Submission> shared = sub;
-      auto make = [&](std::int32_t index) {
-        Job job;
-        job.key = {e.job_id(), index};
-        job.submission = shared;
-        job.queue = e.queue();
-        job.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
-        job.position = e.job_id();
-        job.pending_reason = new_job_reason();
-        add_job(std::move(job));
-      };
-      if (sub->indices.empty())
-        make(0);
-      else
-        for (auto i : sub->indices) make(i);
-      if (!e.spec().job_name().empty()) by_name_.emplace(e.spec().job_name(), e.job_id());
-      if (!e.spec().request_id().empty()) by_request_[e.user() + "/" + e.spec().request_id()] = e.job_id();
-      next_job_id_ = std::max(next_job_id_, e.job_id() + 1);
-      return {};
-    }
-    case wire::EventRecord::kJobStart: {
-      const auto& e = r.job_start();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_START for unknown job " + job_label({e.job_id(), e.index()});
-      track(*job, -1);
-      job->state = wire::JOB_RUN;
-      job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
-      job->forced = e.forced();
-      job->start_time = r.time();
-      ++job->attempt;
-      job->pending_reason.reset();
-      job->reason.clear();
-      track(*job, +1);
-      return {};
-    }
-    case wire::EventRecord::kJobExecute: {
-      const auto& e = r.job_execute();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_EXECUTE for unknown job " + job_label({e.job_id(), e.index()});
-      job->pid = e.pid();
-      job->exec_cwd = e.exec_cwd();
-      job->exec_home = e.exec_home();
-      return {};
-    }
+    case wire::EventRecord::kJobNew:
+      return apply_new(r.job_new());
+    case wire::EventRecord::kJobStart:
+      return apply_start(r.job_start(), r.time());
+    case wire::EventRecord::kJobExecute:
+      return apply_execute(r.job_execute());
     case wire::EventRecord::kJobStatus:
       return apply_status(r.job_status(), r.time());
-    case wire::EventRecord::kJobRequeue: {
-      const auto& e = r.job_requeue();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_REQUEUE for unknown job " + job_label({e.job_id(), e.index()});
-      track(*job, -1);
-      job->state = e.hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
-      job->exec_hosts.clear();
-      job->start_time = 0;
-      job->end_time = 0;
-      job->exit_status = 0;
-      job->cpu_time = 0;
-      job->max_rss_kb = 0;
-      job->reason.clear();
-      job->pid = 0;
-      job->pending_reason =
-          std::make_shared<const std::string>(e.reason().empty() ? sched::reason::kRequeued : e.reason());
-      // A failed pre-exec is tried again on a later pass, not in the same instant.
-      if (e.pre_exec_failed()) {
-        ++job->pre_exec_failures;
-        job->retry_at = r.time() + kPreExecRetryDelay;
-      }
-      if (e.hold()) job->pre_exec_failures = 0;
-      for (const auto& h : e.exclude_hosts())
-        if (std::find(job->excluded_hosts.begin(), job->excluded_hosts.end(), h) == job->excluded_hosts.end())
-          job->excluded_hosts.push_back(h);
-      // A rerun goes ahead of every job waiting in its queue, earlier reruns first.
-      if (e.to_top()) job->position = std::numeric_limits<std::int64_t>::min() / 2 + r.seq();
-      if (e.to_bottom()) job->position = next_job_id_;
-      track(*job, +1);
-      return {};
-    }
-    case wire::EventRecord::kJobSwitch: {
-      const auto& e = r.job_switch();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_SWITCH for unknown job " + job_label({e.job_id(), e.index()});
-      track(*job, -1);
-      job->queue = e.queue();
-      track(*job, +1);
-      return {};
-    }
-    case wire::EventRecord::kJobModify: {
-      const auto& e = r.job_modify();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_MODIFY for unknown job " + job_label({e.job_id(), e.index()});
-      // The element gets a submission of its own; its array siblings keep theirs.
-      auto sub = std::make_shared<Submission>(*job->submission);
-      sub->spec = e.spec();
-      sub->derived = {};
-      if (auto err = prepare_submission(*sub); !err.empty()) return err;
-      track(*job, -1);
-      job->submission = std::move(sub);
-      track(*job, +1);
-      return {};
-    }
-    case wire::EventRecord::kJobMove: {
-      const auto& e = r.job_move();
-      Job* job = find_job({e.job_id(), e.index()});
-      if (!job) return "JOB_MOVE for unknown job " + job_label({e.job_id(), e.index()});
-      job->position = e.position();
-      return {};
-    }
-    case wire::EventRecord::kQueueCtrl: {
-      const auto& e = r.queue_ctrl();
-      auto& q = queues_[e.queue()];
-      q.name = e.queue();
-      if (e.op() == wire::CONTROL_OPEN) q.open = true;
-      if (e.op() == wire::CONTROL_CLOSE) q.open = false;
-      if (e.op() == wire::CONTROL_ACTIVATE) q.active = true;
-      if (e.op() == wire::CONTROL_INACTIVATE) q.active = false;
-      return {};
-    }
-    case wire::EventRecord::kHostCtrl: {
-      const auto& e = r.host_ctrl();
-      auto& h = hosts_[e.host()];
-      h.name = e.host();
-      h.admin_closed = e.op() == wire::CONTROL_CLOSE;
-      h.admin_comment = e.comment();
-      return {};
-    }
-    case wire::EventRecord::kJobGroup: {
-      const auto& e = r.job_group();
-      if (e.op() == wire::JGRP_ADD) {
-        job_groups_[e.path()] = JobGroup{e.path(), e.user(), e.limit()};
-        return {};
-      }
-      auto it = job_groups_.find(e.path());
-      if (it == job_groups_.end()) return "JOB_GROUP for unknown group " + e.path();
-      if (e.op() == wire::JGRP_MOD) {
-        it->second.limit = e.limit();
-        return {};
-      }
-      // JGRP_DEL: the group and everything below it.
-      const std::string below = e.path() + "/";
-      std::erase_if(job_groups_, [&](const auto& g) { return g.first == e.path() || g.first.starts_with(below); });
-      return {};
-    }
+    case wire::EventRecord::kJobRequeue:
+      return apply_requeue(r.job_requeue(), r.time(), r.seq());
+    case wire::EventRecord::kJobSwitch:
+      return apply_switch(r.job_switch());
+    case wire::EventRecord::kJobModify:
+      return apply_modify(r.job_modify());
+    case wire::EventRecord::kJobMove:
+      return apply_move(r.job_move());
+    case wire::EventRecord::kQueueCtrl:
+      return apply_queue_ctrl(r.queue_ctrl());
+    case wire::EventRecord::kHostCtrl:
+      return apply_host_ctrl(r.host_ctrl());
+    case wire::EventRecord::kJobGroup:
+      return apply_job_group(r.job_group());
     case wire::EventRecord::kMbdStart:
       return {};
     case wire::EventRecord::EVENT_NOT_SET:
       return {};  // a record type from a newer version: skipped, as LSF readers do
   }
+  return {};
+}
+
+daemon::Status ClusterState::apply_new(const wire::JobNewEvent& e) {
+  auto sub = std::make_shared<Submission>();
+  sub->spec = e.spec();
+  sub->user = e.user();
+  sub->uid = e.uid();
+  sub->submit_time = e.submit_time();
+  sub->indices.assign(e.indices().begin(), e.indices().end());
+  if (auto prepared = prepare_submission(*sub); !prepared) return prepared;
+  std::shared_ptr<const Submission> shared = sub;
+  auto make = [&](std::int32_t index) {
+    Job job;
+    job.key = {e.job_id(), index};
+    job.submission = shared;
+    job.queue = e.queue();
+    job.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
+    job.position = e.job_id();
+    job.pending_reason = new_job_reason();
+    add_job(std::move(job));
+  };
+  if (sub->indices.empty())
+    make(0);
+  else
+    for (auto i : sub->indices) make(i);
+  if (!e.spec().job_name().empty()) by_name_.emplace(e.spec().job_name(), e.job_id());
+  if (!e.spec().request_id().empty()) by_request_[e.user() + "/" + e.spec().request_id()] = e.job_id();
+  next_job_id_ = std::max(next_job_id_, e.job_id() + 1);
+  return {};
+}
+
+daemon::Status ClusterState::apply_start(const wire::JobStartEvent& e, std::int64_t time) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_START for unknown job " + job_label({e.job_id(), e.index()}));
+  track(*job, -1);
+  job->state = wire::JOB_RUN;
+  job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
+  job->forced = e.forced();
+  job->start_time = time;
+  ++job->attempt;
+  job->pending_reason.reset();
+  job->reason.clear();
+  track(*job, +1);
+  return {};
+}
+
+daemon::Status ClusterState::apply_execute(const wire::JobExecuteEvent& e) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_EXECUTE for unknown job " + job_label({e.job_id(), e.index()}));
+  job->pid = e.pid();
+  job->exec_cwd = e.exec_cwd();
+  job->exec_home = e.exec_home();
+  return {};
+}
+
+daemon::Status ClusterState::apply_requeue(const wire::JobRequeueEvent& e, std::int64_t time, std::int64_t seq) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_REQUEUE for unknown job " + job_label({e.job_id(), e.index()}));
+  track(*job, -1);
+  job->state = e.hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
+  job->exec_hosts.clear();
+  job->start_time = 0;
+  job->end_time = 0;
+  job->exit_status = 0;
+  job->cpu_time = 0;
+  job->max_rss_kb = 0;
+  job->reason.clear();
+  job->pid = 0;
+  job->pending_reason = std::make_shared<const std::string>(e.reason().empty() ? sched::reason::kRequeued : e.reason());
+  // A failed pre-exec is tried again on a later pass, not in the same instant.
+  if (e.pre_exec_failed()) {
+    ++job->pre_exec_failures;
+    job->retry_at = time + kPreExecRetryDelay;
+  }
+  if (e.hold()) job->pre_exec_failures = 0;
+  for (const auto& h : e.exclude_hosts())
+    if (std::find(job->excluded_hosts.begin(), job->excluded_hosts.end(), h) == job->excluded_hosts.end())
+      job->excluded_hosts.push_back(h);
+  // A rerun goes ahead of every job waiting in its queue, earlier reruns first.
+  if (e.to_top()) job->position = std::numeric_limits<std::int64_t>::min() / 2 + seq;
+  if (e.to_bottom()) job->position = next_job_id_;
+  track(*job, +1);
+  return {};
+}
+
+daemon::Status ClusterState::apply_switch(const wire::JobSwitchEvent& e) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_SWITCH for unknown job " + job_label({e.job_id(), e.index()}));
+  track(*job, -1);
+  job->queue = e.queue();
+  track(*job, +1);
+  return {};
+}
+
+daemon::Status ClusterState::apply_modify(const wire::JobModifyEvent& e) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_MODIFY for unknown job " + job_label({e.job_id(), e.index()}));
+  // The element gets a submission of its own; its array siblings keep theirs.
+  auto sub = std::make_shared<Submission>(*job->submission);
+  sub->spec = e.spec();
+  sub->derived = {};
+  if (auto prepared = prepare_submission(*sub); !prepared) return prepared;
+  track(*job, -1);
+  job->submission = std::move(sub);
+  track(*job, +1);
+  return {};
+}
+
+daemon::Status ClusterState::apply_move(const wire::JobMoveEvent& e) {
+  Job* job = find_job({e.job_id(), e.index()});
+  if (!job) return daemon::fail("JOB_MOVE for unknown job " + job_label({e.job_id(), e.index()}));
+  job->position = e.position();
+  return {};
+}
+
+daemon::Status ClusterState::apply_queue_ctrl(const wire::QueueCtrlEvent& e) {
+  auto& q = queues_[e.queue()];
+  q.name = e.queue();
+  if (e.op() == wire::CONTROL_OPEN) q.open = true;
+  if (e.op() == wire::CONTROL_CLOSE) q.open = false;
+  if (e.op() == wire::CONTROL_ACTIVATE) q.active = true;
+  if (e.op() == wire::CONTROL_INACTIVATE) q.active = false;
+  return {};
+}
+
+daemon::Status ClusterState::apply_host_ctrl(const wire::HostCtrlEvent& e) {
+  auto& h = hosts_[e.host()];
+  h.name = e.host();
+  h.admin_closed = e.op() == wire::CONTROL_CLOSE;
+  h.admin_comment = e.comment();
+  return {};
+}
+
+daemon::Status ClusterState::apply_job_group(const wire::JobGroupEvent& e) {
+  if (e.op() == wire::JGRP_ADD) {
+    job_groups_[e.path()] = JobGroup{e.path(), e.user(), e.limit()};
+    return {};
+  }
+  auto it = job_groups_.find(e.path());
+  if (it == job_groups_.end()) return daemon::fail("JOB_GROUP for unknown group " + e.path());
+  if (e.op() == wire::JGRP_MOD) {
+    it->second.limit = e.limit();
+    return {};
+  }
+  // JGRP_DEL: the group and everything below it.
+  const std::string below = e.path() + "/";
+  std::erase_if(job_groups_, [&](const auto& g) { return g.first == e.path() || g.first.starts_with(below); });
   return {};
 }
 
@@ -501,7 +520,7 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
       sub->user = r.user();
       sub->uid = r.uid();
       sub->submit_time = r.submit_time();
-      prepare_submission(*sub);
+      (void)prepare_submission(*sub);  // the log took it: it parsed then
       last = sub;
       last_id = r.job_id();
     }
@@ -530,21 +549,11 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     if (!r.spec().request_id().empty()) by_request_[r.user() + "/" + r.spec().request_id()] = r.job_id();
     add_job(std::move(job));
   }
-  for (const auto& e : s.queue_states()) {
-    wire::EventRecord rec;
-    *rec.mutable_queue_ctrl() = e;
-    apply(rec);
-  }
-  for (const auto& e : s.host_states()) {
-    wire::EventRecord rec;
-    *rec.mutable_host_ctrl() = e;
-    apply(rec);
-  }
-  for (const auto& e : s.job_groups()) {
-    wire::EventRecord rec;
-    *rec.mutable_job_group() = e;
-    apply(rec);
-  }
+  // A snapshot's queue, host and group states are the records that would make them;
+  // each is a control or a group added, and always applies.
+  for (const auto& e : s.queue_states()) (void)apply_queue_ctrl(e);
+  for (const auto& e : s.host_states()) (void)apply_host_ctrl(e);
+  for (const auto& e : s.job_groups()) (void)apply_job_group(e);
   auto history = std::make_shared<sched::ShareHistory>();
   for (const auto& u : s.share_usage()) history->restore({u.queue(), u.user(), {u.cpu_s(), u.run_s()}, u.as_of()});
   share_history_ = std::move(history);

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemons/common/status.h"
 #include "daemons/mbatchd/job.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/model/policy.h"
@@ -62,9 +63,9 @@ class ClusterState {
   ClusterState(const ClusterState&) = delete;  // the indexes point into its node pool
   ClusterState& operator=(const ClusterState&) = delete;
 
-  // Replays and live changes alike. Returns an error for a record that does not fit
-  // the state (an unknown job, say): replay reports it, live code never makes one.
-  std::string apply(const wire::EventRecord& record);
+  // Replays and live changes alike. Fails for a record that does not fit the state
+  // (an unknown job, say): replay reports it, live code never makes one.
+  daemon::Status apply(const wire::EventRecord& record);
 
   wire::Snapshot snapshot(std::int64_t now) const;
   void load_snapshot(const wire::Snapshot& snapshot);
@@ -129,13 +130,24 @@ class ClusterState {
  private:
   void track(Job& job, int sign);
   Job& add_job(Job job);
-  std::string apply_status(const wire::JobStatusEvent& e, std::int64_t time);
+  // apply() for each kind of record.
+  daemon::Status apply_new(const wire::JobNewEvent& e);
+  daemon::Status apply_start(const wire::JobStartEvent& e, std::int64_t time);
+  daemon::Status apply_execute(const wire::JobExecuteEvent& e);
+  daemon::Status apply_status(const wire::JobStatusEvent& e, std::int64_t time);
+  daemon::Status apply_requeue(const wire::JobRequeueEvent& e, std::int64_t time, std::int64_t seq);
+  daemon::Status apply_switch(const wire::JobSwitchEvent& e);
+  daemon::Status apply_modify(const wire::JobModifyEvent& e);
+  daemon::Status apply_move(const wire::JobMoveEvent& e);
+  daemon::Status apply_queue_ctrl(const wire::QueueCtrlEvent& e);
+  daemon::Status apply_host_ctrl(const wire::HostCtrlEvent& e);
+  daemon::Status apply_job_group(const wire::JobGroupEvent& e);
   void charge_share(const Job& job);
 
   std::map<sched::JobKey, Job> jobs_;
   // The indexes' nodes come from a pool of their own: a pass walks every pending job's
   // node, and nodes made one after another then lie side by side instead of among the
-  // jobs' other allocations (a fifth of the view's cost was the walk's cache misses).
+  // jobs' other allocations, where the walk would miss the cache.
   std::pmr::unsynchronized_pool_resource index_nodes_;
   JobIndex pending_{&index_nodes_};
   JobIndex started_{&index_nodes_};  // RUN, USUSP, SSUSP
@@ -154,8 +166,8 @@ class ClusterState {
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 
-// Parses what a submission needs parsed (resource requirement, dependency).
-// Empty on success; else the user-facing reason.
-std::string prepare_submission(Submission& submission);
+// Parses what a submission needs parsed (resource requirement, dependency). A failure
+// carries the user-facing reason.
+daemon::Status prepare_submission(Submission& submission);
 
 }  // namespace lsf::mbd

@@ -23,7 +23,7 @@ void LogEventSink::record(wire::EventRecord& event, std::int64_t at) {
   event.set_time(at > 0 ? at : now());
   event.set_seq(state_.last_seq() + 1);
   event.set_epoch(epoch_);
-  if (auto err = state_.apply(event); !err.empty()) log_->error("internal: {}", err);
+  if (auto applied = state_.apply(event); !applied) log_->error("internal: {}", applied.message());
   writer_->append(event);
 }
 
@@ -71,7 +71,7 @@ void LogEventSink::note_refusal(const std::string& cause) {
 void MemoryEventSink::record(wire::EventRecord& event, std::int64_t at) {
   event.set_time(at > 0 ? at : now());
   event.set_seq(state_.last_seq() + 1);
-  if (auto err = state_.apply(event); !err.empty()) apply_errors.push_back(err);
+  if (auto applied = state_.apply(event); !applied) apply_errors.push_back(applied.message());
   records.push_back(event);
 }
 

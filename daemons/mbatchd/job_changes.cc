@@ -16,6 +16,17 @@
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
+
+// What a bmod request changes, worked out once for all the jobs it names.
+struct ModifyScope {
+  bool running_changes_allowed = false;  // LSB_MOD_ALL_JOBS=Y
+  bool limits_only = true;               // only -W/-Wn and -M/-Mn: allowed on a started job
+  bool sets_aps = false;
+  bool sets_priority = false;
+  bool sets_app = false;
+  bool sets_group = false;
+};
+
 namespace {
 
 void add_result(wire::SignalJobsReply* out, const sched::JobKey& key, bool ok, const std::string& message) {
@@ -34,6 +45,65 @@ std::string refusal(const Job& job, const std::string& caller, bool admin) {
   if (!admin && job.user() != caller) return "User permission denied";
   if (job.finished()) return "Job has already finished";
   return {};
+}
+
+ModifyScope scope_of(const wire::ModifyRequest& q, const config::LsfConf& lsf_conf) {
+  ModifyScope m;
+  // LSB_MOD_ALL_JOBS=Y lets bmod change a running job's run and memory limits, which
+  // its sbatchd then enforces.
+  m.running_changes_allowed = config::iequals(lsf_conf.get("LSB_MOD_ALL_JOBS").value_or("N"), "Y");
+  static const std::set<std::string> kRunningLimits = {"run_limit_s", "mem_limit_kb"};
+  for (const auto* names : {&q.set(), &q.reset()})
+    for (const auto& name : *names) {
+      m.limits_only = m.limits_only && kRunningLimits.count(name) > 0;
+      m.sets_aps = m.sets_aps || name.rfind("aps_", 0) == 0;
+    }
+  auto sets = [&](const char* field) { return std::find(q.set().begin(), q.set().end(), field) != q.set().end(); };
+  m.sets_priority = sets("user_priority");
+  m.sets_app = sets("app");
+  m.sets_group = sets("job_group");
+  return m;
+}
+
+// The job's spec with the request's fields cleared (reset) or copied in (set); the
+// names were checked against JobSpec before.
+wire::JobSpec modified_spec(const wire::JobSpec& current, const wire::ModifyRequest& q) {
+  const auto* desc = wire::JobSpec::descriptor();
+  const auto* refl = wire::JobSpec::GetReflection();
+  wire::JobSpec spec = current;
+  for (const auto& name : q.reset()) refl->ClearField(&spec, desc->FindFieldByName(name));
+  for (const auto& name : q.set()) {
+    const auto* f = desc->FindFieldByName(name);
+    refl->ClearField(&spec, f);
+    if (f->is_repeated()) {
+      for (int i = 0; i < refl->FieldSize(q.changes(), f); ++i) {
+        if (f->type() == google::protobuf::FieldDescriptor::TYPE_STRING)
+          refl->AddString(&spec, f, refl->GetRepeatedString(q.changes(), f, i));
+      }
+      continue;
+    }
+    switch (f->cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+        refl->SetString(&spec, f, refl->GetString(q.changes(), f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+        refl->SetInt32(&spec, f, refl->GetInt32(q.changes(), f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
+        refl->SetInt64(&spec, f, refl->GetInt64(q.changes(), f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
+        refl->SetBool(&spec, f, refl->GetBool(q.changes(), f));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+        refl->SetDouble(&spec, f, refl->GetDouble(q.changes(), f));
+        break;
+      default:
+        break;
+    }
+  }
+  if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
+  return spec;
 }
 
 }  // namespace
@@ -197,106 +267,26 @@ void JobService::on_switch(const wire::RequestEnvelope& request, const net::Resp
 void JobService::on_modify(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.modify();
   const auto& caller = request.caller();
-  const auto* desc = wire::JobSpec::descriptor();
-  const auto* refl = wire::JobSpec::GetReflection();
   // Fields a submission fixes for good: the array, where it came from, who sent it.
   static const std::set<std::string> kFixed = {"array_spec", "array_limit", "queues", "from_host",
                                                "env",        "umask",       "cwd"};
   for (const auto* names : {&q.set(), &q.reset()}) {
     for (const auto& name : *names) {
-      if (!desc->FindFieldByName(name) || kFixed.count(name))
+      if (!wire::JobSpec::descriptor()->FindFieldByName(name) || kFixed.count(name))
         return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "bmod cannot change " + name));
     }
   }
-  // LSB_MOD_ALL_JOBS=Y lets bmod change a running job's run and memory limits, which
-  // its sbatchd then enforces.
-  const bool running_changes_allowed = config::iequals(ctx_.conf().lsf_conf.get("LSB_MOD_ALL_JOBS").value_or("N"), "Y");
-  static const std::set<std::string> kRunningLimits = {"run_limit_s", "mem_limit_kb"};
-  bool limits_only = true;
-  for (const auto* names : {&q.set(), &q.reset()})
-    for (const auto& name : *names) limits_only = limits_only && kRunningLimits.count(name) > 0;
-  bool sets_aps = false;
-  for (const auto* names : {&q.set(), &q.reset()})
-    for (const auto& name : *names) sets_aps = sets_aps || name.rfind("aps_", 0) == 0;
-  const bool sets_priority = std::find(q.set().begin(), q.set().end(), "user_priority") != q.set().end();
-  const bool sets_app = std::find(q.set().begin(), q.set().end(), "app") != q.set().end();
-  const bool sets_group = std::find(q.set().begin(), q.set().end(), "job_group") != q.set().end();
+  const ModifyScope scope = scope_of(q, ctx_.conf().lsf_conf);
   auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
-      add_result(out, job->key, false, label(job->key) + ": " + no);
+    wire::JobSpec spec;
+    if (auto checked = check_modify(*job, q, caller, scope, spec); !checked) {
+      add_result(out, job->key, false, label(job->key) + ": " + checked.message());
       continue;
     }
-    // APS values are the administrators' (LSF: "You must be an administrator").
-    if (sets_aps && !permissions_.acts_as_admin(caller, *job)) {
-      add_result(out, job->key, false, label(job->key) + ": User permission denied");
-      continue;
-    }
-    // A started job: only its limits, and only where lsf.conf allows it, as LSF.
-    if (!job->pending() && !running_changes_allowed) {
-      add_result(out, job->key, false, label(job->key) + ": Job has already started");
-      continue;
-    }
-    if (!job->pending() && !limits_only) {
-      add_result(out, job->key, false,
-                 label(job->key) + ": Job has already started; only -W, -Wn, -M and -Mn change a running job");
-      continue;
-    }
-    wire::JobSpec spec = job->spec();
-    for (const auto& name : q.reset()) refl->ClearField(&spec, desc->FindFieldByName(name));
-    for (const auto& name : q.set()) {
-      const auto* f = desc->FindFieldByName(name);
-      refl->ClearField(&spec, f);
-      if (f->is_repeated()) {
-        for (int i = 0; i < refl->FieldSize(q.changes(), f); ++i) {
-          if (f->type() == google::protobuf::FieldDescriptor::TYPE_STRING)
-            refl->AddString(&spec, f, refl->GetRepeatedString(q.changes(), f, i));
-        }
-        continue;
-      }
-      switch (f->cpp_type()) {
-        case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
-          refl->SetString(&spec, f, refl->GetString(q.changes(), f));
-          break;
-        case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
-          refl->SetInt32(&spec, f, refl->GetInt32(q.changes(), f));
-          break;
-        case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
-          refl->SetInt64(&spec, f, refl->GetInt64(q.changes(), f));
-          break;
-        case google::protobuf::FieldDescriptor::CPPTYPE_BOOL:
-          refl->SetBool(&spec, f, refl->GetBool(q.changes(), f));
-          break;
-        case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
-          refl->SetDouble(&spec, f, refl->GetDouble(q.changes(), f));
-          break;
-        default:
-          break;
-      }
-    }
-    if (spec.max_processors() < spec.min_processors()) spec.set_max_processors(spec.min_processors());
-    // The job must still be one its queue takes, with requirements that parse.
-    std::string why = check_in_queue(spec, job->queue).message();
-    // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
-    // the job's other options.
-    if (why.empty() && sets_priority)
-      why = permissions_.check_user_priority(spec.user_priority(), caller, job->queue).message();
-    // A new profile must exist and take the job's -n; one removed by a reconfig does
-    // not lock the job's other options.
-    if (why.empty() && sets_app) why = check_application(spec).message();
-    if (why.empty() && sets_group) why = check_job_group_path(spec.job_group()).message();
-    if (why.empty()) {
-      Submission trial;
-      trial.spec = spec;
-      why = prepare_submission(trial);
-    }
-    if (!why.empty()) {
-      add_result(out, job->key, false, label(job->key) + ": " + why);
-      continue;
-    }
-    if (sets_group) hooks_.ensure_job_group(spec.job_group(), caller.user_name());
+    if (scope.sets_group) hooks_.ensure_job_group(spec.job_group(), caller.user_name());
     wire::EventRecord ev;
     auto* e = ev.mutable_job_modify();
     e->set_job_id(job->key.id);
@@ -310,6 +300,34 @@ void JobService::on_modify(const wire::RequestEnvelope& request, const net::Resp
   }
   if (changed) hooks_.request_pass();
   ctx_.sink.reply_when_durable(respond, std::move(reply));
+}
+
+daemon::Status JobService::check_modify(const Job& job, const wire::ModifyRequest& q, const wire::Identity& caller,
+                                        const ModifyScope& scope, wire::JobSpec& spec) const {
+  const bool admin = permissions_.acts_as_admin(caller, job);
+  if (auto no = refusal(job, caller.user_name(), admin); !no.empty()) return daemon::fail(no);
+  // APS values are the administrators' (LSF: "You must be an administrator").
+  if (scope.sets_aps && !admin) return daemon::fail("User permission denied");
+  // A started job: only its limits, and only where lsf.conf allows it, as LSF.
+  if (!job.pending() && !scope.running_changes_allowed) return daemon::fail("Job has already started");
+  if (!job.pending() && !scope.limits_only)
+    return daemon::fail("Job has already started; only -W, -Wn, -M and -Mn change a running job");
+  spec = modified_spec(job.spec(), q);
+  // The job must still be one its queue takes, with requirements that parse.
+  if (auto in_queue = check_in_queue(spec, job.queue); !in_queue) return in_queue;
+  // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock
+  // the job's other options.
+  if (scope.sets_priority)
+    if (auto ok = permissions_.check_user_priority(spec.user_priority(), caller, job.queue); !ok) return ok;
+  // A new profile must exist and take the job's -n; one removed by a reconfig does
+  // not lock the job's other options.
+  if (scope.sets_app)
+    if (auto ok = check_application(spec); !ok) return ok;
+  if (scope.sets_group)
+    if (auto ok = check_job_group_path(spec.job_group()); !ok) return ok;
+  Submission trial;
+  trial.spec = spec;
+  return prepare_submission(trial);
 }
 
 void JobService::send_limits(const Job& job) {

@@ -39,12 +39,12 @@ void JobService::on_signal_jobs(const wire::RequestEnvelope& request, const net:
   }
   auto reply = net::ok_reply();
   auto* out = reply.mutable_signal_jobs();
-  auto fail = [&](const sched::JobKey& key, const std::string& why) {
+  auto add_result = [&](const sched::JobKey& key, bool ok, const std::string& message) {
     auto* r = out->add_results();
     r->mutable_job()->set_job_id(key.id);
     r->mutable_job()->set_index(key.index);
-    r->set_ok(false);
-    r->set_message("Job <" + job_label(key) + ">: " + why);
+    r->set_ok(ok);
+    r->set_message(message);
   };
   // bkill 0: every unfinished job of the user (or of everyone for -u all).
   if (!q.job_group().empty() && !ctx_.state.job_groups().count(q.job_group()))
@@ -60,95 +60,98 @@ void JobService::on_signal_jobs(const wire::RequestEnvelope& request, const net:
   }
   bool changed = false;
   for (Job* job : targets) {
+    const std::string label = "Job <" + job_label(job->key) + ">";
     const bool admin = permissions_.acts_as_admin(caller, *job);
     if (!admin && job->user() != caller.user_name()) {
-      fail(job->key, "User permission denied");
+      add_result(job->key, false, label + ": User permission denied");
       continue;
     }
     if (job->finished()) {
-      fail(job->key, "Job has already finished");
+      add_result(job->key, false, label + ": Job has already finished");
       continue;
     }
-    const std::string label = "Job <" + job_label(job->key) + ">";
-    std::string done_msg;
+    // An administrator acting on another user's job is named as such in its reasons.
+    const bool by_admin = admin && job->user() != caller.user_name();
+    ActionOutcome o;
     switch (q.action()) {
-      case wire::JOB_ACTION_KILL: {
-        std::string reason = admin && job->user() != caller.user_name() ? "TERM_ADMIN" : "TERM_OWNER";
-        if (job->pending()) {
-          hooks_.finish_job(*job, wire::JOB_EXIT, 0, 0, 0, reason);
-          changed = true;
-        } else if (q.remove()) {
-          // bkill -r: the job leaves the system now; its host is still told to kill it,
-          // and whatever it reports later about the job is ignored.
-          reason = admin && job->user() != caller.user_name() ? "TERM_FORCE_ADMIN" : "TERM_FORCE_OWNER";
-          hooks_.signal_on_host(*job, SIGKILL, reason);
-          hooks_.finish_job(*job, wire::JOB_EXIT, SIGKILL, job->cpu_time, job->max_rss_kb, reason);
-          changed = true;
-        } else {
-          // SIGINT, SIGTERM, then SIGKILL, so the job can clean up; -r above does not wait.
-          hooks_.terminate_on_host(*job, reason);
-        }
-        done_msg = label + " is being terminated";
+      case wire::JOB_ACTION_KILL:
+        o = kill_job(*job, q.remove(), by_admin);
         break;
-      }
-      case wire::JOB_ACTION_STOP: {
-        wire::EventRecord ev;
-        auto* st = ev.mutable_job_status();
-        st->set_job_id(job->key.id);
-        st->set_index(job->key.index);
-        if (job->state == wire::JOB_PEND) {
-          st->set_state(wire::JOB_PSUSP);
-        } else if (job->state == wire::JOB_RUN || job->state == wire::JOB_SSUSP) {
-          st->set_state(wire::JOB_USUSP);
-          st->set_reason(admin && job->user() != caller.user_name() ? "The job was suspended by LSF admin or root"
-                                                                    : "The job was suspended by user");
-          hooks_.signal_on_host(*job, SIGSTOP, {});
-        } else {
-          done_msg = label + " is being stopped";
-          break;
-        }
-        ctx_.sink.record(ev);
-        changed = true;
-        done_msg = label + " is being stopped";
+      case wire::JOB_ACTION_STOP:
+        o = stop_job(*job, by_admin);
         break;
-      }
-      case wire::JOB_ACTION_RESUME: {
-        if (job->state != wire::JOB_PSUSP && job->state != wire::JOB_USUSP) {
-          fail(job->key, "Job is not suspended");
-          continue;
-        }
-        wire::EventRecord ev;
-        auto* st = ev.mutable_job_status();
-        st->set_job_id(job->key.id);
-        st->set_index(job->key.index);
-        // A job its owner resumes goes to SSUSP: the system resumes it when the host's
-        // load is within the scheduling thresholds, so a resume cannot overload a host.
-        st->set_state(job->state == wire::JOB_PSUSP ? wire::JOB_PEND : wire::JOB_SSUSP);
-        if (job->state == wire::JOB_USUSP) st->set_reason(sched::reason::kSuspResumeWait);
-        ctx_.sink.record(ev);
-        changed = true;
-        done_msg = label + " is being resumed";
+      case wire::JOB_ACTION_RESUME:
+        o = resume_job(*job);
         break;
-      }
       case wire::JOB_ACTION_SIGNAL:
-        if (job->pending()) {
-          fail(job->key, "Job has not started yet");
-          continue;
-        }
-        hooks_.signal_on_host(*job, sig, sig == SIGKILL ? "TERM_OWNER" : "");
-        done_msg = label + " is being signaled";
+        o = signal_job(*job, sig);
         break;
       default:
         return respond(net::error_reply(wire::STATUS_BAD_REQUEST, "unknown job action"));
     }
-    auto* r = out->add_results();
-    r->mutable_job()->set_job_id(job->key.id);
-    r->mutable_job()->set_index(job->key.index);
-    r->set_ok(true);
-    r->set_message(done_msg);
+    changed = changed || o.changed;
+    add_result(job->key, o.ok, label + (o.ok ? " " : ": ") + o.message);
   }
   if (changed) hooks_.request_pass();
   ctx_.sink.reply_when_durable(respond, std::move(reply));
+}
+
+JobService::ActionOutcome JobService::kill_job(Job& job, bool remove, bool by_admin) {
+  std::string reason = by_admin ? "TERM_ADMIN" : "TERM_OWNER";
+  bool changed = false;
+  if (job.pending()) {
+    hooks_.finish_job(job, wire::JOB_EXIT, 0, 0, 0, reason);
+    changed = true;
+  } else if (remove) {
+    // bkill -r: the job leaves the system now; its host is still told to kill it,
+    // and whatever it reports later about the job is ignored.
+    reason = by_admin ? "TERM_FORCE_ADMIN" : "TERM_FORCE_OWNER";
+    hooks_.signal_on_host(job, SIGKILL, reason);
+    hooks_.finish_job(job, wire::JOB_EXIT, SIGKILL, job.cpu_time, job.max_rss_kb, reason);
+    changed = true;
+  } else {
+    // SIGINT, SIGTERM, then SIGKILL, so the job can clean up; -r above does not wait.
+    hooks_.terminate_on_host(job, reason);
+  }
+  return {true, "is being terminated", changed};
+}
+
+JobService::ActionOutcome JobService::stop_job(Job& job, bool by_admin) {
+  wire::EventRecord ev;
+  auto* st = ev.mutable_job_status();
+  st->set_job_id(job.key.id);
+  st->set_index(job.key.index);
+  if (job.state == wire::JOB_PEND) {
+    st->set_state(wire::JOB_PSUSP);
+  } else if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP) {
+    st->set_state(wire::JOB_USUSP);
+    st->set_reason(by_admin ? "The job was suspended by LSF admin or root" : "The job was suspended by user");
+    hooks_.signal_on_host(job, SIGSTOP, {});
+  } else {
+    return {true, "is being stopped", false};  // stopped already
+  }
+  ctx_.sink.record(ev);
+  return {true, "is being stopped", true};
+}
+
+JobService::ActionOutcome JobService::resume_job(Job& job) {
+  if (job.state != wire::JOB_PSUSP && job.state != wire::JOB_USUSP) return {false, "Job is not suspended", false};
+  wire::EventRecord ev;
+  auto* st = ev.mutable_job_status();
+  st->set_job_id(job.key.id);
+  st->set_index(job.key.index);
+  // A job its owner resumes goes to SSUSP: the system resumes it when the host's
+  // load is within the scheduling thresholds, so a resume cannot overload a host.
+  st->set_state(job.state == wire::JOB_PSUSP ? wire::JOB_PEND : wire::JOB_SSUSP);
+  if (job.state == wire::JOB_USUSP) st->set_reason(sched::reason::kSuspResumeWait);
+  ctx_.sink.record(ev);
+  return {true, "is being resumed", true};
+}
+
+JobService::ActionOutcome JobService::signal_job(Job& job, int sig) {
+  if (job.pending()) return {false, "Job has not started yet", false};
+  hooks_.signal_on_host(job, sig, sig == SIGKILL ? "TERM_OWNER" : "");
+  return {true, "is being signaled", false};
 }
 
 // btop / bbot: the job takes the given position among its queue's pending jobs,

@@ -32,6 +32,8 @@
 
 namespace lsf::mbd {
 
+struct ModifyScope;  // what one bmod request changes (job_changes.cc)
+
 struct JobServiceHooks {
   // Host tracking (host_tracker.h): signals and StartJobs to a job's hosts, a host's
   // status and MXJ, and calls to an sbatchd.
@@ -107,6 +109,23 @@ class JobService {
                                const std::string& user_for_zero, wire::SignalJobsReply* out);
   // Tells a running job's sbatchd its run and memory limits as the spec now sets them.
   void send_limits(const Job& job);
+
+  // bmod on one job: the spec it would have, or why the job may not have it.
+  daemon::Status check_modify(const Job& job, const wire::ModifyRequest& q, const wire::Identity& caller,
+                              const ModifyScope& scope, wire::JobSpec& spec) const;
+
+  // bkill, bstop, bresume and bkill -s on one job the caller may act on: whether it
+  // was done, the words after "Job <id>" the caller sees, and whether state changed
+  // (a pass is then due). `by_admin`: an administrator acting on another's job.
+  struct ActionOutcome {
+    bool ok = false;
+    std::string message;
+    bool changed = false;
+  };
+  ActionOutcome kill_job(Job& job, bool remove, bool by_admin);
+  ActionOutcome stop_job(Job& job, bool by_admin);
+  ActionOutcome resume_job(Job& job);
+  ActionOutcome signal_job(Job& job, int sig);
 
   ComponentContext ctx_;
   const ConfigIndex& index_;

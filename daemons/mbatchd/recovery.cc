@@ -39,7 +39,7 @@ daemon::Result<RecoveryResult> recover_state(const fs::path& dir, ClusterState& 
     }
     out.newest_epoch = r.epoch();
     ++out.replayed;
-    return state.apply(r);
+    return state.apply(r).message();
   });
   if (events.damage_offset)
     return daemon::fail(

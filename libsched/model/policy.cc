@@ -204,21 +204,15 @@ UserSlotLimit SchedPolicy::user_limit(std::string_view user) const {
   return {};
 }
 
-std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg) {
-  auto p = std::make_shared<SchedPolicy>();
-  p->mbd_sleep_time = std::max(1, cfg.params.mbd_sleep_time);
-  p->sbd_sleep_time = std::max(1, cfg.params.sbd_sleep_time);
-  p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
-  p->pg_susp_it = cfg.params.pg_susp_it;
-  p->reservation_depth = cfg.params.reservation_depth.value_or(-1);
-  p->reservation_plan = cfg.params.reservation_plan;
+namespace {
 
+void add_host_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
   // lsb.hosts: a row for the host itself wins over its model or type, which wins
   // over `default`.
   const config::BatchHost* fallback = nullptr;
   for (const auto& b : cfg.batch_hosts)
     if (b.name == "default") fallback = &b;
-  if (fallback) p->default_host = host_policy(*fallback);
+  if (fallback) p.default_host = host_policy(*fallback);
   for (const auto& h : cfg.hosts) {
     const config::BatchHost* own = nullptr;
     const config::BatchHost* kind = nullptr;
@@ -226,9 +220,12 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       if (b.name == h.name) own = &b;
       if (!kind && (b.name == h.model || b.name == h.type)) kind = &b;
     }
-    if (own || kind) p->hosts[h.name] = host_policy(own ? *own : *kind);
+    if (own || kind) p.hosts[h.name] = host_policy(own ? *own : *kind);
   }
+}
 
+// Each queue as the pass reads it, in lsb.queues order.
+void add_queue_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
   for (const auto& q : cfg.queues) {
     QueuePolicy qp;
     qp.name = q.name;
@@ -261,37 +258,44 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     qp.max_slots_in_pool = q.max_slots_in_pool;
     qp.use_priority_in_pool = q.use_priority_in_pool;
     qp.hist_hours = q.hist_hours.value_or(cfg.params.hist_hours);
-    p->queues.push_back(std::move(qp));
+    p.queues.push_back(std::move(qp));
   }
+}
+
+void add_share_domains(const config::ClusterConfig& cfg, SchedPolicy& p) {
   // Cross-queue fairshare: the queues a master names in FAIRSHARE_QUEUES use its tree (a
   // FAIRSHARE of their own is ignored, as in LSF); their jobs and use count together.
   for (size_t i = 0; i < cfg.queues.size(); ++i)
-    if (p->queues[i].fairshare) p->queues[i].share_domain = static_cast<int>(i);
+    if (p.queues[i].fairshare) p.queues[i].share_domain = static_cast<int>(i);
   for (size_t i = 0; i < cfg.queues.size(); ++i) {
-    if (!p->queues[i].fairshare) continue;
+    if (!p.queues[i].fairshare) continue;
     for (const auto& name : cfg.queues[i].fairshare_queues) {
-      int s = p->queue_index(name);
+      int s = p.queue_index(name);
       if (s < 0 || s == static_cast<int>(i)) continue;
-      p->queues[static_cast<size_t>(s)].fairshare = p->queues[i].fairshare;
-      p->queues[static_cast<size_t>(s)].share_domain = static_cast<int>(i);
+      p.queues[static_cast<size_t>(s)].fairshare = p.queues[i].fairshare;
+      p.queues[static_cast<size_t>(s)].share_domain = static_cast<int>(i);
     }
   }
-  for (auto& q : p->queues)
+  for (auto& q : p.queues)
     if (q.share_domain >= 0) q.share_by_queue = cfg.queues[static_cast<size_t>(q.share_domain)].dispatch_order_queue;
-  // Host-partition fairshare: a queue without FAIRSHARE whose hosts all lie in one
-  // partition is ordered by the partition's tree, shared by every such queue.
+}
+
+// Host partitions, each with its fairshare tree (take_partition_fairshare gives it to
+// the queues it holds).
+void add_host_partitions(const config::ClusterConfig& cfg, SchedPolicy& p) {
   for (const auto& hp : cfg.host_partitions) {
     SchedPolicy::HostPartition part;
     part.name = hp.name;
     for (const auto& h : config::resolve_host_list(cfg, hp.hosts)) part.hosts.insert(h);
     part.fairshare = fairshare_policy(cfg, hp.user_shares);
-    p->host_partitions.push_back(std::move(part));
+    p.host_partitions.push_back(std::move(part));
   }
-  for (const auto& sc : cfg.service_classes)
-    p->qos[sc.name] = {sc.priority.value_or(0), std::int64_t{sc.queue_time_target_min.value_or(0)} * 60};
-  p->max_user_priority = cfg.params.max_user_priority;
+}
+
+// Slot, host and package guarantee pools; resource pools are licences, not scheduled here.
+void add_guarantee_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
   for (const auto& gp : cfg.guarantee_pools) {
-    if (gp.type.kind == config::PoolType::Kind::kResource) continue;  // licences: not scheduled here
+    if (gp.type.kind == config::PoolType::Kind::kResource) continue;
     GuaranteePolicy g;
     g.name = gp.name;
     g.kind = gp.type.kind;
@@ -303,12 +307,18 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     g.loans = gp.loan_policies;
     g.description = gp.description;
     g.type_text = gp.type.to_string();
-    p->guarantee_pools.push_back(std::move(g));
+    p.guarantee_pools.push_back(std::move(g));
   }
-  for (auto& q : p->queues) {
+}
+
+// Host-partition fairshare: a queue without FAIRSHARE whose hosts all lie in one
+// partition is ordered by the partition's tree, shared by every such queue. A queue in
+// a cross-queue domain keeps its use under the domain's master.
+void take_partition_fairshare(const config::ClusterConfig& cfg, SchedPolicy& p) {
+  for (auto& q : p.queues) {
     if (q.fairshare) continue;
-    for (size_t k = 0; k < p->host_partitions.size(); ++k) {
-      const auto& part = p->host_partitions[k];
+    for (size_t k = 0; k < p.host_partitions.size(); ++k) {
+      const auto& part = p.host_partitions[k];
       bool inside = !q.hosts.empty();
       for (const auto& h : q.hosts) inside = inside && part.hosts.count(h);
       if (q.hosts.empty()) {  // every host: only a partition of all of them holds it
@@ -322,9 +332,11 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       break;
     }
   }
-  for (auto& q : p->queues)
-    if (q.share_domain >= 0) q.share_key = p->queues[static_cast<size_t>(q.share_domain)].name;
+  for (auto& q : p.queues)
+    if (q.share_domain >= 0) q.share_key = p.queues[static_cast<size_t>(q.share_domain)].name;
+}
 
+void add_preemption(const config::ClusterConfig& cfg, SchedPolicy& p) {
   // PREEMPTIVE[...] names lower queues this one preempts (all lower ones when empty);
   // PREEMPTABLE[...] names higher queues that preempt this one (all when empty).
   for (size_t i = 0; i < cfg.queues.size(); ++i) {
@@ -337,26 +349,32 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
       bool yields = lo.preemption.preemptable_all ||
                     std::find(lo.preemption.preemptable.begin(), lo.preemption.preemptable.end(), hi.name) !=
                         lo.preemption.preemptable.end();
-      if (hi.preemption.preemptive_all || listed || yields) p->queues[i].preempts.insert(lo.name);
+      if (hi.preemption.preemptive_all || listed || yields) p.queues[i].preempts.insert(lo.name);
     }
   }
+}
 
+// User groups as member sets, and lsb.users MAX_JOBS / JL/P per user, group or member.
+void add_user_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
   for (const auto& g : cfg.user_groups) {
     std::set<std::string, std::less<>> members;
     bool all = false;
     std::set<std::string> visiting;
     expand_group(cfg, g.name, members, all, visiting);
-    p->group_members[g.name] = std::move(members);
-    if (all) p->groups_with_all.push_back(g.name);
+    p.group_members[g.name] = std::move(members);
+    if (all) p.groups_with_all.push_back(g.name);
   }
   for (const auto& u : cfg.user_limits) {
     UserSlotLimit l{u.max_jobs, u.jl_p};
     if (!u.per_member && cfg.find_user_group(u.name))
-      p->group_limits[u.name] = l;
+      p.group_limits[u.name] = l;
     else
-      p->user_limits[u.per_member ? u.name + "@" : u.name] = l;
+      p.user_limits[u.per_member ? u.name + "@" : u.name] = l;
   }
+}
 
+// lsb.resources Limit sections.
+void add_limit_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
   for (const auto& l : cfg.limits) {
     LimitPolicy lp;
     lp.name = l.name;
@@ -377,21 +395,48 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
     if (l.swp && !l.swp_percent) lp.resources["swp"] = *l.swp;
     if (l.tmp && !l.tmp_percent) lp.resources["tmp"] = *l.tmp;
     for (const auto& r : l.resources) lp.resources[r.name] = r.amount;
-    p->limits.push_back(std::move(lp));
+    p.limits.push_back(std::move(lp));
   }
+}
 
+void add_shared_resources(const config::ClusterConfig& cfg, SchedPolicy& p) {
   // `licA 5@[all]` in lsf.cluster's ResourceMap: five instances shared by the cluster.
   for (const auto& entry : cfg.resource_map) {
     for (const auto& loc : entry.locations) {
       bool everywhere = loc.hosts.size() == 1 && loc.hosts[0].kind == config::HostListItem::Kind::kAll;
       if (!everywhere || loc.value.empty()) continue;
       try {
-        p->shared_resources[entry.resource] = std::stod(loc.value);
+        p.shared_resources[entry.resource] = std::stod(loc.value);
       } catch (...) {
       }
     }
   }
+}
 
+}  // namespace
+
+std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg) {
+  auto p = std::make_shared<SchedPolicy>();
+  p->mbd_sleep_time = std::max(1, cfg.params.mbd_sleep_time);
+  p->sbd_sleep_time = std::max(1, cfg.params.sbd_sleep_time);
+  p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
+  p->pg_susp_it = cfg.params.pg_susp_it;
+  p->reservation_depth = cfg.params.reservation_depth.value_or(-1);
+  p->reservation_plan = cfg.params.reservation_plan;
+
+  add_host_policies(cfg, *p);
+  add_queue_policies(cfg, *p);
+  add_share_domains(cfg, *p);
+  add_host_partitions(cfg, *p);
+  for (const auto& sc : cfg.service_classes)
+    p->qos[sc.name] = {sc.priority.value_or(0), std::int64_t{sc.queue_time_target_min.value_or(0)} * 60};
+  p->max_user_priority = cfg.params.max_user_priority;
+  add_guarantee_policies(cfg, *p);
+  take_partition_fairshare(cfg, *p);
+  add_preemption(cfg, *p);
+  add_user_policies(cfg, *p);
+  add_limit_policies(cfg, *p);
+  add_shared_resources(cfg, *p);
   for (const auto& m : cfg.modules) p->modules.push_back(m.name);
   if (!cfg.modules_configured) p->modules = kDefaultModules;
   return p;

@@ -213,8 +213,32 @@ class DefaultModule final : public Module {
 
   // Run windows: a closed one suspends its queue's running jobs, an open one resumes
   // those it suspended. Then load-based suspension and resumption, per host, one
-  // action per SBD_SLEEP_TIME. One walk over the started jobs serves both.
+  // action per SBD_SLEEP_TIME: at most one job suspended, else at most one resumed.
   void control_running(PassContext& ctx) {
+    RunningSurvey survey = survey_running(ctx);
+    if (!survey.can_act) return;
+    const std::vector<LoadLook> look = hosts_to_look_at(ctx, survey);
+    if (look.empty()) return;
+    const std::vector<const RunningJobView*> by_host = jobs_by_host(ctx, survey.begin);
+    for (const LoadLook& l : look) {
+      const auto h = static_cast<size_t>(l.host);
+      std::span<const RunningJobView* const> jobs(by_host.data() + survey.begin[h],
+                                                  by_host.data() + survey.begin[h + 1]);
+      if (!suspend_for_load(ctx, l, jobs, survey.queue_stops)) resume_after_load(ctx, l.host, jobs);
+    }
+  }
+
+  // What the started jobs could lead to, host by host, from one walk over them in view
+  // order (by first execution host). The same walk emits the run windows' actions.
+  struct RunningSurvey {
+    enum : unsigned char { kRuns = 1, kQueueStops = 2, kWaits = 4 };
+    std::vector<char> queue_stops;   // per queue: it has a stop threshold or STOP_COND
+    std::vector<unsigned char> has;  // per host: kRuns | kQueueStops | kWaits
+    std::vector<size_t> begin;       // per host, plus one: the count of jobs whose first host it is
+    bool can_act = false;            // some stop threshold, STOP_COND or job to resume exists
+  };
+  RunningSurvey survey_running(PassContext& ctx) {
+    RunningSurvey s;
     std::vector<char> queue_open;  // per queue, once rather than per running job
     for (const auto& q : ctx.policy.queues) queue_open.push_back(q.run_window.is_open(ctx.view.week));
     // Nothing to do without a stop threshold or STOP_COND to suspend for, or a job
@@ -222,23 +246,17 @@ class DefaultModule final : public Module {
     auto stops = [](const config::Thresholds& t) {
       return std::any_of(t.begin(), t.end(), [](const auto& e) { return e.second.stop.has_value(); });
     };
-    bool can_act = false;
-    for (const auto* hp : ctx.host_policies()) can_act = can_act || stops(hp->thresholds);
+    for (const auto* hp : ctx.host_policies()) s.can_act = s.can_act || stops(hp->thresholds);
     // Most queues have no stop threshold of their own: their jobs are not looked at
     // against the load, host by host.
-    std::vector<char> queue_stops(ctx.policy.queues.size());
-    for (size_t q = 0; q < queue_stops.size(); ++q) {
-      queue_stops[q] = stops(ctx.policy.queues[q].thresholds) || ctx.policy.queues[q].stop_cond.has_value();
-      can_act = can_act || queue_stops[q];
+    s.queue_stops.resize(ctx.policy.queues.size());
+    for (size_t q = 0; q < s.queue_stops.size(); ++q) {
+      s.queue_stops[q] = stops(ctx.policy.queues[q].thresholds) || ctx.policy.queues[q].stop_cond.has_value();
+      s.can_act = s.can_act || s.queue_stops[q];
     }
-    // What each host's jobs could lead to, from one walk over them in view order (by
-    // first execution host). A host whose load passes no stop threshold of its own, and
-    // that runs no job of a queue with one and holds no job to resume, needs nothing
-    // more: on a quiet cluster that is every host, and its jobs are not read again.
     const size_t nhosts = ctx.view.hosts.size();
-    enum : unsigned char { kRuns = 1, kQueueStops = 2, kWaits = 4 };
-    std::vector<unsigned char> has(nhosts, 0);
-    std::vector<size_t> begin(nhosts + 1, 0);
+    s.has.assign(nhosts, 0);
+    s.begin.assign(nhosts + 1, 0);
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& j = ctx.view.running[i];
       const bool open = queue_open[static_cast<size_t>(j.queue)];
@@ -249,126 +267,137 @@ class DefaultModule final : public Module {
       const auto slots = ctx.slots_of(i);
       if (slots.empty()) continue;
       const auto h = static_cast<size_t>(slots.front().first);
-      ++begin[h + 1];
+      ++s.begin[h + 1];
       if (j.state == RunState::kRun)
-        has[h] |= kRuns | (!j.forced && queue_stops[static_cast<size_t>(j.queue)] ? kQueueStops : 0);
+        s.has[h] |= RunningSurvey::kRuns |
+                    (!j.forced && s.queue_stops[static_cast<size_t>(j.queue)] ? RunningSurvey::kQueueStops : 0);
       else if (j.state == RunState::kSsusp && (j.cause == SuspendCause::kLoad || j.cause == SuspendCause::kUser))
-        has[h] |= kWaits;
-      can_act = can_act || (has[h] & kWaits);
+        s.has[h] |= RunningSurvey::kWaits;
+      s.can_act = s.can_act || (s.has[h] & RunningSurvey::kWaits);
     }
-    if (!can_act) return;
+    return s;
+  }
+
+  // A host whose load control may act this pass: its idle time, and the first stop
+  // threshold of its own its load passes (empty if none).
+  struct LoadLook {
+    int host;
+    double it;
+    bool idle_long;
+    std::string over;
+  };
+  // A host whose load passes no stop threshold of its own, that runs no job of a queue
+  // with one and holds no job to resume, needs nothing more: on a quiet cluster that is
+  // every host, and its jobs are not read again.
+  std::vector<LoadLook> hosts_to_look_at(const PassContext& ctx, const RunningSurvey& s) {
     const std::string kIt = "it";
     const std::vector<double>& idle_time = ctx.column(kIt);
-    // The hosts to look at: with their idle time and the first stop threshold their own
-    // load passes.
-    struct Look {
-      int host;
-      double it;
-      bool idle_long;
-      std::string over;
-    };
-    std::vector<Look> look;
-    for (size_t i = 0; i < nhosts; ++i) {
+    std::vector<LoadLook> look;
+    for (size_t i = 0; i < s.has.size(); ++i) {
       const int h = static_cast<int>(i);
-      if (!has[i]) continue;
+      if (!s.has[i]) continue;
       const HostView& host = ctx.view.hosts[i];
       if (host.status != HostStatus::kOk && host.status != HostStatus::kClosedAdm) continue;
       if (host.last_load_action > 0 && ctx.now < host.last_load_action + ctx.policy.sbd_sleep_time) continue;
       const double it = value(ctx, h, kIt, idle_time);
       const bool idle_long = !std::isnan(it) && it * 60 > ctx.policy.pg_susp_it;
-      std::string host_over = (has[i] & kRuns) ? over_stop(ctx, h, ctx.host_policy(h).thresholds, idle_long) : "";
-      if (!host_over.empty() || (has[i] & (kQueueStops | kWaits)))
+      std::string host_over =
+          (s.has[i] & RunningSurvey::kRuns) ? over_stop(ctx, h, ctx.host_policy(h).thresholds, idle_long) : "";
+      if (!host_over.empty() || (s.has[i] & (RunningSurvey::kQueueStops | RunningSurvey::kWaits)))
         look.push_back({h, it, idle_long, std::move(host_over)});
     }
-    if (look.empty()) return;
+    return look;
+  }
+
+  // The started jobs grouped by first execution host; `begin` holds each host's count
+  // and becomes each host's offset into the result.
+  static std::vector<const RunningJobView*> jobs_by_host(const PassContext& ctx, std::vector<size_t>& begin) {
+    const size_t nhosts = begin.size() - 1;
     for (size_t h = 0; h < nhosts; ++h) begin[h + 1] += begin[h];
     std::vector<const RunningJobView*> by_host(begin[nhosts]);
     std::vector<size_t> at(begin.begin(), begin.end() - 1);
     for (size_t i = 0; i < ctx.view.running.size(); ++i)
       if (auto slots = ctx.slots_of(i); !slots.empty())
         by_host[at[static_cast<size_t>(slots.front().first)]++] = &ctx.view.running[i];
-    std::vector<const RunningJobView*> running, waiting;  // per host, reused
-    std::vector<std::pair<int, std::string>> queue_over;  // per host: each queue's stop index passed, reused
-    for (const auto& [h, it, idle_long, host_over] : look) {
-      std::span<const RunningJobView* const> jobs(by_host.data() + begin[static_cast<size_t>(h)],
-                                                  by_host.data() + begin[static_cast<size_t>(h) + 1]);
-      const auto& host_t = ctx.host_policy(h).thresholds;
-      auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
+    return by_host;
+  }
 
-      // Suspend: the lowest-priority, most recently started running job whose host or
-      // queue stop threshold (or STOP_COND) the load passes. The host's own stop
-      // thresholds, and each queue's, are the same for all its jobs: on most hosts
-      // none is passed and no job need be ranked.
-      queue_over.clear();
-      running.clear();
-      bool may_stop = !host_over.empty();
-      for (auto* j : jobs) {
-        if (j->state != RunState::kRun) continue;
-        running.push_back(j);
-        if (may_stop || j->forced) continue;
-        const QueuePolicy& q = ctx.policy.queues[j->queue];
-        if (q.stop_cond) {
-          may_stop = true;
-          continue;
-        }
-        if (!queue_stops[static_cast<size_t>(j->queue)]) continue;
-        auto known =
-            std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
-        if (known == queue_over.end())
-          known = queue_over.insert(queue_over.end(), {j->queue, over_stop(ctx, h, q.thresholds, idle_long)});
-        may_stop = !known->second.empty();
-      }
-      if (!may_stop) running.clear();
-      std::sort(running.begin(), running.end(), [&](auto* a, auto* b) {
-        if (priority_of(a) != priority_of(b)) return priority_of(a) < priority_of(b);
-        if (a->start_time != b->start_time) return a->start_time > b->start_time;
-        return a->key > b->key;
-      });
-      bool acted = false;
-      for (auto* j : running) {
-        if (j->forced) continue;  // brun -f
-        // A host's only job is suspended only when someone uses the host (it < 1).
-        if (running.size() == 1 && jobs.size() == 1 && !std::isnan(it) && it >= 1) break;
-        const QueuePolicy& q = ctx.policy.queues[j->queue];
-        std::string index = host_over;
-        if (index.empty()) {
-          auto known =
-              std::find_if(queue_over.begin(), queue_over.end(), [&](const auto& e) { return e.first == j->queue; });
-          if (known == queue_over.end())
-            known = queue_over.insert(queue_over.end(), {j->queue, over_stop(ctx, h, q.thresholds, idle_long)});
-          index = known->second;
-        }
-        if (!index.empty()) {
-          ctx.result.suspends.push_back(
-              {j->key, SuspendCause::kLoad, std::string(reason::kSuspLoad) + ": " + index_description(index)});
-          acted = true;
-          break;
-        }
-        if (q.stop_cond && q.stop_cond->select.matches(reader(ctx).at(h))) {
-          ctx.result.suspends.push_back({j->key, SuspendCause::kLoad, reason::kSuspStopCond});
-          acted = true;
-          break;
-        }
-      }
-      if (acted) continue;
+  // The stop index a queue's thresholds see passed on the host being looked at (empty
+  // if none), worked out once per queue and host.
+  const std::string& queue_stop_index(const PassContext& ctx, const LoadLook& l, int queue) {
+    auto known = std::find_if(queue_over_.begin(), queue_over_.end(), [&](const auto& e) { return e.first == queue; });
+    if (known == queue_over_.end())
+      known = queue_over_.insert(queue_over_.end(),
+                                 {queue, over_stop(ctx, l.host, ctx.policy.queues[queue].thresholds, l.idle_long)});
+    return known->second;
+  }
 
-      // Resume: the highest-priority job the system suspended for load (or that its
-      // owner resumed), when load is under both scheduling thresholds and RESUME_COND.
-      waiting.clear();
-      for (auto* j : jobs)
-        if (j->state == RunState::kSsusp && (j->cause == SuspendCause::kLoad || j->cause == SuspendCause::kUser))
-          waiting.push_back(j);
-      std::sort(waiting.begin(), waiting.end(), [&](auto* a, auto* b) {
-        if (priority_of(a) != priority_of(b)) return priority_of(a) > priority_of(b);
-        return a->start_time < b->start_time;
-      });
-      for (auto* j : waiting) {
-        const QueuePolicy& q = ctx.policy.queues[j->queue];
-        if (over_sched(ctx, h, host_t) || over_sched(ctx, h, q.thresholds)) continue;
-        if (q.resume_cond && !q.resume_cond->select.matches(reader(ctx).at(h))) continue;
-        ctx.result.resumes.push_back({j->key});
-        break;
+  // Suspend the lowest-priority, most recently started running job whose host or queue
+  // stop threshold (or STOP_COND) the load passes. The host's own stop thresholds, and
+  // each queue's, are the same for all its jobs: on most hosts none is passed and no
+  // job need be ranked. True when a job was suspended.
+  bool suspend_for_load(PassContext& ctx, const LoadLook& l, std::span<const RunningJobView* const> jobs,
+                        const std::vector<char>& queue_stops) {
+    queue_over_.clear();
+    std::vector<const RunningJobView*>& running = scratch_;
+    running.clear();
+    bool may_stop = !l.over.empty();
+    for (auto* j : jobs) {
+      if (j->state != RunState::kRun) continue;
+      running.push_back(j);
+      if (may_stop || j->forced) continue;
+      if (ctx.policy.queues[j->queue].stop_cond) {
+        may_stop = true;
+        continue;
       }
+      if (queue_stops[static_cast<size_t>(j->queue)]) may_stop = !queue_stop_index(ctx, l, j->queue).empty();
+    }
+    if (!may_stop) return false;
+    auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
+    std::sort(running.begin(), running.end(), [&](auto* a, auto* b) {
+      if (priority_of(a) != priority_of(b)) return priority_of(a) < priority_of(b);
+      if (a->start_time != b->start_time) return a->start_time > b->start_time;
+      return a->key > b->key;
+    });
+    for (auto* j : running) {
+      if (j->forced) continue;  // brun -f
+      // A host's only job is suspended only when someone uses the host (it < 1).
+      if (running.size() == 1 && jobs.size() == 1 && !std::isnan(l.it) && l.it >= 1) return false;
+      const std::string& index = l.over.empty() ? queue_stop_index(ctx, l, j->queue) : l.over;
+      if (!index.empty()) {
+        ctx.result.suspends.push_back(
+            {j->key, SuspendCause::kLoad, std::string(reason::kSuspLoad) + ": " + index_description(index)});
+        return true;
+      }
+      const QueuePolicy& q = ctx.policy.queues[j->queue];
+      if (q.stop_cond && q.stop_cond->select.matches(reader(ctx).at(l.host))) {
+        ctx.result.suspends.push_back({j->key, SuspendCause::kLoad, reason::kSuspStopCond});
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Resume the highest-priority job the system suspended for load (or that its owner
+  // resumed), when load is under both scheduling thresholds and RESUME_COND.
+  void resume_after_load(PassContext& ctx, int h, std::span<const RunningJobView* const> jobs) {
+    std::vector<const RunningJobView*>& waiting = scratch_;
+    waiting.clear();
+    for (auto* j : jobs)
+      if (j->state == RunState::kSsusp && (j->cause == SuspendCause::kLoad || j->cause == SuspendCause::kUser))
+        waiting.push_back(j);
+    auto priority_of = [&](const RunningJobView* j) { return ctx.policy.queues[j->queue].priority; };
+    std::sort(waiting.begin(), waiting.end(), [&](auto* a, auto* b) {
+      if (priority_of(a) != priority_of(b)) return priority_of(a) > priority_of(b);
+      return a->start_time < b->start_time;
+    });
+    const auto& host_t = ctx.host_policy(h).thresholds;
+    for (auto* j : waiting) {
+      const QueuePolicy& q = ctx.policy.queues[j->queue];
+      if (over_sched(ctx, h, host_t) || over_sched(ctx, h, q.thresholds)) continue;
+      if (q.resume_cond && !q.resume_cond->select.matches(reader(ctx).at(h))) continue;
+      ctx.result.resumes.push_back({j->key});
+      return;
     }
   }
 
@@ -378,7 +407,10 @@ class DefaultModule final : public Module {
   const CompiledThresholds* last_compiled_ = nullptr;
   std::vector<char> closed_;            // per queue: a run or dispatch window is closed
   std::optional<SelectReader> reader_;  // made at first use: most passes read no select[]
-  HostMatching own_;                    // when the caller carries none
+  // Load control's per-host scratch, reused from host to host.
+  std::vector<const RunningJobView*> scratch_;
+  std::vector<std::pair<int, std::string>> queue_over_;  // each queue's stop index passed
+  HostMatching own_;                                     // when the caller carries none
   HostMatching* matching_ = &own_;
 };
 

@@ -33,14 +33,14 @@ wire::EventRecord pre_exec_requeue(std::int64_t id, bool hold = false) {
 
 TEST(ClusterState, EachDispatchIsANewAttempt) {
   mbd::ClusterState s;
-  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
-  ASSERT_EQ(s.apply(at(101, job_start(1))), "");
+  ASSERT_EQ(s.apply(at(100, job_new(1))).message(), "");
+  ASSERT_EQ(s.apply(at(101, job_start(1))).message(), "");
   EXPECT_EQ(s.find_job({1, 0})->attempt, 1);
-  ASSERT_EQ(s.apply(at(102, pre_exec_requeue(1))), "");
+  ASSERT_EQ(s.apply(at(102, pre_exec_requeue(1))).message(), "");
   const mbd::Job* job = s.find_job({1, 0});
   EXPECT_EQ(job->pre_exec_failures, 1);
   EXPECT_EQ(job->retry_at, 102 + mbd::kPreExecRetryDelay);
-  ASSERT_EQ(s.apply(at(104, job_start(1))), "");
+  ASSERT_EQ(s.apply(at(104, job_start(1))).message(), "");
   EXPECT_EQ(s.find_job({1, 0})->attempt, 2);
 
   mbd::ClusterState restored;
@@ -51,10 +51,10 @@ TEST(ClusterState, EachDispatchIsANewAttempt) {
 
 TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
   mbd::ClusterState s;
-  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  ASSERT_EQ(s.apply(at(100, job_new(1))).message(), "");
   for (int i = 0; i < 2; ++i) {
-    ASSERT_EQ(s.apply(at(101 + i, job_start(1))), "");
-    ASSERT_EQ(s.apply(at(101 + i, pre_exec_requeue(1, i == 1))), "");
+    ASSERT_EQ(s.apply(at(101 + i, job_start(1))).message(), "");
+    ASSERT_EQ(s.apply(at(101 + i, pre_exec_requeue(1, i == 1))).message(), "");
   }
   EXPECT_EQ(s.find_job({1, 0})->state, wire::JOB_PSUSP);
   EXPECT_EQ(s.find_job({1, 0})->pre_exec_failures, 0);
@@ -66,7 +66,7 @@ TEST(ClusterState, HoldingAfterPreExecFailuresStartsTheCountAgain) {
 // Each pass adds the jobs that passed it over to its bypass count.
 TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
   mbd::ClusterState s;
-  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
+  ASSERT_EQ(s.apply(at(100, job_new(1))).message(), "");
   auto reason = [](bool blocked) {
     sched::PendingReason r;
     r.job = {1, 0};
@@ -98,10 +98,10 @@ TEST(ClusterState, EligibleAgainAfterABlockStartsQueueTimeOver) {
 // a job that started meanwhile keeps no pending reason.
 TEST(ClusterState, PassReasonsFindTheirJobsByViewIndexOrByKey) {
   mbd::ClusterState s;
-  for (std::int64_t id = 1; id <= 3; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))), "");
+  for (std::int64_t id = 1; id <= 3; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))).message(), "");
   std::vector<mbd::Job*> by_index;
   for (const auto& [key, job] : s.pending()) by_index.push_back(job);
-  ASSERT_EQ(s.apply(at(101, job_start(2))), "");  // started while the pass ran
+  ASSERT_EQ(s.apply(at(101, job_start(2))).message(), "");  // started while the pass ran
   auto reason = [](std::int64_t id, int index, const char* text) {
     sched::PendingReason r;
     r.job = {id, 0};
@@ -128,7 +128,7 @@ TEST(ClusterState, PassReasonsFindTheirJobsByViewIndexOrByKey) {
 // APS values are the last pass's only: a job the next pass gives none loses its own.
 TEST(ClusterState, ApsValuesLastOnePass) {
   mbd::ClusterState s;
-  for (std::int64_t id = 1; id <= 2; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))), "");
+  for (std::int64_t id = 1; id <= 2; ++id) ASSERT_EQ(s.apply(at(100, job_new(id))).message(), "");
   std::vector<sched::ApsScore> first{{{1, 0}, 5.0, false, {}}, {{2, 0}, 7.0, false, {}}};
   s.set_aps(first);
   ASSERT_TRUE(s.find_job({1, 0})->aps && s.find_job({2, 0})->aps);
@@ -153,13 +153,13 @@ TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
   mbd::ClusterState s;
   auto policy = sched::build_policy(cfg);
   s.sync_config(cfg, policy);
-  ASSERT_EQ(s.apply(at(100, job_new(1))), "");
-  ASSERT_EQ(s.apply(at(110, job_start(1))), "");
+  ASSERT_EQ(s.apply(at(100, job_new(1))).message(), "");
+  ASSERT_EQ(s.apply(at(110, job_start(1))).message(), "");
   wire::EventRecord done;
   done.mutable_job_status()->set_job_id(1);
   done.mutable_job_status()->set_state(wire::JOB_DONE);
   done.mutable_job_status()->set_cpu_time(7);
-  ASSERT_EQ(s.apply(at(150, done)), "");
+  ASSERT_EQ(s.apply(at(150, done)).message(), "");
   auto use = s.share_history()->use("normal", "alice", 1000, 0);
   EXPECT_DOUBLE_EQ(use.run_s, 40);
   EXPECT_DOUBLE_EQ(use.cpu_s, 7);
@@ -170,9 +170,9 @@ TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
   EXPECT_DOUBLE_EQ(restored.share_history()->use("normal", "alice", 1000, 0).run_s, 40);
 
   mbd::ClusterState plain;  // a queue without FAIRSHARE charges nothing
-  ASSERT_EQ(plain.apply(at(100, job_new(1))), "");
-  ASSERT_EQ(plain.apply(at(110, job_start(1))), "");
-  ASSERT_EQ(plain.apply(at(150, done)), "");
+  ASSERT_EQ(plain.apply(at(100, job_new(1))).message(), "");
+  ASSERT_EQ(plain.apply(at(110, job_start(1))).message(), "");
+  ASSERT_EQ(plain.apply(at(150, done)).message(), "");
   EXPECT_TRUE(plain.share_history()->empty());
 }
 
@@ -181,17 +181,17 @@ TEST(ClusterState, FinishedJobsOfFairshareQueuesAreCharged) {
 // running jobs a walk over every started job per registration cost seconds).
 TEST(ClusterState, EachHostKnowsTheStartedJobsItRuns) {
   mbd::ClusterState s;
-  for (std::int64_t id : {1, 2, 3}) ASSERT_EQ(s.apply(at(100, job_new(id))), "");
-  ASSERT_EQ(s.apply(at(101, job_start(1))), "");
+  for (std::int64_t id : {1, 2, 3}) ASSERT_EQ(s.apply(at(100, job_new(id))).message(), "");
+  ASSERT_EQ(s.apply(at(101, job_start(1))).message(), "");
   wire::EventRecord on_b;
   on_b.mutable_job_start()->set_job_id(2);
   on_b.mutable_job_start()->add_exec_hosts("hostB");
   on_b.mutable_job_start()->add_exec_hosts("hostA");
-  ASSERT_EQ(s.apply(at(101, on_b)), "");
+  ASSERT_EQ(s.apply(at(101, on_b)).message(), "");
   EXPECT_EQ(s.hosts().at("hostA").started_here, (std::set<sched::JobKey>{{1, 0}}));
   EXPECT_EQ(s.hosts().at("hostB").started_here, (std::set<sched::JobKey>{{2, 0}}));
   // Requeued: no longer started anywhere; and a snapshot rebuilds the lists.
-  ASSERT_EQ(s.apply(at(102, pre_exec_requeue(1))), "");
+  ASSERT_EQ(s.apply(at(102, pre_exec_requeue(1))).message(), "");
   EXPECT_TRUE(s.hosts().at("hostA").started_here.empty());
   mbd::ClusterState restored;
   restored.load_snapshot(s.snapshot(103));

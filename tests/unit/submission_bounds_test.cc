@@ -109,7 +109,7 @@ TEST(SubmissionRequestId, TheJobARequestMadeIsFoundAgainAfterASnapshot) {
   e->mutable_spec()->set_command("true");
   e->mutable_spec()->set_request_id("0123abcd");
   mbd::ClusterState s;
-  ASSERT_EQ(s.apply(r), "");
+  ASSERT_EQ(s.apply(r).message(), "");
   EXPECT_EQ(s.job_of_request("alice", "0123abcd"), 7);
   EXPECT_EQ(s.job_of_request("mallory", "0123abcd"), 0) << "another user's request id is not theirs";
   EXPECT_EQ(s.job_of_request("alice", "ffff"), 0);
