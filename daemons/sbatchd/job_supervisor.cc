@@ -50,23 +50,25 @@ struct Terminal {
   int output = -1;      // the spool file
 };
 
-// Empty on success, else why the terminal could not be made. `output` is the already
-// opened spool or -o file, which the terminal's output is copied to.
-std::string open_terminal(Terminal& t, const fs::path& fifo, int output, const uid_t* owner) {
+// Fails with why the terminal could not be made. `output` is the already opened spool
+// or -o file, which the terminal's output is copied to.
+daemon::Status open_terminal(Terminal& t, const fs::path& fifo, int output, const uid_t* owner) {
   t.output = output;
   t.master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
   if (t.master < 0 || grantpt(t.master) != 0 || unlockpt(t.master) != 0)
-    return std::string("cannot open a pseudo-terminal: ") + std::strerror(errno);
+    return daemon::fail(std::string("cannot open a pseudo-terminal: ") + std::strerror(errno));
   const char* name = ptsname(t.master);
-  if (!name) return std::string("ptsname: ") + std::strerror(errno);
+  if (!name) return daemon::fail(std::string("ptsname: ") + std::strerror(errno));
   t.slave_name = name;
   if (owner && ::chown(name, *owner, static_cast<gid_t>(-1)) != 0)
-    return std::string("cannot hand the terminal to the user: ") + std::strerror(errno);
+    return daemon::fail(std::string("cannot hand the terminal to the user: ") + std::strerror(errno));
   ::unlink(fifo.c_str());
-  if (mkfifo(fifo.c_str(), 0600) != 0) return "cannot make " + fifo.string() + ": " + std::strerror(errno);
+  if (mkfifo(fifo.c_str(), 0600) != 0)
+    return daemon::fail("cannot make " + fifo.string() + ": " + std::strerror(errno));
   t.input = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   t.input_keep = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (t.input < 0 || t.input_keep < 0) return "cannot open the terminal's files: " + std::string(std::strerror(errno));
+  if (t.input < 0 || t.input_keep < 0)
+    return daemon::fail("cannot open the terminal's files: " + std::string(std::strerror(errno)));
   return {};
 }
 
@@ -181,11 +183,11 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   return out;
 }
 
-// Why the user could not work in `cwd`, checked with the user's rights; empty if they can.
-std::string check_cwd(const User& user, const std::string& cwd) {
+// Whether the user can work in `cwd`, checked with the user's rights; if not, why.
+daemon::Status check_cwd(const User& user, const std::string& cwd) {
   if (cwd.empty()) return {};
   ActingAs as(user);
-  if (!as.ok()) return "cannot take the identity of user " + user.name;
+  if (!as.ok()) return daemon::fail("cannot take the identity of user " + user.name);
   struct stat st {};
   int err = 0;
   if (::stat(cwd.c_str(), &st) != 0)
@@ -195,7 +197,7 @@ std::string check_cwd(const User& user, const std::string& cwd) {
   else if (faccessat(AT_FDCWD, cwd.c_str(), X_OK, AT_EACCESS) != 0)
     err = errno;
   if (err == 0) return {};
-  return "cannot change to the job's working directory " + cwd + ": " + std::strerror(err);
+  return daemon::fail("cannot change to the job's working directory " + cwd + ": " + std::strerror(err));
 }
 
 // Runs `command` with /bin/sh as the job's user and waits; returns the wait status.
@@ -416,7 +418,7 @@ fs::path write_host_file(const wire::JobLaunch& l, const fs::path& dir, const st
   if (root && user.uid == 0 && !allow_root)
     finish("nostart", 0, 0, 0, "jobs may not run as root on this host (LSF_ROOT_USER is not Y)");
   const std::string cwd = l.spec().cwd();
-  if (auto why = check_cwd(user, cwd); !why.empty()) finish("nostart", 0, 0, 0, why);
+  if (auto can = check_cwd(user, cwd); !can) finish("nostart", 0, 0, 0, can.message());
 
   const fs::path hostfile = write_host_file(l, dir, key);
   auto env = job_environment(l, user, hostfile, cwd);
@@ -459,13 +461,13 @@ fs::path write_host_file(const wire::JobLaunch& l, const fs::path& dir, const st
   if (l.spec().pty()) {
     int output = spool;
     if (!spooled) {
-      std::string why;
-      output = open_user_file_for_appending(user, out, why);
-      if (output < 0) finish("nostart", 0, 0, 0, "cannot open the job's output file " + why);
+      auto opened = open_user_file_for_appending(user, out);
+      if (!opened) finish("nostart", 0, 0, 0, "cannot open the job's output file " + opened.error());
+      output = *opened;
     }
     spool = -1;
-    std::string why = open_terminal(term, dir / (key + ".in"), output, root ? &user.uid : nullptr);
-    if (!why.empty()) finish("nostart", 0, 0, 0, why);
+    if (auto opened = open_terminal(term, dir / (key + ".in"), output, root ? &user.uid : nullptr); !opened)
+      finish("nostart", 0, 0, 0, opened.message());
   }
 
   int report[2] = {-1, -1};
@@ -572,15 +574,12 @@ fs::path output_path(const wire::JobLaunch& l, const fs::path& state_dir) {
   return out.is_relative() && !l.spec().cwd().empty() ? fs::path(l.spec().cwd()) / out : out;
 }
 
-pid_t spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, bool allow_root, std::string& error) {
+daemon::Result<pid_t> spawn_supervisor(const wire::JobLaunch& launch, const fs::path& state_dir, bool allow_root) {
   // The user is looked up here, before the fork: the name service is loaded once in
   // sbatchd rather than in every supervisor.
   std::optional<User> user = lookup_user(launch.user());
   pid_t pid = fork();
-  if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
-    return -1;
-  }
+  if (pid < 0) return daemon::fail(std::string("fork: ") + std::strerror(errno));
   if (pid > 0) return pid;
   setsid();
   // Nothing of sbatchd's (sockets, epoll, log files) stays open in the supervisor.

@@ -26,17 +26,18 @@
 #include <optional>
 #include <string>
 
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::sbd {
 
 std::string job_key(std::int64_t id, std::int32_t index);
 
-// Forks the supervisor; returns its pid, or -1 with `error` set. Call only from a
+// Forks the supervisor; returns its pid, or why not. Call only from a
 // single-threaded process: the child runs C++ after fork. A job whose user is root
 // runs only with `allow_root` (LSF_ROOT_USER=Y); otherwise it ends as not started.
-pid_t spawn_supervisor(const wire::JobLaunch& launch, const std::filesystem::path& state_dir, bool allow_root,
-                       std::string& error);
+daemon::Result<pid_t> spawn_supervisor(const wire::JobLaunch& launch, const std::filesystem::path& state_dir,
+                                       bool allow_root);
 
 struct JobOutcome {
   std::string kind;  // done, preexec, nostart

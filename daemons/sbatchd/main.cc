@@ -151,8 +151,8 @@ int main(int argc, char** argv) {
   if (vm.count("daemon")) lsf::net::daemonize();
   // Checked before the lock file is opened there: in a directory a user controls, that
   // open (as root) could follow a link and truncate any file.
-  if (auto why = lsf::sbd::prepare_state_directory(so.state_dir); !why.empty()) {
-    std::cerr << "sbatchd: " << why << "\n";
+  if (auto prepared = lsf::sbd::prepare_state_directory(so.state_dir); !prepared) {
+    std::cerr << "sbatchd: " << prepared.message() << "\n";
     return 1;
   }
   if (auto err = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !err.empty()) {
@@ -164,9 +164,9 @@ int main(int argc, char** argv) {
   so.log->info("open file limit: {} descriptors", lsf::net::raise_descriptor_limit());
   if (!listen_warning.empty()) so.log->warn("{}", listen_warning);
   lsf::sbd::Sbatchd sbd(so);
-  if (auto err = sbd.start(); !err.empty()) {
-    so.log->critical("{}", err);
-    std::cerr << "sbatchd: " << err << "\n";
+  if (auto started = sbd.start(); !started) {
+    so.log->critical("{}", started.message());
+    std::cerr << "sbatchd: " << started.message() << "\n";
     return 1;
   }
   // Signals are handled on a thread of their own: SIGCHLD belongs to the daemon's loop.

@@ -93,8 +93,8 @@ wire::RequestEnvelope Sbatchd::envelope() const {
   return r;
 }
 
-std::string Sbatchd::start() {
-  if (auto why = prepare_state_directory(options_.state_dir); !why.empty()) return why;
+daemon::Status Sbatchd::start() {
+  if (auto prepared = prepare_state_directory(options_.state_dir); !prepared) return prepared;
   load_state();
   try {
     net::ServerOptions so = options_.limits;
@@ -114,7 +114,8 @@ std::string Sbatchd::start() {
         },
         so);
   } catch (const std::exception& e) {
-    return "cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " + e.what();
+    return daemon::fail("cannot listen on " + options_.listen_address + ":" + std::to_string(options_.port) + ": " +
+                        e.what());
   }
   CommandRelay::Locate relay_locate;
   if (!options_.master_lease_dir.empty())
@@ -276,10 +277,10 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
     case wire::RequestEnvelope::kStartJob:
     case wire::RequestEnvelope::kStartJobs: {
       std::string errors;
-      if (request.has_start_job()) errors = start_job(request.start_job().launch());
+      if (request.has_start_job()) errors = start_job(request.start_job().launch()).message();
       for (const auto& l : request.start_jobs().launches()) {
-        auto err = start_job(l);
-        if (!err.empty()) errors += (errors.empty() ? "" : "; ") + err;
+        auto started = start_job(l);
+        if (!started) errors += (errors.empty() ? "" : "; ") + started.message();
       }
       // Soon, for the start report: by then the supervisor has usually started the job.
       if (request.has_start_job())
@@ -339,22 +340,22 @@ void Sbatchd::handle(wire::RequestEnvelope& request, const net::Responder& respo
 // A launch for another host means mbatchd reached the wrong sbatchd (one advertising
 // an address that is not its own, say): running it would run the job where nobody
 // chose to, and again at every retry.
-std::string Sbatchd::start_job(const wire::JobLaunch& l) {
+daemon::Status Sbatchd::start_job(const wire::JobLaunch& l) {
   const std::string key = job_key(l.job_id(), l.index());
   if (l.exec_hosts_size() > 0 && !is_this_host(l.exec_hosts(0))) {
     log_->error(
         "refused job {}: it is for host {}, and this sbatchd serves {}; mbatchd reached it at an address "
         "that is not {}'s (check --advertise and --listen on both hosts)",
         key, l.exec_hosts(0), options_.host_name, l.exec_hosts(0));
-    return "job " + key + " is for host " + l.exec_hosts(0) + ", not for " + options_.host_name;
+    return daemon::fail("job " + key + " is for host " + l.exec_hosts(0) + ", not for " + options_.host_name);
   }
   if (auto it = jobs_.find(key); it != jobs_.end()) {
     const auto& t = it->second;
     if (t.job.launch().attempt() == l.attempt()) return {};  // a retried StartJob: already running
     // An earlier run's StartJob that arrived late: the run this host has is newer.
     if (l.attempt() != 0 && l.attempt() < t.job.launch().attempt())
-      return "job " + key + " run " + std::to_string(l.attempt()) + " is older than run " +
-             std::to_string(t.job.launch().attempt()) + ", which this host has";
+      return daemon::fail("job " + key + " run " + std::to_string(l.attempt()) + " is older than run " +
+                          std::to_string(t.job.launch().attempt()) + ", which this host has");
     // mbatchd has moved on to a new run (a failed pre-exec requeued the job, say) before
     // the report about the old one was acknowledged. That report is still sent; it names
     // its attempt, so neither side mistakes it for the new run.
@@ -371,9 +372,9 @@ std::string Sbatchd::start_job(const wire::JobLaunch& l) {
     std::error_code ec;
     fs::remove(options_.state_dir / (key + ext), ec);
   }
-  std::string error;
-  pid_t pid = spawn_supervisor(l, options_.state_dir, options_.allow_root_jobs, error);
-  if (pid < 0) return "cannot start job " + key + ": " + error;
+  auto spawned = spawn_supervisor(l, options_.state_dir, options_.allow_root_jobs);
+  if (!spawned) return daemon::fail("cannot start job " + key + ": " + spawned.error());
+  const pid_t pid = *spawned;
   Tracked t;
   *t.job.mutable_launch() = l;
   t.job.set_supervisor_pid(pid);
@@ -402,9 +403,13 @@ void Sbatchd::on_peek(const wire::PeekRequest& r, const net::Responder& respond)
   if (launch.spec().out_file().empty()) {
     fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
   } else if (auto user = lookup_user(launch.user())) {
-    fd = open_user_file_for_reading(*user, path, why);
+    auto opened = open_user_file_for_reading(*user, path);
+    fd = opened ? *opened : -1;
+    why = opened.error();
   } else if (geteuid() != 0) {
-    fd = open_user_file_for_reading(UserIdentity{}, path, why);  // not root: our own rights
+    auto opened = open_user_file_for_reading(UserIdentity{}, path);  // not root: our own rights
+    fd = opened ? *opened : -1;
+    why = opened.error();
   } else {
     why = "user " + launch.user() + " does not exist on this host";
   }

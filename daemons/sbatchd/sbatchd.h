@@ -24,6 +24,7 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_endpoint.h"
 #include "daemons/common/rpc_server.h"
+#include "daemons/common/status.h"
 #include "daemons/sbatchd/command_relay.h"
 #include "daemons/sbatchd/host_load.h"
 #include "daemons/sbatchd/master_watch.h"
@@ -58,7 +59,7 @@ class Sbatchd {
  public:
   explicit Sbatchd(SbatchdOptions options);
   ~Sbatchd();
-  std::string start();  // empty on success
+  daemon::Status start();
   void run();
   void stop();  // from any thread
   std::uint16_t port() const { return server_ ? server_->port() : 0; }
@@ -76,7 +77,7 @@ class Sbatchd {
 
   void handle(wire::RequestEnvelope& request, const net::Responder& respond);
   // Empty on success, else why the job could not be started.
-  std::string start_job(const wire::JobLaunch& launch);
+  daemon::Status start_job(const wire::JobLaunch& launch);
   bool is_this_host(const std::string& name) const;
   void on_signal_job(const wire::SignalJobRequest& r, const net::Responder& respond);
   void on_peek(const wire::PeekRequest& r, const net::Responder& respond);

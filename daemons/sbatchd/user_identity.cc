@@ -63,25 +63,18 @@ ActingAs::~ActingAs() {
 
 namespace {
 
-int open_as(const UserIdentity& user, const std::string& path, int flags, bool devices_too, std::string& why) {
+daemon::Result<int> open_as(const UserIdentity& user, const std::string& path, int flags, bool devices_too) {
   int fd = -1;
   {
     ActingAs as(user);
-    if (!as.ok()) {
-      why = "cannot take the identity of user " + user.name;
-      return -1;
-    }
+    if (!as.ok()) return daemon::fail("cannot take the identity of user " + user.name);
     fd = ::open(path.c_str(), flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
   }
-  if (fd < 0) {
-    why = path + ": " + std::strerror(errno);
-    return -1;
-  }
+  if (fd < 0) return daemon::fail(path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || (devices_too && S_ISCHR(st.st_mode)))) {
     ::close(fd);
-    why = path + ": not a regular file";
-    return -1;
+    return daemon::fail(path + ": not a regular file");
   }
   // Reads and writes of a regular file never wait on a peer; clear the flag so a
   // short write is not mistaken for a full device.
@@ -91,12 +84,12 @@ int open_as(const UserIdentity& user, const std::string& path, int flags, bool d
 
 }  // namespace
 
-int open_user_file_for_reading(const UserIdentity& user, const std::string& path, std::string& why) {
-  return open_as(user, path, O_RDONLY, false, why);
+daemon::Result<int> open_user_file_for_reading(const UserIdentity& user, const std::string& path) {
+  return open_as(user, path, O_RDONLY, false);
 }
 
-int open_user_file_for_appending(const UserIdentity& user, const std::string& path, std::string& why) {
-  return open_as(user, path, O_WRONLY | O_CREAT | O_APPEND, true, why);
+daemon::Result<int> open_user_file_for_appending(const UserIdentity& user, const std::string& path) {
+  return open_as(user, path, O_WRONLY | O_CREAT | O_APPEND, true);
 }
 
 bool become_user(const UserIdentity& user) {
@@ -104,18 +97,18 @@ bool become_user(const UserIdentity& user) {
          geteuid() == user.uid;
 }
 
-std::string append_as_user(const UserIdentity& user, const std::string& path, const std::string& text) {
+daemon::Status append_as_user(const UserIdentity& user, const std::string& path, const std::string& text) {
   int fd = -1;
   {
     ActingAs as(user);
-    if (!as.ok()) return "cannot take the identity of user " + user.name;
+    if (!as.ok()) return daemon::fail("cannot take the identity of user " + user.name);
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
   }
-  if (fd < 0) return path + ": " + std::strerror(errno);
+  if (fd < 0) return daemon::fail(path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return path + ": not a regular file";
+    return daemon::fail(path + ": not a regular file");
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   const char* data = text.data();
@@ -132,7 +125,7 @@ std::string append_as_user(const UserIdentity& user, const std::string& path, co
     left -= static_cast<std::size_t>(w);
   }
   ::close(fd);
-  return why;
+  return daemon::Status::from_message(std::move(why));
 }
 
 }  // namespace lsf::sbd

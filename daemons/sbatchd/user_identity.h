@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "daemons/common/status.h"
+
 namespace lsf::sbd {
 
 struct UserIdentity {
@@ -46,12 +48,12 @@ class ActingAs {
 
 // Opens `path` read-only as `user` would, without blocking and without taking a
 // controlling terminal; refuses anything but a regular file (a FIFO, a device, a
-// directory). Returns the descriptor, or -1 with `why` saying what went wrong.
-int open_user_file_for_reading(const UserIdentity& user, const std::string& path, std::string& why);
+// directory). Returns the descriptor, or what went wrong.
+daemon::Result<int> open_user_file_for_reading(const UserIdentity& user, const std::string& path);
 
 // Opens (creating if need be, mode 0600) `path` for appending as `user` would; the
 // same rules. For a file a daemon process writes for the user.
-int open_user_file_for_appending(const UserIdentity& user, const std::string& path, std::string& why);
+daemon::Result<int> open_user_file_for_appending(const UserIdentity& user, const std::string& path);
 
 // Drops every privilege for good: the user's groups (no name-service lookup, so safe
 // after a fork), then gid, then uid. For a process forked to run as the user.
@@ -61,8 +63,8 @@ bool become_user(const UserIdentity& user);
 // identity (ActingAs) when the caller runs as root, so the kernel checks the path, links
 // included, exactly as for the user's own open: a path swapped for a link to a file the
 // user may not write is not written, and a file it creates (mode 0644 less the umask)
-// is the user's. A FIFO or a device is left alone. Empty on success, else why not. Only
+// is the user's. A FIFO or a device is left alone. Only
 // from a single-threaded process: the identity is the calling thread's.
-std::string append_as_user(const UserIdentity& user, const std::string& path, const std::string& text);
+daemon::Status append_as_user(const UserIdentity& user, const std::string& path, const std::string& text);
 
 }  // namespace lsf::sbd

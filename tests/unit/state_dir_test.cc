@@ -35,16 +35,16 @@ constexpr auto k755 = k711 | fs::perms::group_read | fs::perms::others_read;
 TEST(StateDir, OurOwnDirectoriesAreAccepted) {
   TempTree t;
   t.dir("base", k755);
-  EXPECT_EQ(check_private_directory(t.dir("base/host", k711)), "");
+  EXPECT_EQ(check_private_directory(t.dir("base/host", k711)).message(), "");
   // A sticky shared parent (/tmp, /dev/shm) lets no one else rename our directory.
   t.dir("shared", fs::perms::all | fs::perms::sticky_bit);
-  EXPECT_EQ(check_private_directory(t.dir("shared/host", k711)), "");
+  EXPECT_EQ(check_private_directory(t.dir("shared/host", k711)).message(), "");
 }
 
 TEST(StateDir, AParentOthersMayWriteInIsRefused) {
   TempTree t;
   t.dir("open", fs::perms::all);
-  auto why = check_private_directory(t.dir("open/host", k711));
+  auto why = check_private_directory(t.dir("open/host", k711)).message();
   EXPECT_NE(why.find("open may be written by others"), std::string::npos) << why;
 }
 
@@ -54,11 +54,11 @@ TEST(StateDir, ADirectoryOfAnotherUserIsRefused) {
   t.dir("base", k755);
   auto host = t.dir("base/host", k711);
   ASSERT_EQ(::chown(host.c_str(), 65534, 65534), 0);
-  auto why = check_private_directory(host);
+  auto why = check_private_directory(host).message();
   EXPECT_NE(why.find("belongs to uid 65534"), std::string::npos) << why;
   ASSERT_EQ(::chown(host.c_str(), 0, 0), 0);
   ASSERT_EQ(::chown((t.root / "base").c_str(), 65534, 65534), 0);
-  why = check_private_directory(host);
+  why = check_private_directory(host).message();
   EXPECT_NE(why.find("base belongs to uid 65534"), std::string::npos) << why;
 }
 
@@ -67,21 +67,21 @@ TEST(StateDir, ALinkIsJudgedByWhereItLeads) {
   t.dir("real", k755);
   auto good = t.dir("real/host", k711);
   fs::create_directory_symlink(good, t.root / "link");
-  EXPECT_EQ(check_private_directory(t.root / "link"), "");
+  EXPECT_EQ(check_private_directory(t.root / "link").message(), "");
   t.dir("open", fs::perms::all);
   auto bad = t.dir("open/host", k711);
   fs::create_directory_symlink(bad, t.root / "badlink");
-  EXPECT_NE(check_private_directory(t.root / "badlink"), "");
+  EXPECT_NE(check_private_directory(t.root / "badlink").message(), "");
 }
 
 TEST(StateDir, PreparedDirectoriesArePassThroughOnlyAndCheckedBeforeUse) {
   TempTree t;
   t.dir("base", k755);
-  EXPECT_EQ(lsf::sbd::prepare_state_directory(t.root / "base/cluster/host"), "");
+  EXPECT_EQ(lsf::sbd::prepare_state_directory(t.root / "base/cluster/host").message(), "");
   EXPECT_EQ(fs::status(t.root / "base/cluster/host").permissions(), k711);
   // Under a directory anyone may write in, nothing is prepared for use.
   t.dir("open", fs::perms::all);
-  auto why = lsf::sbd::prepare_state_directory(t.root / "open/host");
+  auto why = lsf::sbd::prepare_state_directory(t.root / "open/host").message();
   EXPECT_NE(why.find("may be written by others"), std::string::npos) << why;
 }
 
@@ -95,12 +95,12 @@ TEST(StateDir, ALinkInAUsersDirectoryIsRefusedWhereverItLeads) {
   auto users = t.dir("users", k755);
   fs::create_directory_symlink(good, users / "host");
   ASSERT_EQ(::chown(users.c_str(), 65534, 65534), 0);
-  auto why = check_private_directory(users / "host");
+  auto why = check_private_directory(users / "host").message();
   EXPECT_NE(why.find("users belongs to uid 65534"), std::string::npos) << why;
   // The user's own link in a sticky directory: refused for who made it.
   auto sticky = t.dir("sticky", fs::perms::all | fs::perms::sticky_bit);
   fs::create_directory_symlink(good, sticky / "host");
   ASSERT_EQ(::lchown((sticky / "host").c_str(), 65534, 65534), 0);
-  why = check_private_directory(sticky / "host");
+  why = check_private_directory(sticky / "host").message();
   EXPECT_NE(why.find("is a link of uid 65534"), std::string::npos) << why;
 }
