@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "daemons/common/rpc_server.h"
 #include "daemons/mbatchd/config_queries.h"
@@ -131,6 +134,16 @@ wire::ReplyEnvelope ConfigQueries::hosts(const wire::RequestEnvelope& request) c
                               request.hosts().res_req() + ": Bad resource requirement syntax: " + parsed.error());
     select = *parsed;
   }
+  // Each host's own lsb.hosts line, found once rather than by a walk of every line per
+  // host: a site may list thousands. The `default` lines above a host's own line apply
+  // to it, then its own line does (all of them for a host without one).
+  const auto& lines = ctx_.conf().batch_hosts;
+  std::unordered_map<std::string_view, size_t> own_line;
+  std::vector<size_t> default_lines;
+  for (size_t k = 0; k < lines.size(); ++k) {
+    own_line.try_emplace(lines[k].name, k);
+    if (lines[k].name == "default") default_lines.push_back(k);
+  }
   for (const auto& h : ctx_.conf().hosts) {
     if (!wanted.empty() && !wanted.count(h.name)) continue;
     if (select) {
@@ -166,12 +179,15 @@ wire::ReplyEnvelope ConfigQueries::hosts(const wire::RequestEnvelope& request) c
       i->set_cpu_factor(m->cpu_factor);
     else
       i->set_cpu_factor(1.0);
-    for (const auto& b : ctx_.conf().batch_hosts)
-      if (b.name == h.name || b.name == "default") {
-        if (b.jl_u) i->set_jl_u(*b.jl_u);
-        if (!b.dispatch_window.always_open()) i->set_dispatch_window(b.dispatch_window.to_string());
-        if (b.name == h.name) break;
-      }
+    auto take_line = [i](const config::BatchHost& b) {
+      if (b.jl_u) i->set_jl_u(*b.jl_u);
+      if (!b.dispatch_window.always_open()) i->set_dispatch_window(b.dispatch_window.to_string());
+    };
+    const auto own = own_line.find(h.name);
+    const size_t own_at = own == own_line.end() ? lines.size() : own->second;
+    for (size_t k : default_lines)
+      if (k < own_at) take_line(lines[k]);
+    if (own_at < lines.size()) take_line(lines[own_at]);
     if (link) *i->mutable_load() = link->load;
     // The thresholds the scheduler applies to the host (its lsb.hosts line, else default's).
     for (const auto& [index, threshold] : index_.policy->host(h.name).thresholds) {

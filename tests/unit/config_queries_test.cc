@@ -22,11 +22,11 @@ struct Cluster : lsf::testing::ComponentWorld {
   std::map<std::string, wire::OfferedHost> borrowed;
   std::unique_ptr<mbd::ConfigQueries> queries;
 
-  Cluster() {
+  explicit Cluster(const std::string& lsb_hosts = "Begin Host\nHOST_NAME MXJ\ndefault 2\nEnd Host\n") {
     tree.lsb("lsb.queues",
              "Begin Queue\nQUEUE_NAME = normal\nPRIORITY = 30\nEnd Queue\n"
              "Begin Queue\nQUEUE_NAME = night\nPRIORITY = 40\nDESCRIPTION = overnight runs\nEnd Queue\n");
-    tree.lsb("lsb.hosts", "Begin Host\nHOST_NAME MXJ\ndefault 2\nEnd Host\n");
+    tree.lsb("lsb.hosts", lsb_hosts);
     tree.lsb("lsb.users", "Begin User\nUSER_NAME MAX_JOBS\nalice 5\nEnd User\n");
     load();
     mbd::ConfigQueriesHooks h;
@@ -146,6 +146,26 @@ TEST(ConfigQueries, BhostsShowsWhatHostTrackingSaysWithTheHostsJobs) {
 
   r.mutable_hosts()->add_names("hostZ");
   EXPECT_EQ(c.queries->hosts(r).status(), wire::STATUS_NOT_FOUND);
+}
+
+// JL/U and the dispatch window as bhosts -l shows them: the `default` lines above a
+// host's own line, then its own line, which overrides what it sets.
+TEST(ConfigQueries, BhostsTakesEachHostsLineOverTheDefaultsAboveIt) {
+  Cluster c(
+      "Begin Host\nHOST_NAME MXJ JL/U DISPATCH_WINDOW\n"
+      "default 2 1 (8:00-18:00)\nhostB 2 3 ()\nhostC 2 () ()\nEnd Host\n");
+  auto r = from("alice");
+  r.mutable_hosts();
+  auto reply = c.queries->hosts(r);
+  ASSERT_EQ(reply.hosts().hosts_size(), 3);
+  const auto& a = reply.hosts().hosts(0);
+  const auto& b = reply.hosts().hosts(1);
+  const auto& h = reply.hosts().hosts(2);
+  EXPECT_EQ(a.jl_u(), 1);  // no line of its own: the default's
+  EXPECT_FALSE(a.dispatch_window().empty());
+  EXPECT_EQ(b.jl_u(), 3);  // its own line's
+  EXPECT_EQ(b.dispatch_window(), a.dispatch_window());
+  EXPECT_EQ(h.jl_u(), 1);  // its line sets none: the default's stays
 }
 
 TEST(ConfigQueries, BusersCountsSlotsByStateWithReservationsAndLimits) {
