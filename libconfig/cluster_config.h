@@ -14,6 +14,7 @@
 
 #include "libconfig/aps_priority.h"
 #include "libconfig/diagnostics.h"
+#include "libconfig/gpu_request.h"
 #include "libconfig/limits.h"
 #include "libconfig/load_index.h"
 #include "libconfig/name_list.h"
@@ -47,6 +48,7 @@ struct LsfConf {
   std::string envdir, confdir, lsb_confdir, lsb_sharedir, logdir;
   std::optional<int> lim_port, res_port, mbd_port, sbd_port;
   MemoryUnit unit_for_limits = MemoryUnit::kKB;
+  std::optional<GpuRequest> gpu_req;  // LSB_GPU_REQ: the cluster's default GPU requirement
   std::vector<std::string> master_list;
 
   std::optional<std::string> get(const std::string& key) const;
@@ -196,6 +198,7 @@ struct Queue {
   std::vector<UserListItem> users;  // empty: all
   std::vector<HostListItem> hosts;  // empty: all
   std::vector<UserListItem> administrators;
+  std::optional<GpuRequest> gpu_req;  // GPU_REQ, over LSB_GPU_REQ option by option
   std::optional<ResourceRequirement> res_req;
   std::optional<int> qjob_limit, ujob_limit, hjob_limit;
   std::optional<double> pjob_limit;
@@ -408,6 +411,7 @@ struct Application {
   std::optional<TimeLimit> run_limit, cpu_limit;
   std::optional<std::int64_t> mem_limit;  // KB
   std::optional<ProcessorLimit> proc_limit;
+  std::optional<GpuRequest> gpu_req;  // GPU_REQ, over the queue's option by option
   std::optional<ResourceRequirement> res_req;
   std::string pre_exec, post_exec, job_starter;
   std::optional<RequeueExitValues> requeue_exit_values;

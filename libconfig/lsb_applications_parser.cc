@@ -45,6 +45,11 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Application& app, FileCont
       app.proc_limit = *r;
   } else if (k == "RES_REQ") {
     if (auto r = ctx.resreq(v, at, context, k)) app.res_req = *r;
+  } else if (k == "GPU_REQ") {
+    if (auto r = GpuRequest::parse(v, ctx.unit); !r)
+      ctx.error(at, context, k + ": " + r.error());
+    else
+      app.gpu_req = *r;
   } else if (k == "PRE_EXEC") {
     app.pre_exec = v;
   } else if (k == "POST_EXEC") {

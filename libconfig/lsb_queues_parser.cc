@@ -93,6 +93,11 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
     if (auto u = ctx.users(v, at, context, k)) q.administrators = *u;
   } else if (k == "RES_REQ") {
     cond(q.res_req);
+  } else if (k == "GPU_REQ") {
+    if (auto r = GpuRequest::parse(v, ctx.unit); !r)
+      ctx.error(at, context, k + ": " + r.error());
+    else
+      q.gpu_req = *r;
   } else if (k == "QJOB_LIMIT") {
     opt_int(q.qjob_limit, 0);
   } else if (k == "UJOB_LIMIT") {

@@ -7,14 +7,14 @@ namespace {
 
 std::string unquote(std::string_view v) {
   v = trim(v);
-  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
-    v = v.substr(1, v.size() - 2);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
   return std::string(v);
 }
 
 }  // namespace
 
 void parse_lsf_conf(const std::vector<LogicalLine>& lines, FileContext& ctx, LsfConf& out) {
+  const LogicalLine* gpu_req = nullptr;  // read once the unit for bare amounts is known
   for (const auto& line : lines) {
     std::string_view text = line.text;
     if (starts_with_icase(text, "export ")) continue;  // `export NAME` adds nothing
@@ -51,6 +51,14 @@ void parse_lsf_conf(const std::vector<LogicalLine>& lines, FileContext& ctx, Lsf
     if (key == "LSB_CONFDIR") out.lsb_confdir = value;
     if (key == "LSB_SHAREDIR") out.lsb_sharedir = value;
     if (key == "LSF_LOGDIR") out.logdir = value;
+    if (key == "LSB_GPU_REQ") gpu_req = &line;
+  }
+  if (gpu_req) {
+    auto r = GpuRequest::parse(out.values["LSB_GPU_REQ"], out.unit_for_limits);
+    if (!r)
+      ctx.diags.error(gpu_req->where, "LSB_GPU_REQ: " + r.error());
+    else
+      out.gpu_req = *r;
   }
 }
 

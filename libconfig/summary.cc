@@ -35,7 +35,8 @@ std::string render_config_summary(const ClusterConfig& c) {
 
   std::vector<const Queue*> queues;
   for (const auto& q : c.queues) queues.push_back(&q);
-  std::stable_sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->priority > b->priority; });
+  std::stable_sort(queues.begin(), queues.end(),
+                   [](const Queue* a, const Queue* b) { return a->priority > b->priority; });
   out += "Queues (" + std::to_string(queues.size()) + ", by priority):\n";
   for (const Queue* q : queues) {
     out += "  " + q->name + "  priority=" + std::to_string(q->priority);
@@ -50,6 +51,7 @@ std::string render_config_summary(const ClusterConfig& c) {
     if (q->backfill) out += " BACKFILL";
     if (q->exclusive) out += " EXCLUSIVE";
     if (q->res_req) out += " RES_REQ=\"" + q->res_req->to_string() + "\"";
+    if (q->gpu_req) out += " GPU_REQ=\"" + q->gpu_req->to_string() + "\"";
     out += "\n";
   }
   if (!c.params.default_queues.empty()) out += "Default queue: " + join(c.params.default_queues, " ") + "\n";
@@ -61,7 +63,8 @@ std::string render_config_summary(const ClusterConfig& c) {
     out += "Slot pools:\n";
     for (const auto& [name, members] : slot_pools) {
       out += "  " + name + ":";
-      for (const Queue* q : members) out += " " + q->name + "=" + (q->slot_share ? format_number(*q->slot_share) : "?") + "%";
+      for (const Queue* q : members)
+        out += " " + q->name + "=" + (q->slot_share ? format_number(*q->slot_share) : "?") + "%";
       out += "\n";
     }
   }
@@ -82,7 +85,8 @@ std::string render_config_summary(const ClusterConfig& c) {
       if (!l.users.empty()) out += std::string(l.per_user ? " PER_USER=" : " USERS=") + format_user_list(l.users);
       if (!l.queues.empty()) out += std::string(l.per_queue ? " PER_QUEUE=" : " QUEUES=") + join(l.queues, " ");
       if (!l.hosts.empty()) out += std::string(l.per_host ? " PER_HOST=" : " HOSTS=") + format_host_list(l.hosts);
-      if (!l.projects.empty()) out += std::string(l.per_project ? " PER_PROJECT=" : " PROJECTS=") + join(l.projects, " ");
+      if (!l.projects.empty())
+        out += std::string(l.per_project ? " PER_PROJECT=" : " PROJECTS=") + join(l.projects, " ");
       if (l.slots) out += " SLOTS=" + std::to_string(*l.slots);
       if (l.jobs) out += " JOBS=" + std::to_string(*l.jobs);
       if (l.mem) out += " MEM=" + format_number(*l.mem) + (l.mem_percent ? "%" : "");
