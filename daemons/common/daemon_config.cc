@@ -44,24 +44,24 @@ DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfCon
   return a;
 }
 
-std::string apply_connection_limits(const config::LsfConf& conf, ServerOptions& options) {
-  auto positive = [&](const char* name, auto apply) -> std::string {
+daemon::Status apply_connection_limits(const config::LsfConf& conf, ServerOptions& options) {
+  auto positive = [&](const char* name, auto apply) -> daemon::Status {
     auto text = conf.get(name);
     if (!text) return {};
     auto v = config::parse_int(*text);
     if (!v || *v <= 0 || *v > 100000000)
-      return std::string("lsf.conf: ") + name + "=" + *text + " is not a positive number";
+      return daemon::fail(std::string("lsf.conf: ") + name + "=" + *text + " is not a positive number");
     apply(*v);
     return {};
   };
-  for (auto err :
+  for (auto applied :
        {positive("LSB_CONN_IDLE_TIMEOUT", [&](long long v) { options.idle_timeout = std::chrono::seconds(v); }),
         positive("LSB_CONN_AUTH_TIMEOUT",
                  [&](long long v) { options.unauthenticated_timeout = std::chrono::seconds(v); }),
         positive("LSB_MAX_CONNECTIONS", [&](long long v) { options.max_connections = static_cast<std::size_t>(v); }),
         positive("LSB_MAX_CONNECTIONS_PER_PEER",
                  [&](long long v) { options.max_connections_per_peer = static_cast<std::size_t>(v); })})
-    if (!err.empty()) return err;
+    if (!applied) return applied;
   return {};
 }
 

@@ -10,6 +10,7 @@
 
 #include "daemons/common/cluster_key.h"
 #include "daemons/common/rpc_server.h"
+#include "daemons/common/status.h"
 
 #include "libconfig/config_loader.h"
 
@@ -35,9 +36,8 @@ DaemonAuth daemon_auth(const std::filesystem::path& envdir, const config::LsfCon
 
 // The connection limits lsf.conf sets (LSB_CONN_IDLE_TIMEOUT, LSB_CONN_AUTH_TIMEOUT,
 // LSB_MAX_CONNECTIONS, LSB_MAX_CONNECTIONS_PER_PEER); what it leaves out keeps the
-// defaults. Returns an error naming the parameter for a value that is not a positive
-// number.
-std::string apply_connection_limits(const config::LsfConf& conf, ServerOptions& options);
+// defaults. Fails, naming the parameter, for a value that is not a positive number.
+daemon::Status apply_connection_limits(const config::LsfConf& conf, ServerOptions& options);
 
 // Raises the soft limit on open descriptors to the hard limit, so a daemon serving
 // many hosts and commands does not run out early. Returns the limit now in force.

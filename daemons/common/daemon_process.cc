@@ -23,22 +23,22 @@ void daemonize() {
   }
 }
 
-std::string take_lock_file(const std::filesystem::path& path) {
+daemon::Status take_lock_file(const std::filesystem::path& path) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot open " + path.string() + ": " + std::strerror(errno);
+  if (fd < 0) return daemon::fail("cannot open " + path.string() + ": " + std::strerror(errno));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     std::array<char, 32> buf{};
     ssize_t n = pread(fd, buf.data(), buf.size() - 1, 0);
     ::close(fd);
     std::string holder = n > 0 ? std::string(buf.data(), static_cast<size_t>(n)) : "unknown";
     while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
-    return path.string() + " is held by process " + holder;
+    return daemon::fail(path.string() + " is held by process " + holder);
   }
   std::string pid = std::to_string(getpid()) + "\n";
   if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) < 0)
-    return "cannot write " + path.string() + ": " + std::strerror(errno);
+    return daemon::fail("cannot write " + path.string() + ": " + std::strerror(errno));
   return {};
 }
 

@@ -5,15 +5,17 @@
 #include <filesystem>
 #include <string>
 
+#include "daemons/common/status.h"
+
 namespace lsf::net {
 
 // Forks into the background (setsid, stdin from /dev/null). Returns in the child only.
 void daemonize();
 
-// Takes an exclusive lock on `path` and writes our pid into it. On failure returns
-// the reason, naming the process that holds the lock. The lock lasts as long as the
-// process (the descriptor is deliberately never closed).
-std::string take_lock_file(const std::filesystem::path& path);
+// Takes an exclusive lock on `path` and writes our pid into it. On failure says why,
+// naming the process that holds the lock. The lock lasts as long as the process (the
+// descriptor is deliberately never closed).
+daemon::Status take_lock_file(const std::filesystem::path& path);
 
 std::string local_host_name();
 

@@ -29,14 +29,12 @@ std::string strip_domain(const std::string& host, std::string_view suffixes) {
   return host;
 }
 
-std::string resolve_host(const std::string& host, std::string& error) {
+daemon::Result<std::string> resolve_host(const std::string& host) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0) {
-    error = "cannot resolve host name " + host + ": " + ::gai_strerror(rc);
-    return {};
-  }
+  if (int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
+    return daemon::fail("cannot resolve host name " + host + ": " + ::gai_strerror(rc));
   std::string v4, any;
   for (addrinfo* a = found; a; a = a->ai_next) {
     char text[NI_MAXHOST] = {};
@@ -45,7 +43,7 @@ std::string resolve_host(const std::string& host, std::string& error) {
     if (any.empty()) any = text;
   }
   ::freeaddrinfo(found);
-  if (v4.empty() && any.empty()) error = "host name " + host + " has no address";
+  if (v4.empty() && any.empty()) return daemon::fail("host name " + host + " has no address");
   return v4.empty() ? any : v4;
 }
 

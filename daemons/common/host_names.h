@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "daemons/common/status.h"
+
 namespace lsf::net {
 
 // `host` without the first of `suffixes` (LSF_STRIP_DOMAIN: ".example.com:.corp.com",
@@ -11,9 +13,9 @@ namespace lsf::net {
 // is only a suffix is kept whole.
 std::string strip_domain(const std::string& host, std::string_view suffixes);
 
-// What a host name resolves to here (an IPv4 address when it has one). Empty and
-// `error` set when it does not resolve.
-std::string resolve_host(const std::string& host, std::string& error);
+// What a host name resolves to here (an IPv4 address when it has one), or why it
+// does not resolve.
+daemon::Result<std::string> resolve_host(const std::string& host);
 
 // Whether `address` is a literal loopback (127.0.0.0/8, ::1) or unspecified
 // (0.0.0.0, ::) address.

@@ -52,10 +52,10 @@ void RequestVerifier::forget_before(std::int64_t time) {
   }
 }
 
-std::string RequestVerifier::verify(wire::RequestEnvelope& request, std::int64_t now) {
+daemon::Status RequestVerifier::verify(wire::RequestEnvelope& request, std::int64_t now) {
   if (!request.has_auth() || request.auth().mac().empty()) {
     request.clear_auth();
-    return "the request is not signed with the cluster key";
+    return daemon::fail("the request is not signed with the cluster key");
   }
   const std::string mac = request.auth().mac();
   request.mutable_auth()->clear_mac();
@@ -65,19 +65,21 @@ std::string RequestVerifier::verify(wire::RequestEnvelope& request, std::int64_t
   const std::string destination = request.auth().destination();
   request.clear_auth();
   if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0)
-    return "the request's signature does not match " + key_name_;
+    return daemon::fail("the request's signature does not match " + key_name_);
   if (destination != destination_)
-    return "the request is addressed to " + (destination.empty() ? std::string("no daemon") : destination) +
-           ", not to this daemon (" + destination_ + ")";
+    return daemon::fail("the request is addressed to " +
+                        (destination.empty() ? std::string("no daemon") : destination) + ", not to this daemon (" +
+                        destination_ + ")");
   if (time < not_before_)
-    return "the request was signed before this daemon started (a replay, or the sender's clock is behind)";
+    return daemon::fail(
+        "the request was signed before this daemon started (a replay, or the sender's clock is behind)");
   const std::int64_t skew = now > time ? now - time : time - now;
   if (skew > kMaxClockSkew.count())
-    return "the sender's clock is " + std::to_string(skew) + " s away from this host's (at most " +
-           std::to_string(kMaxClockSkew.count()) + " s is accepted)";
-  if (nonce.size() != kNonceSize) return "the request's nonce is malformed";
+    return daemon::fail("the sender's clock is " + std::to_string(skew) + " s away from this host's (at most " +
+                        std::to_string(kMaxClockSkew.count()) + " s is accepted)");
+  if (nonce.size() != kNonceSize) return daemon::fail("the request's nonce is malformed");
   forget_before(now - kMaxClockSkew.count() - 1);
-  if (seen_.count(nonce)) return "the request was already received once (a replay)";
+  if (seen_.count(nonce)) return daemon::fail("the request was already received once (a replay)");
   seen_.emplace(nonce, time);
   seen_by_time_.emplace(time, nonce);
   return {};

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "daemons/common/cluster_key.h"
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::net {
@@ -40,9 +41,9 @@ class RequestVerifier {
         not_before_(not_before),
         key_name_(std::move(key_name)) {}
 
-  // Empty when the request is signed with this key, addressed here, fresh and not seen
+  // Ok when the request is signed with this key, addressed here, fresh and not seen
   // before; otherwise why not. Clears request.auth either way.
-  std::string verify(wire::RequestEnvelope& request, std::int64_t now);
+  daemon::Status verify(wire::RequestEnvelope& request, std::int64_t now);
 
  private:
   void forget_before(std::int64_t time);

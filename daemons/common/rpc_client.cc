@@ -66,7 +66,7 @@ bool RpcClient::holds_open_connection() {
   return socket_ || local_;
 }
 
-std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
+daemon::Status RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
   if (holds_open_connection()) return {};
   authenticated_ = false;
   boost::system::error_code ec;
@@ -81,7 +81,7 @@ std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
   if (connect_timeout_.count() > 0) deadline = std::min(deadline, std::chrono::steady_clock::now() + connect_timeout_);
   tcp::resolver resolver(io_);
   auto endpoints = resolver.resolve(host_, std::to_string(port_), ec);
-  if (ec) return "cannot resolve " + host_ + ": " + ec.message();
+  if (ec) return daemon::fail("cannot resolve " + host_ + ": " + ec.message());
   socket_.emplace(io_);
   bool done = false;
   asio::async_connect(*socket_, endpoints, [&](const boost::system::error_code& e, const tcp::endpoint&) {
@@ -92,11 +92,11 @@ std::string RpcClient::connect(std::chrono::steady_clock::time_point deadline) {
     close();
     io_.restart();
     io_.run();  // let the cancelled handler run before `done` goes out of scope
-    return "timed out connecting to " + host_ + ":" + std::to_string(port_);
+    return daemon::fail("timed out connecting to " + host_ + ":" + std::to_string(port_));
   }
   if (ec) {
     close();
-    return "cannot connect to " + host_ + ":" + std::to_string(port_) + ": " + ec.message();
+    return daemon::fail("cannot connect to " + host_ + ":" + std::to_string(port_) + ": " + ec.message());
   }
   socket_->set_option(tcp::no_delay(true), ec);
   return {};
@@ -117,10 +117,10 @@ CallResult RpcClient::call(wire::RequestEnvelope request) {
 CallResult RpcClient::call_once(wire::RequestEnvelope request) {
   request.set_protocol_version(wire::PROTOCOL_VERSION_CURRENT);
   auto deadline = std::chrono::steady_clock::now() + timeout_;
-  if (auto err = connect(deadline); !err.empty()) {
+  if (auto connected = connect(deadline); !connected) {
     CallResult result;
-    result.error = err;
-    result.connect_timed_out = err.rfind("timed out connecting", 0) == 0;
+    result.error = connected.message();
+    result.connect_timed_out = result.error.rfind("timed out connecting", 0) == 0;
     return result;
   }
   if (!local_ && !authenticated_ && request.ByteSizeLong() + 512 > kMaxUnauthenticatedFrame && !request.has_ping()) {
@@ -143,8 +143,8 @@ CallResult RpcClient::call_once(wire::RequestEnvelope request) {
 CallResult RpcClient::call_raw(const std::string& bytes) {
   auto deadline = std::chrono::steady_clock::now() + timeout_;
   CallResult result;
-  if (auto err = connect(deadline); !err.empty()) {
-    result.error = err;
+  if (auto connected = connect(deadline); !connected) {
+    result.error = connected.message();
     return result;
   }
   if (local_) return exchange(*local_, bytes, deadline);

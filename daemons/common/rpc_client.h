@@ -19,6 +19,7 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_key.h"
 #include "daemons/common/frame.h"
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::net {
@@ -83,7 +84,7 @@ class RpcClient {
   bool holds_open_connection();
   std::string peer_name() const;
   bool run_until(std::chrono::steady_clock::time_point deadline, const bool& done);
-  std::string connect(std::chrono::steady_clock::time_point deadline);
+  daemon::Status connect(std::chrono::steady_clock::time_point deadline);
   template <typename Socket>
   CallResult exchange(Socket& socket, const std::string& bytes, std::chrono::steady_clock::time_point deadline);
 

@@ -196,23 +196,23 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
 
   // Another cluster's mbatchd, signed with the key the two clusters share. LSF_AUTH=none
   // does not extend to other clusters.
-  std::string authenticate_cluster(wire::RequestEnvelope& request, Peer& peer) {
+  daemon::Status authenticate_cluster(wire::RequestEnvelope& request, Peer& peer) {
     const std::string cluster = request.auth().cluster();
     auto it = shared_->pair_verifiers.find(cluster);
     if (it == shared_->pair_verifiers.end()) {
       request.clear_auth();
-      return "no MultiCluster key for cluster " + cluster + " (" + std::string(kPairKeyPrefix) + cluster +
-             " in lsf.sudoers)";
+      return daemon::fail("no MultiCluster key for cluster " + cluster + " (" + std::string(kPairKeyPrefix) + cluster +
+                          " in lsf.sudoers)");
     }
-    auto why = it->second.verify(request, static_cast<std::int64_t>(std::time(nullptr)));
-    if (!why.empty()) return why;
+    auto verified = it->second.verify(request, static_cast<std::int64_t>(std::time(nullptr)));
+    if (!verified) return verified;
     peer.kind = PeerKind::kRemoteCluster;
     peer.cluster = cluster;
     return {};
   }
 
   // Settles who is asking; an error refuses the request.
-  std::string authenticate(wire::RequestEnvelope& request, Peer& peer) {
+  daemon::Status authenticate(wire::RequestEnvelope& request, Peer& peer) {
     if (local_peer_) {
       request.clear_auth();
       auto* caller = request.mutable_caller();
@@ -229,11 +229,12 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       return {};
     }
     if (!shared_->verifier) {
-      return "this daemon has no cluster key (LSF_EAUTH_KEY in lsf.sudoers) and does not trust unsigned "
-             "requests; use the master host's local socket";
+      return daemon::fail(
+          "this daemon has no cluster key (LSF_EAUTH_KEY in lsf.sudoers) and does not trust unsigned "
+          "requests; use the master host's local socket");
     }
-    auto why = shared_->verifier->verify(request, static_cast<std::int64_t>(std::time(nullptr)));
-    if (!why.empty()) return why;
+    auto verified = shared_->verifier->verify(request, static_cast<std::int64_t>(std::time(nullptr)));
+    if (!verified) return verified;
     peer.kind = PeerKind::kClusterKey;
     return {};
   }
@@ -253,9 +254,9 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
       return fail(wire::STATUS_BAD_REQUEST, "unknown request type");
     Peer peer;
     peer.address = address_;
-    if (auto why = authenticate(request, peer); !why.empty()) {
-      if (options().on_refused) options().on_refused(request, why);
-      return fail(wire::STATUS_PERMISSION_DENIED, "Authentication failed: " + why);
+    if (auto authenticated = authenticate(request, peer); !authenticated) {
+      if (options().on_refused) options().on_refused(request, authenticated.message());
+      return fail(wire::STATUS_PERMISSION_DENIED, "Authentication failed: " + authenticated.message());
     }
     if (!authenticated_ && !local_peer_) {
       authenticated_ = true;
@@ -343,14 +344,14 @@ std::uint16_t RpcServer::port() const { return acceptor_.local_endpoint().port()
 std::size_t RpcServer::connections() const { return shared_->connections; }
 std::size_t RpcServer::unauthenticated_connections() const { return shared_->unauthenticated; }
 
-std::string RpcServer::listen_local(const std::string& path) {
+daemon::Status RpcServer::listen_local(const std::string& path) {
   using local = asio::local::stream_protocol;
   if (path.size() >= sizeof(sockaddr_un::sun_path))
-    return path + ": a local socket path must be shorter than " + std::to_string(sizeof(sockaddr_un::sun_path)) +
-           " characters";
+    return daemon::fail(path + ": a local socket path must be shorter than " +
+                        std::to_string(sizeof(sockaddr_un::sun_path)) + " characters");
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return path + ": exists and is not a socket; not replacing it";
+    if (!S_ISSOCK(st.st_mode)) return daemon::fail(path + ": exists and is not a socket; not replacing it");
     ::unlink(path.c_str());
   }
   boost::system::error_code ec;
@@ -360,7 +361,7 @@ std::string RpcServer::listen_local(const std::string& path) {
   if (!ec) local_acceptor_->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
     local_acceptor_.reset();
-    return path + ": cannot listen: " + ec.message();
+    return daemon::fail(path + ": cannot listen: " + ec.message());
   }
   // Every local user may connect; the kernel tells us who they are.
   ::chmod(path.c_str(), 0666);
@@ -419,16 +420,17 @@ bool out_of_descriptors(const boost::system::error_code& ec) {
 }
 
 // Whether a new connection from `peer` may be served; otherwise why not.
-std::string admit(RpcServer::Shared& shared, const std::string& peer, bool unauthenticated) {
+daemon::Status admit(RpcServer::Shared& shared, const std::string& peer, bool unauthenticated) {
   const auto& o = shared.options;
   if (shared.connections >= shared.max_connections)
-    return "too many connections (" + std::to_string(shared.connections) + " open, at most " +
-           std::to_string(shared.max_connections) + ")";
+    return daemon::fail("too many connections (" + std::to_string(shared.connections) + " open, at most " +
+                        std::to_string(shared.max_connections) + ")");
   if (unauthenticated && shared.unauthenticated >= o.max_unauthenticated)
-    return "too many unauthenticated connections (at most " + std::to_string(o.max_unauthenticated) + ")";
+    return daemon::fail("too many unauthenticated connections (at most " + std::to_string(o.max_unauthenticated) + ")");
   auto it = shared.per_peer.find(peer);
   if (it != shared.per_peer.end() && it->second >= o.max_connections_per_peer)
-    return "too many connections from " + peer + " (at most " + std::to_string(o.max_connections_per_peer) + ")";
+    return daemon::fail("too many connections from " + peer + " (at most " +
+                        std::to_string(o.max_connections_per_peer) + ")");
   return {};
 }
 
@@ -446,9 +448,10 @@ void RpcServer::accept() {
     auto remote = socket.remote_endpoint(ignored);
     const std::string peer = remote.address().to_string();
     // admit() reads the counts before this connection joins them.
-    const std::string why = admit(*shared_, peer, true);
+    const auto admitted = admit(*shared_, peer, true);
     auto conn = std::make_shared<Connection<tcp::socket>>(std::move(socket), shared_, std::nullopt, peer);
-    if (!why.empty()) {
+    if (!admitted) {
+      const std::string& why = admitted.message();
       shared_->log_limited("admit:" + why.substr(0, 12), "refusing a connection from " + peer + ": " + why);
       conn->refuse(why);
     } else {
@@ -473,9 +476,10 @@ void RpcServer::accept_local() {
     if (auto cred = peer_credentials(socket)) {
       const std::string peer = "uid " + std::to_string(cred->uid);
       // admit() reads the counts before this connection joins them.
-      const std::string why = admit(*shared_, peer, false);
+      const auto admitted = admit(*shared_, peer, false);
       auto conn = std::make_shared<Connection<local_socket>>(std::move(socket), shared_, *cred, peer);
-      if (!why.empty()) {
+      if (!admitted) {
+        const std::string& why = admitted.message();
         shared_->log_limited("admit:" + why.substr(0, 12), "refusing a local connection from " + peer + ": " + why);
         conn->refuse(why);
       } else {

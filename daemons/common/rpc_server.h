@@ -29,6 +29,7 @@
 #include "daemons/common/asio.h"
 #include "daemons/common/cluster_key.h"
 #include "daemons/common/frame.h"
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::net {
@@ -103,8 +104,8 @@ class RpcServer {
 
   // Also listens on a local socket at `path`, which any local user may connect to.
   // A stale socket left by a crashed daemon is replaced; any other file is not.
-  // Returns an error naming the path, or empty.
-  std::string listen_local(const std::string& path);
+  // A failure names the path.
+  daemon::Status listen_local(const std::string& path);
 
   std::uint16_t port() const;
   void stop();

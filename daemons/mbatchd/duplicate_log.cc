@@ -60,20 +60,20 @@ std::pair<std::int64_t, std::int64_t> two_varints(std::string_view m, int a, int
 // wire::Snapshot: last_seq = 6, epoch = 9; wire::EventRecord: seq = 2, epoch = 3.
 constexpr int kSnapshotSeq = 6, kSnapshotEpoch = 9, kRecordSeq = 2, kRecordEpoch = 3;
 
-std::string copy_to_temp(const fs::path& from, const fs::path& tmp) {
+daemon::Status copy_to_temp(const fs::path& from, const fs::path& tmp) {
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) return "cannot open " + from.string() + ": " + std::strerror(errno);
+  if (in < 0) return daemon::fail("cannot open " + from.string() + ": " + std::strerror(errno));
   int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  std::string err;
+  daemon::Status copied;
   if (out < 0) {
-    err = "cannot create " + tmp.string() + ": " + std::strerror(errno);
+    copied = daemon::fail("cannot create " + tmp.string() + ": " + std::strerror(errno));
   } else {
     std::vector<char> buf(1u << 20);
     for (;;) {
       ssize_t r = ::read(in, buf.data(), buf.size());
       if (r < 0 && errno == EINTR) continue;
       if (r < 0) {
-        err = "cannot read " + from.string() + ": " + std::strerror(errno);
+        copied = daemon::fail("cannot read " + from.string() + ": " + std::strerror(errno));
         break;
       }
       if (r == 0) break;
@@ -81,18 +81,18 @@ std::string copy_to_temp(const fs::path& from, const fs::path& tmp) {
         ssize_t w = ::write(out, buf.data() + done, static_cast<std::size_t>(r - done));
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
-          err = "cannot write " + tmp.string() + ": " + std::strerror(errno);
+          copied = daemon::fail("cannot write " + tmp.string() + ": " + std::strerror(errno));
           break;
         }
         done += w;
       }
-      if (!err.empty()) break;
+      if (!copied) break;
     }
-    if (err.empty() && ::fsync(out) != 0) err = "cannot sync " + tmp.string() + ": " + std::strerror(errno);
+    if (copied && ::fsync(out) != 0) copied = daemon::fail("cannot sync " + tmp.string() + ": " + std::strerror(errno));
     ::close(out);
   }
   ::close(in);
-  return err;
+  return copied;
 }
 
 }  // namespace
@@ -116,20 +116,20 @@ LogPosition log_position(const fs::path& dir) {
     LogPosition q{true, seq_epoch.second, seq_epoch.first};
     p = std::max(p, q);
   };
-  read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
+  read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> daemon::Status {
     note(two_varints(payload, kSnapshotSeq, kSnapshotEpoch));
     return {};
   });
-  read_event_file(dir / "lsb.events", [&](std::string_view payload, std::uint64_t) -> std::string {
+  read_event_file(dir / "lsb.events", [&](std::string_view payload, std::uint64_t) -> daemon::Status {
     note(two_varints(payload, kRecordSeq, kRecordEpoch));
     return {};
   });
   return p;
 }
 
-std::string reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log) {
+daemon::Status reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log) {
   if (dirs.replica.empty()) return {};
-  if (auto err = make_log_dir(dirs.primary); !err.empty()) return err;
+  if (auto made = make_log_dir(dirs.primary); !made) return made;
   std::error_code ec;
   if (!fs::is_directory(dirs.replica, ec)) {
     log.warn("event log replica {} cannot be read ({}); recovering from {}", dirs.replica.string(),
@@ -150,7 +150,7 @@ std::string reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log) {
     if (!there) continue;
     fs::path tmp = dirs.primary / name;
     tmp += ".copy";
-    if (auto err = copy_to_temp(dirs.replica / name, tmp); !err.empty()) return err;
+    if (auto copied = copy_to_temp(dirs.replica / name, tmp); !copied) return copied;
   }
   for (std::size_t i = 0; i < names.size(); ++i) {
     const fs::path to = dirs.primary / names[i];
@@ -158,12 +158,12 @@ std::string reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log) {
     tmp += ".copy";
     // Not in the replica: not kept here either (an older snapshot would hide records).
     if (!present[i] ? (::unlink(to.c_str()) != 0 && errno != ENOENT) : ::rename(tmp.c_str(), to.c_str()) != 0)
-      return "cannot replace " + to.string() + ": " + std::strerror(errno);
+      return daemon::fail("cannot replace " + to.string() + ": " + std::strerror(errno));
   }
   int fd = ::open(dirs.primary.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   const bool synced = fd >= 0 && ::fsync(fd) == 0;
   if (fd >= 0) ::close(fd);
-  if (!synced) return "cannot sync " + dirs.primary.string() + ": " + std::strerror(errno);
+  if (!synced) return daemon::fail("cannot sync " + dirs.primary.string() + ": " + std::strerror(errno));
   return {};
 }
 

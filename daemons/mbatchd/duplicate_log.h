@@ -20,6 +20,7 @@
 
 #include <spdlog/logger.h>
 
+#include "daemons/common/status.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "libconfig/cluster_config.h"
 
@@ -43,10 +44,10 @@ struct LogPosition {
 };
 LogPosition log_position(const std::filesystem::path& dir);
 
-// Before recovery on the duplicating host: makes the primary hold the newer copy. Empty
-// on success (also when the share cannot be read: the local copy is used and the log
-// says so); else why recovery must not go on.
-std::string reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log);
+// Before recovery on the duplicating host: makes the primary hold the newer copy. Ok
+// also when the share cannot be read (the local copy is used and the log says so);
+// else why recovery must not go on.
+daemon::Status reconcile_log_copies(const LogDirs& dirs, spdlog::logger& log);
 
 // EventLogOptions::on_replica for mbatchd: one line in its log each time the replica
 // falls behind or catches up.

@@ -31,7 +31,7 @@ daemon::Status EventLogCore::recover() {
   // With LSB_LOCALDIR the first candidate's log is local and duplicated to the shared
   // directory; whichever copy is newer is brought over the other first.
   const LogDirs dirs = event_log_dirs(*config_, host_);
-  if (auto err = reconcile_log_copies(dirs, *log_); !err.empty()) return daemon::fail(err);
+  if (auto reconciled = reconcile_log_copies(dirs, *log_); !reconciled) return reconciled;
   replica_ = dirs.replica;
   fs::path dir = dirs.primary;
   auto recovered = recover_state(dir, state_, *config_, index_);
@@ -94,8 +94,8 @@ void EventLogCore::close(std::function<bool()> superseded, std::function<void()>
   writer_->when_durable([this, superseded = std::move(superseded), then = std::move(then)](bool) {
     // A superseded master's mark is behind the new master's: it must not write it back.
     if (!superseded()) {
-      if (auto err = job_ids_.settle(state_.next_job_id()); !err.empty())
-        log_->warn("cannot write lsb.jobid: {}; the next ids start after a gap", err);
+      if (auto settled = job_ids_.settle(state_.next_job_id()); !settled)
+        log_->warn("cannot write lsb.jobid: {}; the next ids start after a gap", settled.message());
     }
     then();
   });

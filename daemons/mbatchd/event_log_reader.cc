@@ -19,7 +19,7 @@ std::optional<std::uint64_t> find_next_record(std::string_view data, std::uint64
 }
 
 ReadOutcome read_event_file(const std::filesystem::path& path,
-                            const std::function<std::string(std::string_view, std::uint64_t)>& on_record) {
+                            const std::function<daemon::Status(std::string_view, std::uint64_t)>& on_record) {
   ReadOutcome out;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return out;
@@ -83,8 +83,8 @@ ReadOutcome read_event_file(const std::filesystem::path& path,
       }
       break;
     }
-    if (auto err = on_record(payload, pos); !err.empty()) {
-      out.error = path.string() + ": record at offset " + std::to_string(pos) + ": " + err;
+    if (auto taken = on_record(payload, pos); !taken) {
+      out.error = path.string() + ": record at offset " + std::to_string(pos) + ": " + taken.message();
       break;
     }
     ++out.records;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "daemons/common/status.h"
+
 namespace lsf::mbd {
 
 struct ReadOutcome {
@@ -26,9 +28,9 @@ struct ReadOutcome {
 std::optional<std::uint64_t> find_next_record(std::string_view data, std::uint64_t from);
 
 // Calls `on_record` with each payload in order. A missing file reads as empty.
-// When on_record returns a non-empty string, reading stops with that error.
+// When on_record fails, reading stops with its message as the error.
 ReadOutcome read_event_file(
     const std::filesystem::path& path,
-    const std::function<std::string(std::string_view payload, std::uint64_t offset)>& on_record);
+    const std::function<daemon::Status(std::string_view payload, std::uint64_t offset)>& on_record);
 
 }  // namespace lsf::mbd

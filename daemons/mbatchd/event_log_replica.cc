@@ -20,8 +20,8 @@ constexpr mode_t kLogFileMode = 0600;
 constexpr std::size_t kChunk = 1u << 20;
 constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 
-std::string errno_text(const std::string& what, const fs::path& path) {
-  return what + " " + path.string() + ": " + std::strerror(errno);
+daemon::Status errno_failure(const std::string& what, const fs::path& path) {
+  return daemon::fail(what + " " + path.string() + ": " + std::strerror(errno));
 }
 
 // Copies [from, to) of `in` to `out`'s current offset; false with errno set.
@@ -104,13 +104,13 @@ bool EventLogReplica::matches_primary(std::uint64_t events_size, std::uint64_t a
 }
 
 bool EventLogReplica::follow(std::uint64_t events_size, std::uint64_t acct_size) {
-  std::string err;
-  if (whole_) err = copy_whole(events_size, acct_size);
-  if (err.empty()) err = extend(events_, events_size);
-  if (err.empty()) err = extend(acct_, acct_size);
-  if (err.empty()) err = copy_jobid_if_changed();
-  set(err);
-  return err.empty();
+  daemon::Status followed;
+  if (whole_) followed = copy_whole(events_size, acct_size);
+  if (followed) followed = extend(events_, events_size);
+  if (followed) followed = extend(acct_, acct_size);
+  if (followed) followed = copy_jobid_if_changed();
+  set(followed);
+  return followed.ok();
 }
 
 void EventLogReplica::rotated(std::uint64_t events_size, std::uint64_t acct_size) {
@@ -121,127 +121,127 @@ void EventLogReplica::rotated(std::uint64_t events_size, std::uint64_t acct_size
   // As the primary did it: the old lsb.events stays for bhist as lsb.events.1.
   const fs::path events = dir_ / "lsb.events", older = dir_ / "lsb.events.1", tmp = dir_ / "lsb.events.1.tmp";
   ::unlink(tmp.c_str());
-  std::string err;
+  daemon::Status copied;
   if (::link(events.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), older.c_str()) != 0)
-    err = errno_text("cannot keep", events);
-  if (err.empty()) err = copy_file("lsb.snapshot", kAll);
-  if (err.empty()) err = copy_file("lsb.events", events_size);
-  if (err.empty()) {
+    copied = errno_failure("cannot keep", events);
+  if (copied) copied = copy_file("lsb.snapshot", kAll);
+  if (copied) copied = copy_file("lsb.events", events_size);
+  if (copied) {
     struct stat st {};
-    if (::stat(events.c_str(), &st) != 0) err = errno_text("cannot stat", events);
+    if (::stat(events.c_str(), &st) != 0) copied = errno_failure("cannot stat", events);
     events_.size = events_size;
     events_.dev = st.st_dev;
     events_.ino = st.st_ino;
   }
-  if (!err.empty()) whole_ = true;
+  if (!copied) whole_ = true;
   (void)acct_size;
-  set(err);
+  set(copied);
 }
 
-std::string EventLogReplica::extend(Tail& t, std::uint64_t target) {
+daemon::Status EventLogReplica::extend(Tail& t, std::uint64_t target) {
   if (t.size == target && t.ino != 0) return {};
   const fs::path path = dir_ / t.name;
   int out = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (out < 0) {
     const int e = errno;
-    std::string err = errno_text("cannot open", path);
+    auto failed = errno_failure("cannot open", path);
     if (e == ENOENT) {  // a share that came back empty
       whole_ = true;
       t.ino = 0;
     }
-    return err;
+    return failed;
   }
   struct stat st {};
-  std::string err;
+  daemon::Status extended;
   if (::fstat(out, &st) != 0) {
-    err = errno_text("cannot stat", path);
+    extended = errno_failure("cannot stat", path);
   } else if (st.st_dev != t.dev || st.st_ino != t.ino) {
     // Not the file this replica wrote: another mbatchd's. Never appended to.
     whole_ = true;
     t.ino = 0;
-    err = path.string() + " was replaced by another process";
+    extended = daemon::fail(path.string() + " was replaced by another process");
   } else if (static_cast<std::uint64_t>(st.st_size) < t.size) {
     whole_ = true;  // shorter than what was synced to it: not trusted
     t.ino = 0;
-    err = path.string() + " is shorter than what was written to it";
+    extended = daemon::fail(path.string() + " is shorter than what was written to it");
   } else if (static_cast<std::uint64_t>(st.st_size) != t.size &&
              ::ftruncate(out, static_cast<off_t>(t.size)) != 0) {  // what a failed round left
-    err = errno_text("cannot truncate", path);
+    extended = errno_failure("cannot truncate", path);
   } else if (t.size < target) {
     int in = ::open((primary_ / t.name).c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) {
-      err = errno_text("cannot open", primary_ / t.name);
+      extended = errno_failure("cannot open", primary_ / t.name);
     } else {
       if (::lseek(out, static_cast<off_t>(t.size), SEEK_SET) < 0 || !copy_range(ops_, in, out, t.size, target) ||
           ops_.fdatasync(out) != 0)
-        err = errno_text("cannot write", path);
+        extended = errno_failure("cannot write", path);
       ::close(in);
     }
   }
   ::close(out);
-  if (err.empty()) t.size = target;
-  return err;
+  if (extended) t.size = target;
+  return extended;
 }
 
-std::string EventLogReplica::copy_file(const char* name, std::uint64_t bytes) {
+daemon::Status EventLogReplica::copy_file(const char* name, std::uint64_t bytes) {
   const fs::path from = primary_ / name, to = dir_ / name;
   fs::path tmp = to;
   tmp += ".tmp";
   int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) {
-    if (errno != ENOENT) return errno_text("cannot open", from);
+    if (errno != ENOENT) return errno_failure("cannot open", from);
     // Not in the primary: not in the replica either (an lsb.snapshot from an older
     // log would hide the records of the new one).
-    if (auto fenced = fence_ ? fence_() : std::string(); !fenced.empty()) return fenced;
-    if (::unlink(to.c_str()) != 0 && errno != ENOENT) return errno_text("cannot remove", to);
+    if (auto fenced = fence_ ? fence_() : std::string(); !fenced.empty()) return daemon::fail(fenced);
+    if (::unlink(to.c_str()) != 0 && errno != ENOENT) return errno_failure("cannot remove", to);
     return {};
   }
-  std::string err;
+  daemon::Status copied;
   int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
   if (out < 0) {
-    err = errno_text("cannot create", tmp);
+    copied = errno_failure("cannot create", tmp);
   } else {
     struct stat st {};
     if (::fstat(in, &st) != 0) {
-      err = errno_text("cannot stat", from);
+      copied = errno_failure("cannot stat", from);
     } else {
       const std::uint64_t n = std::min<std::uint64_t>(bytes, static_cast<std::uint64_t>(st.st_size));
       if (::fchmod(out, kLogFileMode) != 0 || !copy_range(ops_, in, out, 0, n) || ops_.fdatasync(out) != 0)
-        err = errno_text("cannot write", tmp);
+        copied = errno_failure("cannot write", tmp);
     }
     ::close(out);
     // A copy takes a while: a master that took over meanwhile owns these files now.
-    if (err.empty() && fence_) err = fence_();
-    if (err.empty() && ::rename(tmp.c_str(), to.c_str()) != 0) err = errno_text("cannot rename", tmp);
-    if (!err.empty()) ::unlink(tmp.c_str());
+    if (copied && fence_) copied = daemon::Status::from_message(fence_());
+    if (copied && ::rename(tmp.c_str(), to.c_str()) != 0) copied = errno_failure("cannot rename", tmp);
+    if (!copied) ::unlink(tmp.c_str());
   }
   ::close(in);
-  return err;
+  return copied;
 }
 
-std::string EventLogReplica::copy_whole(std::uint64_t events_size, std::uint64_t acct_size) {
-  if (auto err = make_log_dir(dir_); !err.empty()) return err;
+daemon::Status EventLogReplica::copy_whole(std::uint64_t events_size, std::uint64_t acct_size) {
+  if (auto made = make_log_dir(dir_); !made) return made;
   // lsb.snapshot before lsb.events: a snapshot newer than the replica's lsb.events
   // replays as that snapshot (its records are all in it); the other way round it would
   // replay records over a state that lacks what they follow.
   for (const char* name : {"lsb.events.1", "lsb.snapshot"})
-    if (auto err = copy_file(name, kAll); !err.empty()) return err;
-  if (auto err = copy_file("lsb.events", events_size); !err.empty()) return err;
+    if (auto copied = copy_file(name, kAll); !copied) return copied;
+  if (auto copied = copy_file("lsb.events", events_size); !copied) return copied;
   // Else extend() brings it on: still the file this replica wrote.
   struct stat acct_st {};
   const bool acct_whole = acct_.ino == 0 || ::stat((dir_ / acct_.name).c_str(), &acct_st) != 0 ||
                           acct_st.st_dev != acct_.dev || acct_st.st_ino != acct_.ino;
   if (acct_whole) {
-    if (auto err = copy_file("lsb.acct", acct_size); !err.empty()) return err;
+    if (auto copied = copy_file("lsb.acct", acct_size); !copied) return copied;
   }
   int dir = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   const bool synced = dir >= 0 && ::fsync(dir) == 0;
   if (dir >= 0) ::close(dir);
-  if (!synced) return errno_text("cannot sync", dir_);
+  if (!synced) return errno_failure("cannot sync", dir_);
   for (auto [t, size] : {std::pair{&events_, events_size}, std::pair{&acct_, acct_size}}) {
     if (t == &acct_ && !acct_whole) continue;
     struct stat st {};
-    if (::stat((dir_ / t->name).c_str(), &st) != 0) return errno_text("cannot stat", dir_ / t->name);
+    if (::stat((dir_ / t->name).c_str(), &st) != 0) return errno_failure("cannot stat", dir_ / t->name);
     t->size = size;
     t->dev = st.st_dev;
     t->ino = st.st_ino;
@@ -252,13 +252,13 @@ std::string EventLogReplica::copy_whole(std::uint64_t events_size, std::uint64_t
 }
 
 // lsb.jobid moves in blocks of ids (job_id_mark.h), rarely: copied when it changed.
-std::string EventLogReplica::copy_jobid_if_changed() {
+daemon::Status EventLogReplica::copy_jobid_if_changed() {
   struct stat st {};
   if (::stat((primary_ / "lsb.jobid").c_str(), &st) != 0) return {};
   std::string stamp = std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + "/" +
                       std::to_string(st.st_size) + "/" + std::to_string(st.st_ino);
   if (stamp == jobid_stamp_) return {};
-  if (auto err = copy_file("lsb.jobid", kAll); !err.empty()) return err;
+  if (auto copied = copy_file("lsb.jobid", kAll); !copied) return copied;
   jobid_stamp_ = std::move(stamp);
   return {};
 }
@@ -275,15 +275,15 @@ ReplicaState EventLogReplica::state() const {
   return state_;
 }
 
-void EventLogReplica::set(std::string cause) {
-  if (!cause.empty()) next_try_ = std::chrono::steady_clock::now() + retry_interval_;
+void EventLogReplica::set(const daemon::Status& outcome) {
+  if (!outcome) next_try_ = std::chrono::steady_clock::now() + retry_interval_;
   std::lock_guard lock(mu_);
-  if (cause.empty()) {
+  if (outcome) {
     state_.behind_since = 0;
     state_.cause.clear();
   } else {
     if (state_.behind_since == 0) state_.behind_since = static_cast<std::int64_t>(std::time(nullptr));
-    state_.cause = std::move(cause);
+    state_.cause = outcome.message();
   }
 }
 

@@ -32,6 +32,7 @@
 #include <mutex>
 #include <string>
 
+#include "daemons/common/status.h"
 #include "daemons/mbatchd/event_log_writer.h"
 
 namespace lsf::mbd {
@@ -63,14 +64,15 @@ class EventLogReplica {
     dev_t dev = 0;
     ino_t ino = 0;  // 0: not known; the file is copied whole
   };
-  std::string extend(Tail& t, std::uint64_t target);
-  std::string copy_whole(std::uint64_t events_size, std::uint64_t acct_size);
+  daemon::Status extend(Tail& t, std::uint64_t target);
+  daemon::Status copy_whole(std::uint64_t events_size, std::uint64_t acct_size);
   // Copies the first `bytes` of the primary's `name` over the replica's (temp file,
   // fdatasync, rename; no directory sync). SIZE_MAX: all of it.
-  std::string copy_file(const char* name, std::uint64_t bytes);
-  std::string copy_jobid_if_changed();
+  daemon::Status copy_file(const char* name, std::uint64_t bytes);
+  daemon::Status copy_jobid_if_changed();
   bool matches_primary(std::uint64_t events_size, std::uint64_t acct_size);
-  void set(std::string cause);
+  // Up to date when `outcome` is ok, else behind with its cause.
+  void set(const daemon::Status& outcome);
 
   std::filesystem::path primary_, dir_;
   DiskOps ops_;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <set>
 
+#include "daemons/common/status.h"
 #include "daemons/mbatchd/event_log_format.h"
 #include "daemons/mbatchd/event_log_reader.h"
 #include "daemons/mbatchd/job_id_mark.h"
@@ -44,9 +45,9 @@ LostRecord decode(const wire::EventRecord& r, std::uint64_t offset) {
   return out;
 }
 
-std::string write_file(const fs::path& path, std::string_view bytes) {
+daemon::Status write_file(const fs::path& path, std::string_view bytes) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return "cannot create " + path.string() + ": " + std::strerror(errno);
+  if (fd < 0) return daemon::fail("cannot create " + path.string() + ": " + std::strerror(errno));
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -59,7 +60,7 @@ std::string write_file(const fs::path& path, std::string_view bytes) {
   ::close(fd);
   if (!ok) {
     ::unlink(path.c_str());
-    return "cannot write " + path.string() + ": " + std::strerror(err);
+    return daemon::fail("cannot write " + path.string() + ": " + std::strerror(err));
   }
   return {};
 }
@@ -69,7 +70,7 @@ std::string write_file(const fs::path& path, std::string_view bytes) {
 SalvageReport salvage_event_log(const fs::path& logdir, std::int64_t now) {
   SalvageReport out;
   const fs::path events = logdir / "lsb.events";
-  auto read = read_event_file(events, [](std::string_view, std::uint64_t) { return std::string(); });
+  auto read = read_event_file(events, [](std::string_view, std::uint64_t) { return daemon::Status(); });
   if (read.error.empty()) return out;
   if (!read.damage_offset) {
     out.error = read.error;
@@ -111,16 +112,18 @@ SalvageReport salvage_event_log(const fs::path& logdir, std::int64_t now) {
   std::int64_t max_id = 0;
   for (const auto& l : out.lost) max_id = std::max(max_id, l.job_id);
   JobIdMark mark(logdir / "lsb.jobid");
-  mark.load();
+  // An unreadable mark counts as none here: cover replaces it, and recovery reports one
+  // that stays.
+  (void)mark.load();
   if (max_id > 0)
-    if (auto err = mark.cover(max_id); !err.empty()) {
-      out.error = "cannot write " + (logdir / "lsb.jobid").string() + ": " + err;
+    if (auto covered = mark.cover(max_id); !covered) {
+      out.error = "cannot write " + (logdir / "lsb.jobid").string() + ": " + covered.message();
       return out;
     }
 
   out.moved_to = logdir / ("lsb.events.damaged." + std::to_string(now));
-  if (auto err = write_file(out.moved_to, std::string_view(data).substr(cut)); !err.empty()) {
-    out.error = err;
+  if (auto moved = write_file(out.moved_to, std::string_view(data).substr(cut)); !moved) {
+    out.error = moved.message();
     return out;
   }
   int fd = ::open(events.c_str(), O_WRONLY | O_CLOEXEC);

@@ -54,22 +54,22 @@ bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n) {
   return true;
 }
 
-std::string make_log_dir(const fs::path& dir) {
+daemon::Status make_log_dir(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_directory(dir, ec)) return {};
   fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  if (ec) return daemon::fail("cannot create " + dir.string() + ": " + ec.message());
   // Only the directory this call made is narrowed: LSB_SHAREDIR above it is the admin's.
   fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   return {};
 }
 
-std::string write_snapshot_file(const fs::path& path, const std::string& payload,
-                                const std::function<std::string()>& before_rename) {
+daemon::Status write_snapshot_file(const fs::path& path, const std::string& payload,
+                                   const std::function<std::string()>& before_rename) {
   fs::path tmp = path;
   tmp += ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
-  if (fd < 0) return "cannot create " + tmp.string() + ": " + std::strerror(errno);
+  if (fd < 0) return daemon::fail("cannot create " + tmp.string() + ": " + std::strerror(errno));
   ::fchmod(fd, kLogFileMode);  // a temp file left by an older mbatchd may be wider
   std::string bytes(kEventLogMagic);
   bytes += frame_record(payload);
@@ -78,16 +78,17 @@ std::string write_snapshot_file(const fs::path& path, const std::string& payload
   ::close(fd);
   if (!ok) {
     ::unlink(tmp.c_str());  // a partial snapshot must not keep the space it took
-    return "cannot write " + tmp.string() + ": " + std::strerror(err);
+    return daemon::fail("cannot write " + tmp.string() + ": " + std::strerror(err));
   }
   if (before_rename) {
     if (auto why = before_rename(); !why.empty()) {
       ::unlink(tmp.c_str());
-      return why;
+      return daemon::fail(why);
     }
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename " + tmp.string() + ": " + std::strerror(errno);
-  if (!fsync_dir(path.parent_path())) return "cannot sync " + path.parent_path().string();
+  if (::rename(tmp.c_str(), path.c_str()) != 0)
+    return daemon::fail("cannot rename " + tmp.string() + ": " + std::strerror(errno));
+  if (!fsync_dir(path.parent_path())) return daemon::fail("cannot sync " + path.parent_path().string());
   return {};
 }
 
@@ -96,15 +97,15 @@ EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post 
       post_(std::move(post)),
       options_(std::move(options)),
       snapshot_needed_(options_.snapshot_first) {
-  if (auto err = make_log_dir(logdir_); !err.empty()) {
-    open_error_ = err;
+  if (auto made = make_log_dir(logdir_); !made) {
+    open_error_ = made.message();
     return;
   }
   fs::path events = logdir_ / "lsb.events";
   if (valid_bytes < kEventLogMagic.size()) {
     LogFile fresh;
-    if (auto err = create_events(fresh); !err.empty()) {
-      open_error_ = err;
+    if (auto created = create_events(fresh); !created) {
+      open_error_ = created.message();
       return;
     }
     if (::rename((logdir_ / "lsb.events.new").c_str(), events.c_str()) != 0 || !fsync_dir(logdir_)) {
@@ -133,7 +134,7 @@ EventLogWriter::EventLogWriter(fs::path logdir, std::uint64_t valid_bytes, Post 
   acct_.size = acct_.reserved_end = static_cast<std::uint64_t>(acct_end);
   // A full disk at start is not an open error: mbatchd serves queries, refuses changes
   // and the writer tries again until there is room.
-  refusal_ = reserve_all();
+  refusal_ = reserve_all().message();
   if (!options_.replica.empty()) {
     // The replica's renames put files in place in LSB_SHAREDIR, which a new master reads.
     replica_ = std::make_unique<EventLogReplica>(
@@ -150,24 +151,24 @@ EventLogWriter::~EventLogWriter() {
   if (acct_.fd >= 0) ::close(acct_.fd);
 }
 
-std::string EventLogWriter::create_events(LogFile& out) {
+daemon::Status EventLogWriter::create_events(LogFile& out) {
   fs::path tmp = logdir_ / "lsb.events.new";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, kLogFileMode);
-  if (fd < 0) return "cannot create " + tmp.string() + ": " + std::strerror(errno);
+  if (fd < 0) return daemon::fail("cannot create " + tmp.string() + ": " + std::strerror(errno));
   LogFile f;
   f.fd = fd;
-  std::string err;
+  daemon::Status made;
   if (::fchmod(fd, kLogFileMode) != 0 || !write_fd(fd, kEventLogMagic.data(), kEventLogMagic.size())) {
-    err = std::strerror(errno);
+    made = daemon::fail(std::strerror(errno));
   } else {
     f.size = f.reserved_end = kEventLogMagic.size();
-    err = reserve(f, options_.events_reserve);
-    if (err.empty() && ::fsync(fd) != 0) err = std::strerror(errno);
+    made = reserve(f, options_.events_reserve);
+    if (made && ::fsync(fd) != 0) made = daemon::fail(std::strerror(errno));
   }
-  if (!err.empty()) {
+  if (!made) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    return "cannot create " + tmp.string() + ": " + err;
+    return daemon::fail("cannot create " + tmp.string() + ": " + made.message());
   }
   out = f;
   return {};
@@ -293,7 +294,7 @@ void EventLogWriter::report_replica(bool was_behind) {
   replica_told_ = true;
 }
 
-std::string EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
+daemon::Status EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
   const char* p = bytes.data();
   std::size_t n = bytes.size();
   while (n > 0) {
@@ -305,7 +306,7 @@ std::string EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
       // once there is room follow the last whole one.
       if (::ftruncate(f.fd, static_cast<off_t>(f.size)) == 0) ::lseek(f.fd, static_cast<off_t>(f.size), SEEK_SET);
       f.reserved_end = f.size;  // truncation frees the blocks kept beyond the end
-      return cause;
+      return daemon::fail(cause);
     }
     p += w;
     n -= static_cast<std::size_t>(w);
@@ -314,26 +315,26 @@ std::string EventLogWriter::append_to(LogFile& f, const std::string& bytes) {
   return {};
 }
 
-std::string EventLogWriter::reserve(LogFile& f, std::uint64_t amount) {
+daemon::Status EventLogWriter::reserve(LogFile& f, std::uint64_t amount) {
   if (amount == 0 || f.reserved_end >= f.size + amount) return {};
   if (options_.ops.fallocate(f.fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(f.size), static_cast<off_t>(amount)) != 0) {
     // A file system without fallocate keeps no reserve: a full disk then shows as a
     // failed write, which cuts the record off and stops mbatchd (see the header).
     if (errno == EOPNOTSUPP || errno == ENOSYS) return {};
-    return std::strerror(errno);
+    return daemon::fail(std::strerror(errno));
   }
   f.reserved_end = f.size + amount;
   return {};
 }
 
-std::string EventLogWriter::reserve_all() {
-  if (auto err = reserve(events_, options_.events_reserve); !err.empty()) return err;
+daemon::Status EventLogWriter::reserve_all() {
+  if (auto reserved = reserve(events_, options_.events_reserve); !reserved) return reserved;
   return reserve(acct_, options_.acct_reserve);
 }
 
 // Steps that cannot be made leave the old lsb.events in use: the snapshot names the
 // last record it holds, so recovery from it plus the old file replays nothing twice.
-std::string EventLogWriter::do_rotate(const std::string& snapshot) {
+daemon::Status EventLogWriter::do_rotate(const std::string& snapshot) {
   // The old file's reserve is given up first: the new one takes as much, and a disk
   // with room for one reserve must still be able to rotate (lsb.events.1, a link to the
   // old file, would otherwise keep it until the next rotation). Should the rotation
@@ -341,13 +342,13 @@ std::string EventLogWriter::do_rotate(const std::string& snapshot) {
   if (events_.reserved_end > events_.size && ::ftruncate(events_.fd, static_cast<off_t>(events_.size)) == 0)
     events_.reserved_end = events_.size;
   LogFile fresh;
-  if (auto err = create_events(fresh); !err.empty()) return err;
+  if (auto created = create_events(fresh); !created) return created;
   const fs::path events = logdir_ / "lsb.events", next = logdir_ / "lsb.events.new";
   auto hold = [this] { return rotation_hold(); };
-  if (auto err = write_snapshot_file(logdir_ / "lsb.snapshot", snapshot, hold); !err.empty()) {
+  if (auto written = write_snapshot_file(logdir_ / "lsb.snapshot", snapshot, hold); !written) {
     ::close(fresh.fd);
     ::unlink(next.c_str());
-    return err;
+    return written;
   }
   // The snapshot in place names the old file's last record, so stopping here leaves a
   // log that recovers (the snapshot, then the old file's records after it).
@@ -359,10 +360,10 @@ std::string EventLogWriter::do_rotate(const std::string& snapshot) {
     if (::link(events.c_str(), older_tmp.c_str()) == 0) ::rename(older_tmp.c_str(), older.c_str());
   }
   if (!held.empty() || ::rename(next.c_str(), events.c_str()) != 0) {
-    std::string err = !held.empty() ? held : "cannot rename " + next.string() + ": " + std::strerror(errno);
+    auto failed = daemon::fail(!held.empty() ? held : "cannot rename " + next.string() + ": " + std::strerror(errno));
     ::close(fresh.fd);
     ::unlink(next.c_str());
-    return err;
+    return failed;
   }
   fsync_dir(logdir_);
   ::close(events_.fd);
@@ -393,7 +394,7 @@ void EventLogWriter::run() {
       if (failure_.empty() && (short_reserve || (replica_ && replica_->behind()))) {
         if (!cv_.wait_for(lock, options_.retry_interval, ready)) {
           lock.unlock();
-          if (short_reserve) set_refusal(reserve_all());
+          if (short_reserve) set_refusal(reserve_all().message());
           if (replica_ && replica_->retry_due()) follow_replica();
           continue;
         }
@@ -413,30 +414,30 @@ void EventLogWriter::run() {
       for (auto& cb : callbacks) post_([cb = std::move(cb)] { cb(false); });
       continue;
     }
-    std::string err = fence_reason();
-    bool fence_only = !err.empty();
+    auto round = daemon::Status::from_message(fence_reason());
+    bool fence_only = !round;
     std::uint64_t records = 0;
     bool wrote_events = false, wrote_acct = false, rotated = false;
     std::uint64_t events_synced = events_.size, acct_synced = acct_.size;
     for (auto& batch : work) {
-      if (err.empty() && !batch.events.empty()) {
-        err = append_to(events_, batch.events);
+      if (round && !batch.events.empty()) {
+        round = append_to(events_, batch.events);
         wrote_events = true;
         records += batch.records;
       }
-      if (err.empty() && !batch.acct.empty()) {
-        err = append_to(acct_, batch.acct);
+      if (round && !batch.acct.empty()) {
+        round = append_to(acct_, batch.acct);
         wrote_acct = true;
       }
-      if (err.empty() && batch.rotate_after) {
+      if (round && batch.rotate_after) {
         // A superseded master must not put its snapshot in place of the new master's.
-        if (err = fence_reason(); !err.empty()) {
+        if (round = daemon::Status::from_message(fence_reason()); !round) {
           fence_only = true;
           continue;
         }
         // The old file's records must be on disk before a snapshot names them.
         if (wrote_events && options_.ops.fdatasync(events_.fd) != 0) {
-          err = std::strerror(errno);
+          round = daemon::fail(std::strerror(errno));
           continue;
         }
         events_synced = events_.size;
@@ -447,32 +448,31 @@ void EventLogWriter::run() {
         if (replica_ && !replica_was_behind && fence_reason().empty()) replica_->follow(events_.size, acct_synced);
         // A rotation that fails leaves the old lsb.events in use; the next MAX_JOB_NUM
         // finished jobs (or, for snapshot_first, the state machine's next try) try again.
-        std::string rotate_err = do_rotate(batch.snapshot);
-        if (rotate_err.empty()) events_synced = events_.size;
+        const auto rotation = do_rotate(batch.snapshot);
+        if (rotation) events_synced = events_.size;
         if (replica_) {
-          if (rotate_err.empty()) replica_->rotated(events_.size, acct_synced);
+          if (rotation) replica_->rotated(events_.size, acct_synced);
           report_replica(replica_was_behind);
         }
-        rotated = rotated || rotate_err.empty();
+        rotated = rotated || rotation.ok();
         std::lock_guard lock(mu_);
-        if (rotate_err.empty()) snapshot_needed_ = false;
-        rotate_error_ = std::move(rotate_err);
+        if (rotation) snapshot_needed_ = false;
+        rotate_error_ = rotation.message();
       }
     }
     // A batch of callbacks alone (appends wake the writer, so a request's records often
     // went out in the round before its when_durable) needs no sync: the last round's
     // covered everything appended before it.
-    if (err.empty() && wrote_events && options_.ops.fdatasync(events_.fd) != 0) err = std::strerror(errno);
-    if (err.empty() && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) err = std::strerror(errno);
+    if (round && wrote_events && options_.ops.fdatasync(events_.fd) != 0) round = daemon::fail(std::strerror(errno));
+    if (round && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) round = daemon::fail(std::strerror(errno));
     // The replica too, before anyone is told; one that cannot be written is left behind
     // (tried again each retry interval) and the round stands on the primary.
-    if (err.empty() && replica_ && (wrote_events || wrote_acct || rotated) &&
-        (!replica_->behind() || replica_->retry_due()))
+    if (round && replica_ && (wrote_events || wrote_acct || rotated) && (!replica_->behind() || replica_->retry_due()))
       follow_replica();
     // Durable, but told to no one if another master took over meanwhile: what this one
     // wrote is in a file the new master no longer appends to.
-    if (err.empty() && (wrote_events || wrote_acct)) fence_only = !(err = fence_reason()).empty();
-    if (!err.empty() && !fence_only) {
+    if (round && (wrote_events || wrote_acct)) fence_only = !(round = daemon::Status::from_message(fence_reason()));
+    if (!round && !fence_only) {
       // After a failed fdatasync the kernel may have dropped the pages it could not
       // write, and the next fdatasync reports nothing: only what an earlier sync covered
       // is known to be on disk, so the file ends there.
@@ -483,11 +483,11 @@ void EventLogWriter::run() {
         }
       }
     }
-    std::string short_reserve = err.empty() ? reserve_all() : std::string();
+    std::string short_reserve = round ? reserve_all().message() : std::string();
     {
       std::lock_guard lock(mu_);
-      if (!err.empty())
-        failure_ = refusal_ = err;
+      if (!round)
+        failure_ = refusal_ = round.message();
       else
         refusal_ = short_reserve;
       if (fence_only) fenced_ = true;
@@ -495,7 +495,7 @@ void EventLogWriter::run() {
       stats_.bytes = events_.size;
       if (wrote_events || wrote_acct) ++stats_.syncs;
     }
-    const bool ok = err.empty();
+    const bool ok = round.ok();
     for (auto& cb : callbacks) post_([cb = std::move(cb), ok] { cb(ok); });
   }
 }

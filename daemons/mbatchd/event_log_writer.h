@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::mbd {
@@ -171,13 +172,13 @@ class EventLogWriter {
   void run();
   Batch& tail();  // the batch to add to; under mu_
   // Writes `bytes` at the end of `f`; on failure cuts it back and returns the cause.
-  std::string append_to(LogFile& f, const std::string& bytes);
-  // Tops up `f`'s reserve; empty on success (or where the file system cannot reserve).
-  std::string reserve(LogFile& f, std::uint64_t amount);
-  std::string reserve_all();
+  daemon::Status append_to(LogFile& f, const std::string& bytes);
+  // Tops up `f`'s reserve; ok too where the file system cannot reserve.
+  daemon::Status reserve(LogFile& f, std::uint64_t amount);
+  daemon::Status reserve_all();
   // A new lsb.events, magic and reserve in place, synced, named lsb.events.new.
-  std::string create_events(LogFile& out);
-  std::string do_rotate(const std::string& snapshot);
+  daemon::Status create_events(LogFile& out);
+  daemon::Status do_rotate(const std::string& snapshot);
   void set_refusal(std::string cause);
   // Brings the replica to the primary's files, unless a later master exists.
   void follow_replica();
@@ -213,11 +214,11 @@ class EventLogWriter {
 // false on an error, with errno set.
 bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n);
 // Writes `payload` as the only record of `path` atomically: temp file, fsync, rename,
-// fsync of the directory. Empty on success. `before_rename`, if given, is asked just
-// before the rename: a reason stops it there (the temp file is removed).
-std::string write_snapshot_file(const std::filesystem::path& path, const std::string& payload,
-                                const std::function<std::string()>& before_rename = {});
+// fsync of the directory. `before_rename`, if given, is asked just before the rename:
+// a reason (a non-empty answer) stops it there (the temp file is removed).
+daemon::Status write_snapshot_file(const std::filesystem::path& path, const std::string& payload,
+                                   const std::function<std::string()>& before_rename = {});
 // Creates `dir` (and its parents) if missing; the last one created is 0700.
-std::string make_log_dir(const std::filesystem::path& dir);
+daemon::Status make_log_dir(const std::filesystem::path& dir);
 
 }  // namespace lsf::mbd

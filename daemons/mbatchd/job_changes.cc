@@ -40,10 +40,10 @@ void add_result(wire::SignalJobsReply* out, const sched::JobKey& key, bool ok, c
 std::string label(const sched::JobKey& key) { return "Job <" + job_label(key) + ">"; }
 
 // What every change refuses: another user's job (unless the caller is an LSF
-// administrator or one of its queue's ADMINISTRATORS) and a finished one. Empty: go on.
-std::string refusal(const Job& job, const std::string& caller, bool admin) {
-  if (!admin && job.user() != caller) return "User permission denied";
-  if (job.finished()) return "Job has already finished";
+// administrator or one of its queue's ADMINISTRATORS) and a finished one. Ok: go on.
+daemon::Status refusal(const Job& job, const std::string& caller, bool admin) {
+  if (!admin && job.user() != caller) return daemon::fail("User permission denied");
+  if (job.finished()) return daemon::fail("Job has already finished");
   return {};
 }
 
@@ -196,10 +196,10 @@ void JobService::on_migrate(const wire::RequestEnvelope& request, const net::Res
   auto* out = reply.mutable_signal_jobs();
   for (Job* job : named_jobs(q.jobs(), q.user().empty() ? caller.user_name() : q.user(), out)) {
     const std::string who = label(job->key);
-    std::string no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job));
-    if (no.empty() && (job->pending() || requeue_after_kill_.count(job->key))) no = "Job has not started yet";
-    if (!no.empty()) {
-      add_result(out, job->key, false, who + ": " + no);
+    auto may = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job));
+    if (may && (job->pending() || requeue_after_kill_.count(job->key))) may = daemon::fail("Job has not started yet");
+    if (!may) {
+      add_result(out, job->key, false, who + ": " + may.message());
       continue;
     }
     if (!rerunnable(ctx_.conf(), *job)) {
@@ -238,8 +238,8 @@ void JobService::on_switch(const wire::RequestEnvelope& request, const net::Resp
   auto* out = reply.mutable_signal_jobs();
   bool changed = false;
   for (Job* job : named_jobs(q.jobs(), caller.user_name(), out)) {
-    if (auto no = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !no.empty()) {
-      add_result(out, job->key, false, label(job->key) + ": " + no);
+    if (auto may = refusal(*job, caller.user_name(), permissions_.acts_as_admin(caller, *job)); !may) {
+      add_result(out, job->key, false, label(job->key) + ": " + may.message());
       continue;
     }
     // The new queue must take the job as it would at submission.
@@ -305,7 +305,7 @@ void JobService::on_modify(const wire::RequestEnvelope& request, const net::Resp
 daemon::Status JobService::check_modify(const Job& job, const wire::ModifyRequest& q, const wire::Identity& caller,
                                         const ModifyScope& scope, wire::JobSpec& spec) const {
   const bool admin = permissions_.acts_as_admin(caller, job);
-  if (auto no = refusal(job, caller.user_name(), admin); !no.empty()) return daemon::fail(no);
+  if (auto may = refusal(job, caller.user_name(), admin); !may) return may;
   // APS values are the administrators' (LSF: "You must be an administrator").
   if (scope.sets_aps && !admin) return daemon::fail("User permission denied");
   // A started job: only its limits, and only where lsf.conf allows it, as LSF.

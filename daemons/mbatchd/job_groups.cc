@@ -62,16 +62,16 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
   const auto& groups = state_.job_groups();
   auto it = groups.find(path);
   // The limits above and below a group bound what it may be given (LSF's bgadd/bgmod).
-  auto check_limit = [&](int limit) -> std::string {
+  auto check_limit = [&](int limit) -> daemon::Status {
     if (limit < 0) return {};
     for (std::string up = parent_of(path); !up.empty(); up = parent_of(up))
       if (auto g = groups.find(up); g != groups.end() && g->second.limit >= 0 && limit > g->second.limit)
-        return "Job group <" + path + ">: limit " + std::to_string(limit) + " exceeds the limit " +
-               std::to_string(g->second.limit) + " of <" + up + ">";
+        return daemon::fail("Job group <" + path + ">: limit " + std::to_string(limit) + " exceeds the limit " +
+                            std::to_string(g->second.limit) + " of <" + up + ">");
     for (const auto& [p, g] : groups)
       if (p != path && in_job_group(p, path) && g.limit > limit)
-        return "Job group <" + path + ">: limit " + std::to_string(limit) + " is below the limit " +
-               std::to_string(g.limit) + " of <" + p + ">";
+        return daemon::fail("Job group <" + path + ">: limit " + std::to_string(limit) + " is below the limit " +
+                            std::to_string(g.limit) + " of <" + p + ">");
     return {};
   };
   auto may_change = [&]() {
@@ -89,13 +89,13 @@ void Mbatchd::on_job_group_control(const wire::RequestEnvelope& request, const n
   switch (q.op()) {
     case wire::JGRP_ADD:
       if (it != groups.end()) return refuse(wire::STATUS_BAD_REQUEST, "Job group <" + path + "> already exists");
-      if (auto err = check_limit(e->limit()); !err.empty()) return refuse(wire::STATUS_BAD_REQUEST, err);
+      if (auto fits = check_limit(e->limit()); !fits) return refuse(wire::STATUS_BAD_REQUEST, fits.message());
       ensure_job_group(parent_of(path), user);
       break;
     case wire::JGRP_MOD:
       if (it == groups.end()) return refuse(wire::STATUS_NOT_FOUND, "Job group <" + path + "> does not exist");
       if (!may_change()) return refuse(wire::STATUS_PERMISSION_DENIED, "User permission denied");
-      if (auto err = check_limit(e->limit()); !err.empty()) return refuse(wire::STATUS_BAD_REQUEST, err);
+      if (auto fits = check_limit(e->limit()); !fits) return refuse(wire::STATUS_BAD_REQUEST, fits.message());
       break;
     case wire::JGRP_DEL:
       if (it == groups.end()) return refuse(wire::STATUS_NOT_FOUND, "Job group <" + path + "> does not exist");

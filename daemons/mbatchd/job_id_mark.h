@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <string>
 
+#include "daemons/common/status.h"
+
 namespace lsf::mbd {
 
 class JobIdMark {
@@ -21,18 +23,19 @@ class JobIdMark {
 
   explicit JobIdMark(std::filesystem::path file) : file_(std::move(file)) {}
 
-  // The mark on disk; 0 when there is none. Empty `error` unless the file is unreadable.
-  std::int64_t load(std::string* error = nullptr);
-  // Makes sure the mark is above `id` before it is used: empty on success, else why
-  // not (the id must then not be used).
-  std::string cover(std::int64_t id);
+  // The mark on disk; 0 when there is none. Fails when the file is unreadable (the
+  // mark then stays as it was).
+  daemon::Result<std::int64_t> load();
+  // Makes sure the mark is above `id` before it is used; else why not (the id must
+  // then not be used).
+  daemon::Status cover(std::int64_t id);
   // At a clean stop: brings the mark down to `next`, the first id not handed out, so
   // that ids go on without a gap after a restart (a crash leaves a gap of up to a block).
-  std::string settle(std::int64_t next);
+  daemon::Status settle(std::int64_t next);
   std::int64_t mark() const { return mark_; }
 
  private:
-  std::string write(std::int64_t mark);
+  daemon::Status write(std::int64_t mark);
 
   std::filesystem::path file_;
   std::int64_t mark_ = 0;

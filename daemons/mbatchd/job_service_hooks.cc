@@ -24,9 +24,9 @@ JobServiceHooks Mbatchd::job_service_hooks() {
   h.finish_job = [this](Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                         const std::string& reason) { finish_job(job, state, wait_status, cpu, rss, reason); };
   h.cover_job_id = [this](std::int64_t id) -> daemon::Status {
-    if (auto err = job_ids_.cover(id); !err.empty()) {
-      sink_.note_refusal("cannot write lsb.jobid: " + err);
-      return daemon::fail("cannot write lsb.jobid: " + err);
+    if (auto covered = job_ids_.cover(id); !covered) {
+      sink_.note_refusal("cannot write lsb.jobid: " + covered.message());
+      return daemon::fail("cannot write lsb.jobid: " + covered.message());
     }
     return {};
   };

@@ -16,12 +16,11 @@
 namespace lsf::mbd {
 namespace {
 
-// "1-100:2,200" -> indices. Empty string on success.
-std::string parse_array_spec(const std::string& spec, int max_size, std::vector<std::int32_t>& out) {
+// "1-100:2,200" -> indices.
+daemon::Result<std::vector<std::int32_t>> parse_array_spec(const std::string& spec, int max_size) {
   auto indices = sched::parse_array_index_list(spec, max_size);
-  if (!indices) return indices.error();
-  out = *indices;
-  return {};
+  if (!indices) return daemon::fail(indices.error());
+  return *indices;
 }
 
 std::string strip_pref(std::string_view item) {
@@ -38,7 +37,7 @@ JobService::JobService(ComponentContext ctx, const ConfigIndex& index, const Per
 daemon::Status JobService::check_submission(const wire::JobSpec& spec, std::string& queue_name, bool& default_queue,
                                             std::vector<std::int32_t>& indices) const {
   const auto& cfg = ctx_.conf();
-  if (auto why = check_spec_bounds(spec); !why.empty()) return daemon::fail(why);
+  if (auto bounded = check_spec_bounds(spec); !bounded) return bounded;
   if (spec.command().empty()) return daemon::fail("No command is specified");
   // Queue: the first candidate that exists and is open.
   std::vector<std::string> candidates(spec.queues().begin(), spec.queues().end());
@@ -122,8 +121,9 @@ daemon::Status JobService::check_submission(const wire::JobSpec& spec, std::stri
 
   indices.clear();
   if (!spec.array_spec().empty()) {
-    if (auto err = parse_array_spec(spec.array_spec(), cfg.params.max_job_array_size, indices); !err.empty())
-      return daemon::fail(err);
+    auto parsed = parse_array_spec(spec.array_spec(), cfg.params.max_job_array_size);
+    if (!parsed) return parsed.status();
+    indices = std::move(parsed).value();
   }
   if (!spec.dependency().empty()) {
     auto dep = sched::DependencyExpr::parse(spec.dependency());

@@ -82,8 +82,9 @@ int main(int argc, char** argv) {
   if (vm.count("daemon")) lsf::net::daemonize();
   // One mbatchd per host; which host is master is the lease's to say.
   auto lock = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / ("mbatchd." + host + ".lock");
-  if (auto err = lsf::net::take_lock_file(lock); !err.empty()) {
-    std::cerr << "mbatchd: another mbatchd is running for cluster " << cfg.cluster_name << ": " << err << "\n";
+  if (auto locked = lsf::net::take_lock_file(lock); !locked) {
+    std::cerr << "mbatchd: another mbatchd is running for cluster " << cfg.cluster_name << ": " << locked.message()
+              << "\n";
     return 1;
   }
   auto log = lsf::net::open_daemon_log("mbatchd", cfg.lsf_conf.logdir, host,
@@ -124,8 +125,8 @@ int main(int argc, char** argv) {
   mo.pair_keys = auth.pair_keys;
   mo.trust_unsigned = auth.trust_unsigned;
   mo.fresh_snapshot = vm.count("fresh-snapshot") > 0;
-  if (auto err = lsf::net::apply_connection_limits(loaded.config->lsf_conf, mo.limits); !err.empty()) {
-    std::cerr << "mbatchd: " << err << "\n";
+  if (auto limits = lsf::net::apply_connection_limits(loaded.config->lsf_conf, mo.limits); !limits) {
+    std::cerr << "mbatchd: " << limits.message() << "\n";
     return 1;
   }
   if (auth.trust_unsigned && !auth.key)

@@ -19,7 +19,7 @@ std::int64_t steady_ns() {
 daemon::Status MasterRole::acquire(const std::string& address, std::uint16_t port,
                                    std::optional<std::int64_t> takeover_from, spdlog::logger& log) {
   // The log's directory, 0700 as recovery would make it: the term is taken first.
-  if (auto err = make_log_dir(lease_.dir()); !err.empty()) return daemon::fail(err);
+  if (auto made = make_log_dir(lease_.dir()); !made) return made;
   auto now = lease_.current();
   if (!now.ok()) return now.status();
   if (takeover_from && now->epoch != *takeover_from)

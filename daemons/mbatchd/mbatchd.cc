@@ -102,8 +102,8 @@ daemon::Status Mbatchd::start() {
   }
   const std::string local = net::local_socket_path(config_->lsf_conf);
   if (!local.empty()) {
-    if (auto err = server_->listen_local(local); !err.empty())
-      return daemon::fail(err + " (set LSB_MBD_SOCKET in lsf.conf)");
+    if (auto listening = server_->listen_local(local); !listening)
+      return daemon::fail(listening.message() + " (set LSB_MBD_SOCKET in lsf.conf)");
   }
   log_->info("mbatchd of cluster {} listening on port {}{}", config_->cluster_name, server_->port(),
              local.empty() ? std::string() : " and on " + local);

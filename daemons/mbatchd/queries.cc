@@ -91,7 +91,7 @@ wire::ReplyEnvelope Queries::history(const wire::RequestEnvelope& request) const
     std::size_t bytes = 0;
     for (const char* file : files) {
       if (out->more()) break;
-      read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> std::string {
+      read_event_file(dir / file, [&](std::string_view payload, std::uint64_t) -> daemon::Status {
         if (out->more()) return {};
         wire::EventRecord r;
         if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return {};

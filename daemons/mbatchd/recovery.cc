@@ -9,16 +9,15 @@ namespace fs = std::filesystem;
 daemon::Result<RecoveryResult> recover_state(const fs::path& dir, ClusterState& state,
                                              const config::ClusterConfig& config, const ConfigIndex& index) {
   auto started = std::chrono::steady_clock::now();
-  if (auto err = make_log_dir(dir); !err.empty()) return daemon::fail(err);
+  if (auto made = make_log_dir(dir); !made) return made;
   RecoveryResult out;
   out.job_ids = JobIdMark(dir / "lsb.jobid");
-  std::string mark_error;
-  out.job_ids.load(&mark_error);
-  if (!mark_error.empty()) return daemon::fail(mark_error);
+  if (auto mark = out.job_ids.load(); !mark) return mark.status();
 
-  auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> std::string {
+  auto snap = read_event_file(dir / "lsb.snapshot", [&](std::string_view payload, std::uint64_t) -> daemon::Status {
     wire::Snapshot s;
-    if (!s.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse snapshot";
+    if (!s.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
+      return daemon::fail("cannot parse snapshot");
     state.load_snapshot(s);
     out.snapshot_jobs = static_cast<std::uint64_t>(s.jobs_size());
     out.newest_epoch = s.epoch();
@@ -28,9 +27,10 @@ daemon::Result<RecoveryResult> recover_state(const fs::path& dir, ClusterState& 
   if (snap.torn_tail) return daemon::fail((dir / "lsb.snapshot").string() + " is incomplete");
   const std::int64_t snapshot_seq = state.last_seq();
 
-  auto events = read_event_file(dir / "lsb.events", [&](std::string_view payload, std::uint64_t) -> std::string {
+  auto events = read_event_file(dir / "lsb.events", [&](std::string_view payload, std::uint64_t) -> daemon::Status {
     wire::EventRecord r;
-    if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) return "cannot parse event record";
+    if (!r.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
+      return daemon::fail("cannot parse event record");
     if (r.seq() <= snapshot_seq) return {};
     // A later master's term was read already: this is the superseded one's late write.
     if (r.epoch() < out.newest_epoch) {
@@ -39,7 +39,7 @@ daemon::Result<RecoveryResult> recover_state(const fs::path& dir, ClusterState& 
     }
     out.newest_epoch = r.epoch();
     ++out.replayed;
-    return state.apply(r).message();
+    return state.apply(r);
   });
   if (events.damage_offset)
     return daemon::fail(

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 
+#include "daemons/common/status.h"
 #include "lsf.pb.h"
 
 namespace lsf::mbd {
@@ -21,7 +22,7 @@ inline constexpr std::size_t kMaxEnvironmentBytes = 1u << 20;   // all variables
 inline constexpr std::size_t kMaxEnvironmentVariables = 10000;
 inline constexpr std::size_t kMaxListItems = 10000;  // -q candidates, -m hosts
 
-// Empty when `spec` is within bounds; else what is wrong, naming the option.
-std::string check_spec_bounds(const wire::JobSpec& spec);
+// Ok when `spec` is within bounds; else what is wrong, naming the option.
+daemon::Status check_spec_bounds(const wire::JobSpec& spec);
 
 }  // namespace lsf::mbd

@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
   lsf::sbd::SbatchdOptions so;
   so.key = auth.key;
   so.trust_unsigned = auth.trust_unsigned;
-  if (auto err = lsf::net::apply_connection_limits(cfg.lsf_conf, so.limits); !err.empty()) {
-    std::cerr << "sbatchd: " << err << "\n";
+  if (auto limits = lsf::net::apply_connection_limits(cfg.lsf_conf, so.limits); !limits) {
+    std::cerr << "sbatchd: " << limits.message() << "\n";
     return 1;
   }
   so.allow_root_jobs = lsf::config::parse_yes_no(cfg.lsf_conf.get("LSF_ROOT_USER").value_or("N")).value_or(false);
@@ -88,12 +88,13 @@ int main(int argc, char** argv) {
   if (vm.count("listen")) {
     so.listen_address = vm["listen"].as<std::string>();
   } else {
-    std::string error;
-    so.listen_address = lsf::net::resolve_host(so.host_name, error);
-    if (so.listen_address.empty()) {
-      std::cerr << "sbatchd: " << error << ": give the address to listen on (--listen ADDRESS, or 0.0.0.0 for all)\n";
+    auto resolved = lsf::net::resolve_host(so.host_name);
+    if (!resolved) {
+      std::cerr << "sbatchd: " << resolved.error()
+                << ": give the address to listen on (--listen ADDRESS, or 0.0.0.0 for all)\n";
       return 1;
     }
+    so.listen_address = *resolved;
     if (lsf::net::is_loopback_address(so.listen_address))
       listen_warning = "host name " + so.host_name + " resolves to " + so.listen_address +
                        ", a loopback address: mbatchd on another host cannot reach this sbatchd; fix the hosts " +
@@ -155,8 +156,8 @@ int main(int argc, char** argv) {
     std::cerr << "sbatchd: " << prepared.message() << "\n";
     return 1;
   }
-  if (auto err = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !err.empty()) {
-    std::cerr << "sbatchd: another sbatchd serves host " << so.host_name << ": " << err << "\n";
+  if (auto locked = lsf::net::take_lock_file(so.state_dir / "sbatchd.lock"); !locked) {
+    std::cerr << "sbatchd: another sbatchd serves host " << so.host_name << ": " << locked.message() << "\n";
     return 1;
   }
   so.log = lsf::net::open_daemon_log("sbatchd", cfg.lsf_conf.logdir, so.host_name,

@@ -127,8 +127,8 @@ daemon::Status Sbatchd::start() {
       [this](std::function<void()> f) { net::asio::post(io_, std::move(f)); }, std::move(relay_locate));
   if (!options_.command_socket.empty()) {
     // Virtual hosts on one machine share the path: the last one started serves it.
-    if (auto err = server_->listen_local(options_.command_socket); !err.empty())
-      log_->warn("users' commands on this host cannot reach mbatchd through sbatchd: {}", err);
+    if (auto listening = server_->listen_local(options_.command_socket); !listening)
+      log_->warn("users' commands on this host cannot reach mbatchd through sbatchd: {}", listening.message());
   }
   MbdReporter::Locate locate;
   if (!options_.master_lease_dir.empty()) {

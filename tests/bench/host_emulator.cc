@@ -372,8 +372,8 @@ int main(int argc, char** argv) {
     if (!duration.empty()) o.duration_s = std::stod(duration);
     o.key = auth.key;
     o.trust_unsigned = auth.trust_unsigned;
-    if (auto err = net::apply_connection_limits(cfg.lsf_conf, o.limits); !err.empty()) {
-      std::cerr << "host_emulator: " << err << "\n";
+    if (auto limits = net::apply_connection_limits(cfg.lsf_conf, o.limits); !limits) {
+      std::cerr << "host_emulator: " << limits.message() << "\n";
       return 1;
     }
     jobs = std::make_unique<bench::EmulatedJobs>(std::move(o));

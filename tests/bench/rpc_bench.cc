@@ -180,9 +180,9 @@ int replay(long events, const std::filesystem::path& dir) {
   auto start = Clock::now();
   mbd::ClusterState state;
   wire::EventRecord r;
-  auto out = mbd::read_event_file(dir / "lsb.events", [&](std::string_view p, std::uint64_t) -> std::string {
-    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return "parse";
-    return state.apply(r).message();
+  auto out = mbd::read_event_file(dir / "lsb.events", [&](std::string_view p, std::uint64_t) -> daemon::Status {
+    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return daemon::fail("parse");
+    return state.apply(r);
   });
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   std::printf("replay of %llu events (%zu jobs, %.0f MB): %.2f s%s\n", static_cast<unsigned long long>(out.records),

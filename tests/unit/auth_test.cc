@@ -89,24 +89,24 @@ TEST(RequestAuth, ASignedRequestVerifiesOnceAndOnlyUnchanged) {
   net::sign_request(r, key, now(), "mbatchd");
   auto replay = r;
   auto tampered = r;
-  EXPECT_EQ(verifier.verify(r, now()), "");
+  EXPECT_EQ(verifier.verify(r, now()).message(), "");
   EXPECT_FALSE(r.has_auth());  // handlers never see the signature
-  EXPECT_EQ(verifier.verify(replay, now()), "the request was already received once (a replay)");
+  EXPECT_EQ(verifier.verify(replay, now()).message(), "the request was already received once (a replay)");
   tampered.mutable_caller()->set_uid(0);
-  EXPECT_NE(verifier.verify(tampered, now()).find("does not match the cluster key"), std::string::npos);
+  EXPECT_NE(verifier.verify(tampered, now()).message().find("does not match the cluster key"), std::string::npos);
 }
 
 TEST(RequestAuth, RefusesAnotherKeyAStaleClockAndNoSignature) {
   net::RequestVerifier verifier(net::ClusterKey{"correct horse battery"}, "mbatchd", 0);
   auto other = ping_as("alice", 1000);
   net::sign_request(other, net::ClusterKey{"another key entirely"}, now(), "mbatchd");
-  EXPECT_NE(verifier.verify(other, now()).find("does not match the cluster key"), std::string::npos);
+  EXPECT_NE(verifier.verify(other, now()).message().find("does not match the cluster key"), std::string::npos);
   auto stale = ping_as("alice", 1000);
   net::sign_request(stale, net::ClusterKey{"correct horse battery"}, now() - 600, "mbatchd");
-  EXPECT_EQ(verifier.verify(stale, now()),
+  EXPECT_EQ(verifier.verify(stale, now()).message(),
             "the sender's clock is 600 s away from this host's (at most 300 s is accepted)");
   auto unsigned_request = ping_as("root", 0);
-  EXPECT_EQ(verifier.verify(unsigned_request, now()), "the request is not signed with the cluster key");
+  EXPECT_EQ(verifier.verify(unsigned_request, now()).message(), "the request is not signed with the cluster key");
 }
 
 // MultiCluster pair keys sit beside the cluster key, one per remote cluster, with the
@@ -184,7 +184,7 @@ TEST_F(AuthServerTest, TcpNeedsTheKeyAndThenBelievesTheClaimedUser) {
 TEST_F(AuthServerTest, LocalSocketNamesTheCallerFromTheKernel) {
   start({});
   const std::string path = (dir_.path() / "mbd.sock").string();
-  ASSERT_EQ(server_->listen_local(path), "");
+  ASSERT_EQ(server_->listen_local(path).message(), "");
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0666u);  // every local user may connect
@@ -207,7 +207,7 @@ TEST_F(AuthServerTest, ListenLocalReplacesAStaleSocketButNoOtherFile) {
   start({});
   const std::string file = (dir_.path() / "not-a-socket").string();
   std::ofstream(file) << "data";
-  EXPECT_EQ(server_->listen_local(file), file + ": exists and is not a socket; not replacing it");
+  EXPECT_EQ(server_->listen_local(file).message(), file + ": exists and is not a socket; not replacing it");
   EXPECT_TRUE(fs::exists(file));
 }
 

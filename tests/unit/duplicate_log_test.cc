@@ -46,9 +46,9 @@ wire::EventRecord job_new(std::int64_t id, std::int64_t epoch = 0) {
 
 std::vector<std::int64_t> read_ids(const fs::path& file) {
   std::vector<std::int64_t> ids;
-  mbd::read_event_file(file, [&](std::string_view p, std::uint64_t) -> std::string {
+  mbd::read_event_file(file, [&](std::string_view p, std::uint64_t) -> daemon::Status {
     wire::EventRecord r;
-    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return "parse";
+    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return daemon::fail("parse");
     ids.push_back(r.job_new().job_id());
     return {};
   });
@@ -274,7 +274,7 @@ TEST(DuplicateLog, RecoveryStartsFromTheNewerCopy) {
   const mbd::LogDirs dirs{d.local, d.shared};
   // Equal: nothing copied.
   EXPECT_FALSE(mbd::log_position(d.local) < mbd::log_position(d.shared));
-  EXPECT_EQ(mbd::reconcile_log_copies(dirs, *log), "");
+  EXPECT_EQ(mbd::reconcile_log_copies(dirs, *log).message(), "");
   // A master on another host (term 2) rotated and appended to the shared copy alone.
   {
     mbd::EventLogWriter other(d.shared, fs::file_size(d.shared / "lsb.events"), run_inline);
@@ -295,7 +295,7 @@ TEST(DuplicateLog, RecoveryStartsFromTheNewerCopy) {
   EXPECT_EQ(local.seq, 7);
   EXPECT_EQ(shared.epoch, 2);
   EXPECT_EQ(shared.seq, 2);
-  ASSERT_EQ(mbd::reconcile_log_copies(dirs, *log), "");
+  ASSERT_EQ(mbd::reconcile_log_copies(dirs, *log).message(), "");
   for (const char* f : {"lsb.snapshot", "lsb.events", "lsb.events.1", "lsb.acct"})
     EXPECT_EQ(slurp(d.local / f), slurp(d.shared / f)) << f;
   // The local copy newer (the share was down when this host stopped): kept as it is.
@@ -304,8 +304,8 @@ TEST(DuplicateLog, RecoveryStartsFromTheNewerCopy) {
     ASSERT_TRUE(append_and_wait(w, job_new(3, 3)));
   }
   const std::string newer = slurp(d.local / "lsb.events");
-  ASSERT_EQ(mbd::reconcile_log_copies(dirs, *log), "");
+  ASSERT_EQ(mbd::reconcile_log_copies(dirs, *log).message(), "");
   EXPECT_EQ(slurp(d.local / "lsb.events"), newer);
   // An unreadable share: recovery goes on from the local copy.
-  EXPECT_EQ(mbd::reconcile_log_copies({d.local, d.root.path / "gone"}, *log), "");
+  EXPECT_EQ(mbd::reconcile_log_copies({d.local, d.root.path / "gone"}, *log).message(), "");
 }

@@ -61,7 +61,7 @@ void write_log(const fs::path& dir, int n) {
 
 std::vector<std::uint64_t> offsets(const fs::path& file) {
   std::vector<std::uint64_t> out;
-  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> std::string {
+  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> daemon::Status {
     out.push_back(offset);
     return {};
   });
@@ -83,7 +83,7 @@ TEST(Salvage, KeepsRecordsBeforeTheDamageAndListsWhatIsLost) {
     f.seekp(static_cast<std::streamoff>(at[3] + mbd::kRecordHeaderSize + 1));
     f.put('\x55');
   }
-  ASSERT_TRUE(mbd::read_event_file(file, [](auto, auto) { return std::string(); }).damage_offset);
+  ASSERT_TRUE(mbd::read_event_file(file, [](auto, auto) { return daemon::Status(); }).damage_offset);
 
   auto r = mbd::salvage_event_log(d.path, 1700000000);
   ASSERT_EQ(r.error, "");
@@ -91,7 +91,7 @@ TEST(Salvage, KeepsRecordsBeforeTheDamageAndListsWhatIsLost) {
   EXPECT_EQ(r.kept_records, 3u);
   EXPECT_EQ(r.kept_bytes, at[3]);
   // The file now reads clean, up to the damage.
-  auto after = mbd::read_event_file(file, [](auto, auto) { return std::string(); });
+  auto after = mbd::read_event_file(file, [](auto, auto) { return daemon::Status(); });
   EXPECT_EQ(after.error, "");
   EXPECT_EQ(after.records, 3u);
   EXPECT_EQ(fs::file_size(file), at[3]);
@@ -111,7 +111,9 @@ TEST(Salvage, KeepsRecordsBeforeTheDamageAndListsWhatIsLost) {
   EXPECT_EQ(r.unreadable_bytes, at[4] - at[3]);
   // Their ids are not given again.
   mbd::JobIdMark mark(d.path / "lsb.jobid");
-  EXPECT_GT(mark.load(), 10);
+  auto loaded = mark.load();
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_GT(*loaded, 10);
 
   auto lines = mbd::describe(r);
   EXPECT_NE(std::find(lines.begin(), lines.end(), "jobs whose events were not recovered: 5 6 7 8 9 10"), lines.end());

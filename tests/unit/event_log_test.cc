@@ -58,9 +58,9 @@ void write_records(const fs::path& dir, int n) {
 
 std::vector<std::int64_t> read_ids(const fs::path& file, mbd::ReadOutcome* outcome = nullptr) {
   std::vector<std::int64_t> ids;
-  auto o = mbd::read_event_file(file, [&](std::string_view p, std::uint64_t) -> std::string {
+  auto o = mbd::read_event_file(file, [&](std::string_view p, std::uint64_t) -> daemon::Status {
     wire::EventRecord r;
-    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return "parse";
+    if (!r.ParseFromArray(p.data(), static_cast<int>(p.size()))) return daemon::fail("parse");
     ids.push_back(r.job_new().job_id());
     return {};
   });
@@ -128,7 +128,7 @@ TEST(EventLog, DamageInTheMiddleNamesTheOffset) {
   auto file = d.path / "lsb.events";
   std::uint64_t third = 0;
   int n = 0;
-  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> std::string {
+  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> daemon::Status {
     if (++n == 3) third = offset;
     return {};
   });
@@ -164,7 +164,7 @@ TEST(EventLog, RotateWritesSnapshotAndStartsNewLog) {
   ASSERT_EQ(::stat((d.path / "lsb.events.1").c_str(), &old_file), 0);
   EXPECT_LT(old_file.st_blocks * 512, old_file.st_size + 64 * 1024);
   wire::Snapshot back;
-  auto o = mbd::read_event_file(d.path / "lsb.snapshot", [&](std::string_view p, std::uint64_t) -> std::string {
+  auto o = mbd::read_event_file(d.path / "lsb.snapshot", [&](std::string_view p, std::uint64_t) -> daemon::Status {
     back.ParseFromArray(p.data(), static_cast<int>(p.size()));
     return {};
   });
@@ -418,7 +418,7 @@ TEST(EventLog, DamagedLengthWithRecordsAfterItIsDamage) {
   auto file = d.path / "lsb.events";
   std::uint64_t third = 0;
   int n = 0;
-  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> std::string {
+  mbd::read_event_file(file, [&](std::string_view, std::uint64_t offset) -> daemon::Status {
     if (++n == 3) third = offset;
     return {};
   });

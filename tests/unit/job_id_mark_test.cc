@@ -22,6 +22,13 @@ struct TempDir {
   ~TempDir() { fs::remove_all(path); }
 };
 
+// The mark `m` reads; -1 (and a failure) when it cannot.
+std::int64_t loaded(JobIdMark& m) {
+  auto mark = m.load();
+  EXPECT_TRUE(mark.ok()) << mark.error();
+  return mark.ok() ? *mark : -1;
+}
+
 }  // namespace
 
 // The mark is written a block ahead before an id is used, and read back by the next
@@ -32,12 +39,12 @@ TEST(JobIdMark, MovesAheadInBlocksAndSurvivesARestart) {
   const auto file = d.path / "lsb.jobid";
   {
     JobIdMark m(file);
-    EXPECT_EQ(m.load(), 0);
-    ASSERT_EQ(m.cover(1), "");
+    EXPECT_EQ(loaded(m), 0);
+    ASSERT_EQ(m.cover(1).message(), "");
     EXPECT_EQ(m.mark(), 1 + JobIdMark::kBlock);
   }
   JobIdMark again(file);
-  EXPECT_EQ(again.load(), 1 + JobIdMark::kBlock);
+  EXPECT_EQ(loaded(again), 1 + JobIdMark::kBlock);
   EXPECT_EQ(fs::status(file).permissions(), fs::perms::owner_read | fs::perms::owner_write);
 }
 
@@ -46,11 +53,11 @@ TEST(JobIdMark, IdsInsideTheBlockNeedNoWrite) {
   TempDir d;
   const auto file = d.path / "lsb.jobid";
   JobIdMark m(file);
-  ASSERT_EQ(m.cover(5), "");
+  ASSERT_EQ(m.cover(5).message(), "");
   fs::remove(file);
-  EXPECT_EQ(m.cover(5 + JobIdMark::kBlock - 1), "");
+  EXPECT_EQ(m.cover(5 + JobIdMark::kBlock - 1).message(), "");
   EXPECT_FALSE(fs::exists(file));
-  EXPECT_EQ(m.cover(5 + JobIdMark::kBlock), "");
+  EXPECT_EQ(m.cover(5 + JobIdMark::kBlock).message(), "");
   EXPECT_TRUE(fs::exists(file));
 }
 
@@ -59,7 +66,7 @@ TEST(JobIdMark, IdsInsideTheBlockNeedNoWrite) {
 TEST(JobIdMark, AMarkThatCannotBeWrittenRefusesTheId) {
   TempDir d;
   JobIdMark m(d.path / "gone" / "lsb.jobid");
-  EXPECT_EQ(m.cover(1), "No such file or directory");
+  EXPECT_EQ(m.cover(1).message(), "No such file or directory");
   EXPECT_EQ(m.mark(), 0);
 }
 
@@ -67,9 +74,7 @@ TEST(JobIdMark, AnUnreadableMarkIsAnError) {
   TempDir d;
   std::ofstream(d.path / "lsb.jobid") << "garbage\n";
   JobIdMark m(d.path / "lsb.jobid");
-  std::string error;
-  m.load(&error);
-  EXPECT_NE(error, "");
+  EXPECT_NE(m.load().error(), "");
 }
 
 // A clean stop leaves no gap: the next mbatchd goes on from the next id, not the block's end.
@@ -77,11 +82,11 @@ TEST(JobIdMark, SettleBringsTheMarkDownToTheNextId) {
   TempDir d;
   const auto file = d.path / "lsb.jobid";
   JobIdMark m(file);
-  ASSERT_EQ(m.cover(40), "");
-  ASSERT_EQ(m.settle(43), "");
+  ASSERT_EQ(m.cover(40).message(), "");
+  ASSERT_EQ(m.settle(43).message(), "");
   JobIdMark again(file);
-  EXPECT_EQ(again.load(), 43);
+  EXPECT_EQ(loaded(again), 43);
   // settle only lowers the mark: ids below it may be in use.
-  EXPECT_EQ(again.settle(50), "");
+  EXPECT_EQ(again.settle(50).message(), "");
   EXPECT_EQ(again.mark(), 43);
 }

@@ -69,7 +69,9 @@ TEST(Recovery, SnapshotThenTheEventsAfterIt) {
   auto j1 = job_new(1), j2 = job_new(2);
   w.sink.record(j1);
   w.sink.record(j2);
-  ASSERT_EQ(mbd::write_snapshot_file(w.dir / "lsb.snapshot", w.state.snapshot(w.sink.clock).SerializeAsString()), "");
+  ASSERT_EQ(
+      mbd::write_snapshot_file(w.dir / "lsb.snapshot", w.state.snapshot(w.sink.clock).SerializeAsString()).message(),
+      "");
   auto s1 = job_start(1, "hostA"), j3 = job_new(3);
   w.sink.record(s1);
   w.sink.record(j3);
@@ -201,7 +203,7 @@ TEST(EventLogCore, SnapshotsAfterMaxJobNumAndRecoversFromIt) {
     mbd::EventLogCore core(w.config, w.index, state, sink, log, io, nullptr, "hostA");
     ASSERT_TRUE(core.recover().ok());
     ASSERT_TRUE(core.open({}, false).ok());
-    ASSERT_EQ(core.job_ids().cover(1), "");
+    ASSERT_EQ(core.job_ids().cover(1).message(), "");
     for (std::int64_t id : {1, 2}) {
       auto n = job_new(id), s = job_start(id, "hostA"), d = job_status(id, wire::JOB_DONE);
       sink.record(n);

@@ -284,9 +284,8 @@ TEST_F(RpcLimitsTest, OutOfDescriptorsTheOpenConnectionsAreStillServed) {
   }
   auto said = [&] {
     auto lines = logged();
-    return std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
-      return l.find("out of file descriptors") != std::string::npos;
-    });
+    return std::count_if(lines.begin(), lines.end(),
+                         [](const std::string& l) { return l.find("out of file descriptors") != std::string::npos; });
   };
   for (int i = 0; i < 200 && said() == 0; ++i) std::this_thread::sleep_for(25ms);
   EXPECT_EQ(said(), 1) << "the condition is logged, once";
@@ -317,8 +316,8 @@ TEST(RequestAuthRestart, ARequestSignedBeforeTheStartIsRefused) {
   net::sign_request(captured, kKey, now() - 5, "mbatchd");
   auto replay = captured;
   net::RequestVerifier before_restart(kKey, "mbatchd", now() - 60);
-  EXPECT_EQ(before_restart.verify(captured, now()), "");
+  EXPECT_EQ(before_restart.verify(captured, now()).message(), "");
   net::RequestVerifier after_restart(kKey, "mbatchd", now());
-  EXPECT_EQ(after_restart.verify(replay, now()),
+  EXPECT_EQ(after_restart.verify(replay, now()).message(),
             "the request was signed before this daemon started (a replay, or the sender's clock is behind)");
 }

@@ -21,23 +21,23 @@ wire::JobSpec plain() {
 
 }  // namespace
 
-TEST(SubmissionBounds, APlainJobIsWithinBounds) { EXPECT_EQ(mbd::check_spec_bounds(plain()), ""); }
+TEST(SubmissionBounds, APlainJobIsWithinBounds) { EXPECT_EQ(mbd::check_spec_bounds(plain()).message(), ""); }
 
 TEST(SubmissionBounds, LongStringsAreRefusedNamingTheOption) {
   auto s = plain();
   s.set_job_name(std::string(mbd::kMaxNameLength, 'j'));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "");
   s.set_job_name(std::string(mbd::kMaxNameLength + 1, 'j'));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The job name (-J) is too long (4095 characters; at most 4094)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The job name (-J) is too long (4095 characters; at most 4094)");
   s = plain();
   s.set_command(std::string(mbd::kMaxCommandLength + 1, 'x'));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The job command is too long (1048577 characters; at most 1048576)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The job command is too long (1048577 characters; at most 1048576)");
   s = plain();
   s.set_res_req(std::string(mbd::kMaxExpressionLength + 1, 'a'));
-  EXPECT_NE(mbd::check_spec_bounds(s).find("The resource requirement (-R) is too long"), std::string::npos);
+  EXPECT_NE(mbd::check_spec_bounds(s).message().find("The resource requirement (-R) is too long"), std::string::npos);
   s = plain();
   s.add_asked_hosts(std::string(5000, 'h'));
-  EXPECT_NE(mbd::check_spec_bounds(s).find("A host name (-m) is too long"), std::string::npos);
+  EXPECT_NE(mbd::check_spec_bounds(s).message().find("A host name (-m) is too long"), std::string::npos);
 }
 
 TEST(SubmissionBounds, TheEnvironmentIsBounded) {
@@ -47,42 +47,42 @@ TEST(SubmissionBounds, TheEnvironmentIsBounded) {
     e->set_name("V" + std::to_string(i));
     e->set_value(std::string(400 << 10, 'v'));
   }
-  EXPECT_NE(mbd::check_spec_bounds(s).find("The job's environment is too large"), std::string::npos);
+  EXPECT_NE(mbd::check_spec_bounds(s).message().find("The job's environment is too large"), std::string::npos);
   s = plain();
   for (std::size_t i = 0; i <= mbd::kMaxEnvironmentVariables; ++i) s.add_env()->set_name("V" + std::to_string(i));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The job's environment has too many variables (10001; at most 10000)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The job's environment has too many variables (10001; at most 10000)");
 }
 
 TEST(SubmissionBounds, NulBytesAreRefusedNotCut) {
   auto s = plain();
   s.set_command(std::string("echo one\0echo two", 17));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The job command contains a NUL character");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The job command contains a NUL character");
   s = plain();
   s.set_out_file(std::string("/tmp/a\0/etc/passwd", 18));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The output file (-o) contains a NUL character");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The output file (-o) contains a NUL character");
   s = plain();
   auto* e = s.add_env();
   e->set_name("SECRET");
   e->set_value(std::string("a\0b", 3));
-  EXPECT_EQ(mbd::check_spec_bounds(s), "The job's environment variable SECRET contains a NUL character");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "The job's environment variable SECRET contains a NUL character");
 }
 
 TEST(SubmissionBounds, NumbersOutOfRangeAreRefused) {
   auto s = plain();
   s.set_run_limit_s(-60);
-  EXPECT_EQ(mbd::check_spec_bounds(s), "Bad RUNLIMIT specification (-W)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "Bad RUNLIMIT specification (-W)");
   s = plain();
   s.set_run_limit_s(std::int64_t{1} << 40);
-  EXPECT_EQ(mbd::check_spec_bounds(s), "Bad RUNLIMIT specification (-W)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "Bad RUNLIMIT specification (-W)");
   s = plain();
   s.set_mem_limit_kb(-1);
-  EXPECT_EQ(mbd::check_spec_bounds(s), "Bad memory limit specification (-M)");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "Bad memory limit specification (-M)");
   s = plain();
   s.set_min_processors(-4);
-  EXPECT_EQ(mbd::check_spec_bounds(s), "Bad argument for option -n");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "Bad argument for option -n");
   s = plain();
   s.set_umask(01000);
-  EXPECT_EQ(mbd::check_spec_bounds(s), "Bad umask");
+  EXPECT_EQ(mbd::check_spec_bounds(s).message(), "Bad umask");
 }
 
 // bsub -W 4294967297 once became a one-minute limit, -M 18446744073709551617 none.
