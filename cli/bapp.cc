@@ -49,6 +49,7 @@ void print_long(const wire::ApplicationsReply& reply) {
       if (!value.empty()) std::printf("\n%s: %s\n", key, value.c_str());
     };
     line("RES_REQ", a.res_req());
+    line("GPU_REQ", a.gpu_req());
     line("PRE_EXEC", a.pre_exec());
     line("POST_EXEC", a.post_exec());
     line("JOB_STARTER", a.job_starter());

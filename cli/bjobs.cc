@@ -24,7 +24,7 @@ const char* kUsage =
     "Usage: bjobs [-a | -d | -p | -pe | -pi | -ps | -r | -s] [-l | -w | -W | -o \"format\" [-json] | -A | -sum | -aps "
     "| "
     "-prio]\n"
-    "             [-X] [-noheader]\n"
+    "             [-X] [-noheader] [-gpu (with -l)]\n"
     "             [-u user | -u all] [-q queue] [-m host] [-J name] [-P project] [-G user_group] [-sla service_class]\n"
     "             [-app application_profile] [-g job_group] [jobid | \"jobid[index_list]\" ...]\n";
 
@@ -38,7 +38,7 @@ const char* kUsage =
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("a", "")("d", "")("p", "")("ps", "")("pe", "")("pi", "")("r", "")("s", "")("l", "")("w", "")(
-      "W", "")("X", "")("A", "")("sum", "")("aps", "")("prio", "")("json", "")("noheader", "")(
+      "W", "")("X", "")("A", "")("sum", "")("aps", "")("prio", "")("json", "")("noheader", "")("gpu", "")(
       "o", po::value<std::string>(), "")("u", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
       "m", po::value<std::string>(), "")("J", po::value<std::string>(), "")("P", po::value<std::string>(), "")(
       "g", po::value<std::string>(), "")("G", po::value<std::string>(), "")("sla", po::value<std::string>(), "")(
@@ -215,7 +215,13 @@ int main(int argc, char** argv) {
     std::map<std::string, wire::QueueInfo> queues;
     if (auto r = session.call(asked); r.reply && r.reply->status() == wire::STATUS_OK)
       for (const auto& qi : r.reply->queues().queues()) queues[qi.name()] = qi;
-    cli::print_long(jobs, queues);
+    wire::HostsReply gpu_hosts;
+    if (vm.count("gpu")) {
+      wire::RequestEnvelope h;
+      h.mutable_hosts();
+      if (auto r = session.call(h); r.reply && r.reply->status() == wire::STATUS_OK) gpu_hosts = r.reply->hosts();
+    }
+    cli::print_long(jobs, queues, vm.count("gpu") ? &gpu_hosts : nullptr);
   } else if (vm.count("A")) {
     cli::print_arrays(jobs, table.header);
   } else if (vm.count("sum")) {

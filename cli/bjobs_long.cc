@@ -12,6 +12,7 @@
 #include "cli/aps_views.h"
 #include "cli/bjobs_views.h"
 #include "cli/cli_support.h"
+#include "cli/gpu_views.h"
 #include "cli/history_text.h"
 #include "cli/output_format.h"
 #include "cli/threshold_table.h"
@@ -75,7 +76,8 @@ bool print_limits(const wire::JobInfo& j, const wire::QueueInfo* queue) {
 
 }  // namespace
 
-void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues) {
+void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues,
+                const wire::HostsReply* gpu_hosts) {
   bool first = true;
   for (const auto& j : jobs) {
     if (!first) std::cout << std::string(78, '-') << "\n";
@@ -100,6 +102,7 @@ void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::stri
     if (!j.spec().out_file().empty()) sub += ", Output File <" + j.spec().out_file() + ">";
     if (!j.spec().err_file().empty()) sub += ", Error File <" + j.spec().err_file() + ">";
     if (!j.spec().res_req().empty()) sub += ", Requested Resources <" + j.spec().res_req() + ">";
+    if (!j.spec().gpu().empty() && j.spec().gpu() != "-") sub += ", Requested GPU <" + j.spec().gpu() + ">";
     if (j.spec().min_processors() > 1) sub += ", " + std::to_string(j.spec().min_processors()) + " Task(s)";
     if (j.spec().asked_hosts_size() > 0) {
       sub += ", Specified Hosts ";
@@ -180,6 +183,12 @@ void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::stri
       std::cout << "\n RESOURCE REQUIREMENT DETAILS:\n Combined: " << j.combined_res_req()
                 << "\n Effective: " << (j.effective_res_req().empty() ? "-" : j.effective_res_req()) << "\n";
     }
+    if (!j.gpu_req().empty()) {
+      // The requirement is not changed after dispatch: a started job runs with the combined one.
+      std::cout << "\n GPU REQUIREMENT DETAILS:\n Combined: " << j.gpu_req()
+                << "\n Effective: " << (j.start_time() > 0 ? j.gpu_req() : std::string("-")) << "\n";
+    }
+    if (gpu_hosts) print_gpu_allocation(std::cout, j, *gpu_hosts);
     std::cout << "\n";
   }
 }

@@ -29,7 +29,10 @@ void print_reasons(const std::string& reasons);
 void print_default(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
 void print_pending(const std::vector<wire::JobInfo>& jobs, const TableOptions& options);
 // bjobs -l; `queues` holds the queues of the jobs shown, for their SCHEDULING PARAMETERS.
-void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues);
+// `gpu_hosts`: bjobs -l -gpu, each started GPU job's GPU_ALLOCATION with its devices'
+// facts from these hosts; null: without -gpu.
+void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::string, wire::QueueInfo>& queues,
+                const wire::HostsReply* gpu_hosts = nullptr);
 void print_arrays(const std::vector<wire::JobInfo>& jobs, bool header);
 void print_summary(const std::vector<wire::JobInfo>& jobs);
 

@@ -45,6 +45,7 @@ const std::vector<std::pair<const char*, std::vector<const char*>>> kResets = {
     {"spn", {"user_priority"}},
     {"appn", {"app"}},
     {"gn", {"job_group"}},
+    {"gpun", {"gpu"}},
 };
 
 }  // namespace
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
       "Usage: bmod [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm] [-M mem] [-o|-oo out]\n"
       "            [-e|-eo err] [-i in] [-J name] [-x] [-r] [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd]\n"
       "            [-w dependency] [-P project] [-Q codes] [-sp priority] [-app profile] [-g job_group]\n"
-      "            [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn|-appn|-gn]\n"
+      "            [-gpu - | \"num=N[/task|host]:mode=...\"]\n"
+      "            [-Jn|-Rn|-mn|-Wn|-cn|-Mn|-on|-en|-in|-bn|-wn|-En|-Epn|-rn|-Qn|-spn|-appn|-gn|-gpun]\n"
       "            [-aps \"system=value\" | -aps \"admin=value\" | -apsn]\n"
       "            jobid | \"jobid[index_list]\"\n";
   auto vm = cli::parse_options("bmod", argc, argv, opts, pos, usage);

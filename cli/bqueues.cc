@@ -227,6 +227,7 @@ int main(int argc, char** argv) {
       std::printf("\nUSERS: %s\nHOSTS:  %s\n", users.empty() ? "all" : users.c_str(),
                   hosts.empty() ? "all" : hosts.c_str());
       if (!q.res_req().empty()) std::printf("RES_REQ:  %s\n", q.res_req().c_str());
+      if (!q.gpu_req().empty()) std::printf("GPU_REQ:  %s\n", q.gpu_req().c_str());
       std::fflush(stdout);
     }
     return 0;

@@ -283,7 +283,7 @@ int main(int argc, char** argv) {
     std::cout << "Usage: bsub [-q queue] [-n min[,max]] [-R res_req] [-m hosts] [-W [hh:]mm] [-c [hh:]mm]\n"
                  "            [-M mem] [-o|-oo out] [-e|-eo err] [-i in] [-J name[indices]%n] [-x] [-r]\n"
                  "            [-b [[mm:]dd:]hh:mm] [-E cmd] [-Ep cmd] [-w dependency] [-P project] [-G user_group]\n"
-                 "            [-sla service_class] [-sp priority]\n"
+                 "            [-sla service_class] [-sp priority] [-gpu - | \"num=N[/task|host]:mode=...\"]\n"
                  "            [-H] [-K | -I | -Ip | -Is]\n"
                  "            [-Q \"codes [EXCLUDE(codes)]\"] [-env \"all | none | [~]VAR[=value], ...\"] [-rn]\n"
                  "            [-cwd dir] command [args] | < script\n"

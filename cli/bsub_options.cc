@@ -21,9 +21,9 @@ namespace {
 namespace po = boost::program_options;
 
 // Options that take a value; everything else starting with '-' is a flag.
-const std::set<std::string> kWithValue = {"q",  "n", "R", "m",  "W", "c",   "M",   "o",   "oo",  "e",
-                                          "eo", "i", "J", "b",  "E", "Ep",  "w",   "P",   "cwd", "G",
-                                          "u",  "L", "g", "sp", "Q", "env", "sla", "app", "pack"};
+const std::set<std::string> kWithValue = {"q",  "n", "R", "m",  "W", "c",   "M",   "o",   "oo",   "e",
+                                          "eo", "i", "J", "b",  "E", "Ep",  "w",   "P",   "cwd",  "G",
+                                          "u",  "L", "g", "sp", "Q", "env", "sla", "app", "pack", "gpu"};
 
 po::options_description all_options() {
   po::options_description opts;

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <limits>
 
+#include "libconfig/gpu_request.h"
 #include "libconfig/limits.h"
 #include "libconfig/text.h"
 
@@ -18,7 +19,8 @@ void add_spec_options(po::options_description& opts) {
       "i", po::value<std::string>(), "")("J", po::value<std::string>(), "")("b", po::value<std::string>(), "")(
       "E", po::value<std::string>(), "")("Ep", po::value<std::string>(), "")("w", po::value<std::string>(), "")(
       "P", po::value<std::string>(), "")("Q", po::value<std::string>(), "")("sp", po::value<std::string>(), "")(
-      "app", po::value<std::string>(), "")("g", po::value<std::string>(), "")("x", "")("r", "");
+      "app", po::value<std::string>(), "")("g", po::value<std::string>(), "")("gpu", po::value<std::string>(), "")(
+      "x", "")("r", "");
 }
 
 std::optional<std::int64_t> parse_begin_time(const std::string& text) {
@@ -179,6 +181,13 @@ void read_spec_options(const po::variables_map& vm, const config::LsfConf& conf,
   if (has("app")) {
     spec.set_app(str("app"));
     set.push_back("app");
+  }
+  if (has("gpu")) {
+    // Checked here for the user's sake; mbatchd checks again and keeps it with units.
+    auto gpu = config::GpuRequest::parse(str("gpu"), conf.unit_for_limits);
+    if (!gpu) return fail("Bad GPU requirement (-gpu): " + gpu.error());
+    spec.set_gpu(str("gpu"));
+    set.push_back("gpu");
   }
   if (has("g")) {
     spec.set_job_group(str("g"));

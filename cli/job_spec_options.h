@@ -1,5 +1,5 @@
 // The job options bsub and bmod share (-n -R -m -W -c -M -o -oo -e -eo -i -J -x -r -b
-// -E -Ep -w -P -Q), read into a JobSpec as LSF reads them.
+// -E -Ep -w -P -Q -gpu), read into a JobSpec as LSF reads them.
 #pragma once
 
 #include <functional>

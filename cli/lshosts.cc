@@ -1,12 +1,13 @@
 // lshosts: the static facts of each host: type, model, CPU factor, size, resources.
 //
-//   lshosts [-w | -l] [host ...]
+//   lshosts [-w | -l | -gpu] [host ...]
 #include <cstdio>
 #include <iostream>
 
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/gpu_views.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -25,16 +26,21 @@ std::string resources(const wire::HostInfo& h) {
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("R", po::value<std::string>(), "")("hosts",
-                                                                          po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("gpu", "")("R", po::value<std::string>(), "")(
+      "hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("lshosts", argc, argv, opts, pos, "Usage: lshosts [-w | -l] [-R res_req] [host ...]\n");
+  auto vm =
+      cli::parse_options("lshosts", argc, argv, opts, pos, "Usage: lshosts [-w | -l | -gpu] [-R res_req] [host ...]\n");
   cli::Session session("lshosts");
   const auto reply = cli::ask_hosts(session, "lshosts", vm);
   auto ncpus = [](const wire::HostInfo& h) {
     return h.load().ncpus() > 0 ? std::to_string(h.load().ncpus()) : std::string("-");
   };
+  if (vm.count("gpu")) {
+    cli::print_lshosts_gpu(std::cout, reply);
+    return 0;
+  }
   if (vm.count("l")) {
     for (const auto& h : reply.hosts()) {
       const auto& l = h.load();

@@ -1,6 +1,6 @@
 // lsload: each host's current load, as its sbatchd last reported it.
 //
-//   lsload [-w | -l] [host ...]
+//   lsload [-w | -l | -gpu | -gpuload] [host ...]
 //
 // Hosts that do not report are `unavail` with no values. -l adds io and the host sizes.
 #include <cstdio>
@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/gpu_views.h"
 
 namespace po = boost::program_options;
 using namespace lsf;
@@ -26,13 +27,22 @@ std::string load_status(const wire::HostInfo& h) {
 
 int main(int argc, char** argv) {
   po::options_description opts;
-  opts.add_options()("w", "")("l", "")("R", po::value<std::string>(), "")("hosts",
-                                                                          po::value<std::vector<std::string>>(), "");
+  opts.add_options()("w", "")("l", "")("gpu", "")("gpuload", "")("R", po::value<std::string>(), "")(
+      "hosts", po::value<std::vector<std::string>>(), "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
-  auto vm = cli::parse_options("lsload", argc, argv, opts, pos, "Usage: lsload [-w | -l] [-R res_req] [host ...]\n");
+  auto vm = cli::parse_options("lsload", argc, argv, opts, pos,
+                               "Usage: lsload [-w | -l | -gpu | -gpuload] [-R res_req] [host ...]\n");
   cli::Session session("lsload");
   const auto reply = cli::ask_hosts(session, "lsload", vm);
+  if (vm.count("gpuload")) {
+    cli::print_lsload_gpuload(std::cout, reply);
+    return 0;
+  }
+  if (vm.count("gpu")) {
+    cli::print_lsload_gpu(std::cout, reply);
+    return 0;
+  }
   const bool wide = vm.count("w") > 0 || vm.count("l") > 0;
   const bool all = vm.count("l") > 0;
   std::printf("%s status  r15s   r1m  r15m   ut    pg  ls    it   tmp   swp   mem%s\n",

@@ -215,6 +215,15 @@ GpuRequest GpuRequest::with_defaults() const {
   return over(defaults);
 }
 
+std::optional<GpuRequest> effective_gpu_request(const GpuRequest* job, const GpuRequest* app, const GpuRequest* queue,
+                                                const GpuRequest* cluster) {
+  if (!job && !app && !queue) return std::nullopt;
+  GpuRequest r;
+  for (const GpuRequest* level : {job, app, queue, cluster})
+    if (level) r = r.over(*level);
+  return r.with_defaults();
+}
+
 bool GpuRequest::empty() const { return *this == GpuRequest{}; }
 
 std::string GpuRequest::to_string() const {

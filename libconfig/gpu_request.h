@@ -72,4 +72,12 @@ struct GpuRequest {
   bool operator==(const GpuRequest&) const = default;
 };
 
+// What a job asks of GPUs, as LSF decides it: a job is a GPU job when it was submitted
+// with -gpu (`job`, "-" included) or its application profile or queue has GPU_REQ; its
+// requirement is then each option from the first level that sets it (job, application,
+// queue, LSB_GPU_REQ), LSF's default for the rest. LSB_GPU_REQ alone makes no job a GPU
+// job. Null pointers are levels without a requirement; nullopt: not a GPU job.
+std::optional<GpuRequest> effective_gpu_request(const GpuRequest* job, const GpuRequest* app, const GpuRequest* queue,
+                                                const GpuRequest* cluster);
+
 }  // namespace lsf::config

@@ -88,6 +88,8 @@ constexpr ParamSpec kParams[] = {
     ParamSpec{"lsf.conf", "", "LSB_GPU_REQ", S,
               "the cluster's default GPU requirement, bsub -gpu's syntax; merged option by option under the queue's"},
     ParamSpec{"lsf.conf", "", "LSB_GPU_NEW_SYNTAX", A, "the extended syntax is the only one read"},
+    ParamSpec{"lsf.conf", "", "LSF_GPU_AUTOCONFIG", S,
+              "Y (default): sbatchd detects NVIDIA GPUs through NVML when the driver is installed; N: no detection"},
     ParamSpec{"lsf.conf", "", "LSF_MASTER_LIST", S, "master host candidates, in order"},
     ParamSpec{"lsf.conf", "", "LSF_SERVER_HOSTS", A, "servers for client-only hosts"},
     ParamSpec{"lsf.conf", "", "LSF_AUTH", S,

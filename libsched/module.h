@@ -12,6 +12,7 @@
 //             could pass this module's verify (saves walking the hosts for nothing)
 //   allocate  where the job's slots go (the first module that places decides)
 //   verify    a last check of a placement against limits that span hosts
+//   assign    the devices of a verified placement (GPUs), added to it; or why none fit
 //   commit    account for a placement this pass made
 //   preempt   free room for a job that cannot start
 //   reserve   hold what a job that cannot start may keep (slot reservation)
@@ -86,6 +87,7 @@ class Module {
   virtual std::optional<std::string> verify(const PassContext&, const JobView&, const Candidates&, const Placement&) {
     return std::nullopt;
   }
+  virtual std::optional<std::string> assign(PassContext&, const JobView&, Placement&) { return std::nullopt; }
   virtual void commit(PassContext&, const JobView&, const Placement&) {}
   virtual bool preempt(PassContext&, const JobView&, const Candidates&, Placement&) { return false; }
   // `held`: what the reservation holds now, per host (nothing for a planned start).

@@ -24,6 +24,7 @@ struct Dispatch {
   // The same as (index in the view's hosts, slots there), for callers that keep their
   // hosts' table (the simulator) and would otherwise look every name up again.
   std::vector<std::pair<int, int>> slots;
+  GpuAllocation gpus;  // the devices chosen for it, host by host; empty: it asked for none
 };
 
 // Slots held for a pending parallel job (SLOT_RESERVE); later jobs may use them only

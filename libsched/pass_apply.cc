@@ -127,6 +127,7 @@ class ViewTarget {
     if (at == view_.pending.size()) return false;
     view_.running.push_back(started(view_.pending[at], d.hosts, now_));
     RunningJobView& run = view_.running.back();
+    if (!d.gpus.empty()) run.gpus = std::make_shared<const GpuAllocation>(d.gpus);
     if (view_.accel.host_table) {
       // The pass's host indexes are the view's; a host named twice in a placement
       // counts once, as host_slots() would count it.

@@ -80,6 +80,7 @@ struct ReqKey {
   std::string_view user, project, sla;
   int min_slots, max_slots;
   std::int64_t run_limit;
+  const void* gpu;  // the GPU requirement: jobs share one when they ask the same
   bool operator==(const ReqKey&) const = default;
   // `by_user`: some active module's answers for the job's queue depend on whose job it
   // is; `given_ids`: the view gives id tables; `held`: some job holds a reservation in
@@ -96,7 +97,8 @@ struct ReqKey {
             by_user ? std::string_view(job.sla) : none,
             job.min_slots,
             job.max_slots,
-            held ? job.run_limit_s : 0};
+            held ? job.run_limit_s : 0,
+            job.gpu.get()};
   }
 };
 struct ReqKeyHash {
@@ -109,6 +111,7 @@ struct ReqKeyHash {
     mix(std::hash<std::string_view>()(k.sla));
     mix(static_cast<size_t>(k.min_slots) * 31 + static_cast<size_t>(k.max_slots));
     mix(static_cast<size_t>(k.run_limit));
+    mix(std::hash<const void*>()(k.gpu));
     return h;
   }
 };

@@ -38,6 +38,7 @@ struct HostState {
 
 struct Placement {
   std::vector<std::pair<int, int>> hosts;  // host index, slots
+  GpuAllocation gpus;                      // the devices an assign hook chose (schmod_gpu)
   // When nothing could be placed, why: for the job as a whole (`reason`), or per host.
   // Reasons are the constants of pending_reason.h, so pointers identify them.
   std::string reason;

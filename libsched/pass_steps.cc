@@ -120,6 +120,14 @@ Attempt place(PassState& s, const JobView& job, const Candidates& cands, Placeme
       return {Allocation::kNoRoom, nullptr};
     }
   }
+  for (auto& m : s.modules) {
+    if (auto no = m->assign(s.ctx, job, placement)) {
+      placement.hosts.clear();
+      placement.gpus.clear();
+      placement.reason = *no;
+      return {Allocation::kNoRoom, nullptr};
+    }
+  }
   return {Allocation::kPlaced, nullptr};
 }
 
@@ -149,7 +157,7 @@ void reserve(PassState& s, const JobView& job, const Candidates& cands) {
 // record: a start, as the modules' commit and a dispatch naming each slot's host.
 void record_start(PassState& s, const JobView& job, const Placement& placement) {
   for (auto& m : s.modules) m->commit(s.ctx, job, placement);
-  Dispatch d{job.key, {}, placement.hosts};
+  Dispatch d{job.key, {}, placement.hosts, placement.gpus};
   d.hosts.reserve(static_cast<size_t>(placement.slots()));
   for (auto [h, n] : placement.hosts)
     for (int i = 0; i < n; ++i) d.hosts.push_back(s.view.hosts[h].name);

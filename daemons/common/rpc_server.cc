@@ -33,6 +33,15 @@ struct RpcServer::Shared {
   std::map<std::string, std::size_t> per_peer;  // unauthenticated TCP by address; local by uid
   std::map<std::string, std::chrono::steady_clock::time_point> last_logged;
 
+  // Local peers' user names by uid, each looked up again after kUserNameTtl: every
+  // command connects anew, and a passwd lookup reads /etc/passwd through nsswitch.
+  struct UserName {
+    std::string name;
+    std::chrono::steady_clock::time_point looked_up;
+  };
+  std::map<uid_t, UserName> user_names;
+  std::string user_name_of(uid_t uid);
+
   // Logs `message` at most once per kLimitLogInterval for each `what`.
   void log_limited(const std::string& what, const std::string& message) {
     if (!options.log_error) return;
@@ -48,13 +57,33 @@ namespace {
 
 using local_socket = asio::local::stream_protocol::socket;
 
-std::string user_name_of(uid_t uid) {
+std::optional<std::string> look_up_user_name(uid_t uid) {
   std::array<char, 16384> buf{};
   passwd pw{};
   passwd* found = nullptr;
-  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found) return found->pw_name;
-  return std::to_string(uid);
+  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found) return std::string(found->pw_name);
+  return std::nullopt;
 }
+
+}  // namespace
+
+std::string RpcServer::Shared::user_name_of(uid_t uid) {
+  // nscd's default for passwd entries is 600 s; a minute keeps a renamed or removed
+  // account's old name short-lived.
+  constexpr auto kUserNameTtl = std::chrono::seconds(60);
+  constexpr std::size_t kMaxUserNames = 4096;  // distinct local uids are few; bound it anyway
+  const auto now = std::chrono::steady_clock::now();
+  auto it = user_names.find(uid);
+  if (it != user_names.end() && now - it->second.looked_up < kUserNameTtl) return it->second.name;
+  auto name = look_up_user_name(uid);
+  // A failed lookup (a directory service down) is not remembered: the next connection asks again.
+  if (!name) return std::to_string(uid);
+  if (it == user_names.end() && user_names.size() >= kMaxUserNames) user_names.clear();
+  user_names[uid] = {*name, now};
+  return *name;
+}
+
+namespace {
 
 // The kernel's account of who is at the other end of a local socket.
 std::optional<ucred> peer_credentials(local_socket& socket) {
@@ -128,7 +157,7 @@ class Connection : public std::enable_shared_from_this<Connection<Socket>> {
         shared_(std::move(shared)),
         local_peer_(local_peer),
         // Looked up once: the peer of a connection cannot change.
-        local_user_(local_peer ? user_name_of(local_peer->uid) : std::string()),
+        local_user_(local_peer ? shared_->user_name_of(local_peer->uid) : std::string()),
         address_(local_peer ? std::string() : peer),
         admission_(shared_, std::move(peer), true) {
     if (!local_peer_) admission_.unauthenticated();

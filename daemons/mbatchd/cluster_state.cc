@@ -21,6 +21,10 @@ std::shared_ptr<const std::string> new_job_reason() {
 }  // namespace
 
 daemon::Status prepare_submission(Submission& s) {
+  // bmod copies the submission it changes: what the new spec no longer has must go.
+  s.res_req.reset();
+  s.dependency.reset();
+  s.gpu.reset();
   if (!s.spec.res_req().empty()) {
     auto rr = config::ResourceRequirement::parse(s.spec.res_req());
     if (!rr) return daemon::fail("Bad resource requirement syntax: " + rr.error());
@@ -31,6 +35,38 @@ daemon::Status prepare_submission(Submission& s) {
     if (!dep) return daemon::fail(dep.error());
     s.dependency = std::make_shared<const sched::DependencyExpr>(*dep);
   }
+  if (!s.spec.gpu().empty()) {
+    // mbatchd writes every amount with its unit (normalize_gpu_request), so the unit for
+    // bare amounts does not matter here.
+    auto gpu = config::GpuRequest::parse(s.spec.gpu());
+    if (!gpu) return daemon::fail("Bad GPU requirement (-gpu): " + gpu.error());
+    s.gpu = std::make_shared<const config::GpuRequest>(*gpu);
+  }
+  return {};
+}
+
+void add_gpu_uses(const sched::GpuAllocation& gpus, google::protobuf::RepeatedPtrField<wire::GpuUse>& out) {
+  for (const auto& g : gpus) {
+    auto* u = out.Add();
+    u->set_host(g.host);
+    u->set_gpu(g.gpu);
+    u->set_exclusive(g.exclusive);
+    u->set_mem_mb(g.mem_mb);
+  }
+}
+
+sched::GpuAllocation gpu_allocation(const google::protobuf::RepeatedPtrField<wire::GpuUse>& in) {
+  sched::GpuAllocation out;
+  out.reserve(static_cast<size_t>(in.size()));
+  for (const auto& g : in) out.push_back({g.host(), g.gpu(), g.exclusive(), g.mem_mb()});
+  return out;
+}
+
+daemon::Status normalize_gpu_request(wire::JobSpec& spec, config::MemoryUnit unit) {
+  if (spec.gpu().empty()) return {};
+  auto gpu = config::GpuRequest::parse(spec.gpu(), unit);
+  if (!gpu) return daemon::fail("Bad GPU requirement (-gpu): " + gpu.error());
+  spec.set_gpu(gpu->empty() ? "-" : gpu->to_string());
   return {};
 }
 
@@ -300,6 +336,8 @@ daemon::Status ClusterState::apply_start(const wire::JobStartEvent& e, std::int6
   job->state = wire::JOB_RUN;
   job->exec_hosts.assign(e.exec_hosts().begin(), e.exec_hosts().end());
   job->forced = e.forced();
+  job->gpus.reset();
+  if (e.gpus_size() > 0) job->gpus = std::make_shared<const sched::GpuAllocation>(gpu_allocation(e.gpus()));
   job->start_time = time;
   ++job->attempt;
   job->pending_reason.reset();

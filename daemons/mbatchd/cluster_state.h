@@ -166,8 +166,17 @@ class ClusterState {
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
 };
 
-// Parses what a submission needs parsed (resource requirement, dependency). A failure
-// carries the user-facing reason.
+// Parses what a submission needs parsed (resource requirement, dependency, -gpu). A
+// failure carries the user-facing reason.
 daemon::Status prepare_submission(Submission& submission);
+
+// -gpu as mbatchd keeps it: read with `unit` (LSF_UNIT_FOR_LIMITS) for bare amounts and
+// written back with every amount's unit, so that a later change of the unit does not
+// change a job's request; "-" stays "-". Done to a spec before it is recorded.
+daemon::Status normalize_gpu_request(wire::JobSpec& spec, config::MemoryUnit unit);
+
+// A job's GPUs on the wire (events, bjobs, StartJob) and back.
+void add_gpu_uses(const sched::GpuAllocation& gpus, google::protobuf::RepeatedPtrField<wire::GpuUse>& out);
+sched::GpuAllocation gpu_allocation(const google::protobuf::RepeatedPtrField<wire::GpuUse>& in);
 
 }  // namespace lsf::mbd

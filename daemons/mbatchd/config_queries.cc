@@ -251,6 +251,7 @@ wire::ReplyEnvelope ConfigQueries::applications(const wire::RequestEnvelope& req
       a->set_proc_limit(std::to_string(p->minimum) + " " + std::to_string(p->default_value) + " " +
                         std::to_string(p->maximum));
     if (app.res_req) a->set_res_req(app.res_req->to_string());
+    if (app.gpu_req) a->set_gpu_req(app.gpu_req->to_string());
     a->set_pre_exec(app.pre_exec);
     a->set_post_exec(app.post_exec);
     a->set_job_starter(app.job_starter);

@@ -23,6 +23,7 @@ struct Submission {
   std::int64_t submit_time = 0;
   std::shared_ptr<const config::ResourceRequirement> res_req;  // null: none given
   std::shared_ptr<const sched::DependencyExpr> dependency;     // null: none
+  std::shared_ptr<const config::GpuRequest> gpu;               // -gpu; null: not given
   std::vector<std::int32_t> indices;                           // array elements
   // What scheduling views derive from the submission under one configuration
   // generation: the requirement merged with its queue's, and -m resolved to hosts.
@@ -39,6 +40,11 @@ struct Submission {
     // The user's and the view's project name as ids in mbatchd's name tables, which
     // only grow: a pass reads these rather than hashing the names. -1: not yet given.
     int user_id = -1, project_id = -1;
+    // The GPU requirement from every level (null: none), for `gpu_queue` under
+    // `gpu_generation`.
+    std::uint64_t gpu_generation = 0;
+    int gpu_queue = -1;
+    std::shared_ptr<const config::GpuRequest> gpu;
   };
   mutable Derived derived;
 };
@@ -77,7 +83,8 @@ struct Job {
 
   std::int64_t start_time = 0;
   std::int64_t end_time = 0;
-  std::vector<std::string> exec_hosts;  // one per slot
+  std::vector<std::string> exec_hosts;               // one per slot
+  std::shared_ptr<const sched::GpuAllocation> gpus;  // the GPUs of its last start; null: none
   // exec_hosts as a pass reads them, (host index, slots there) in the scheduling host
   // table they were worked out for, during dispatch `attempt`: worked out once per start
   // and table rather than looked up by name for every running job in every pass.

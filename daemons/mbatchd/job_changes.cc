@@ -313,6 +313,7 @@ daemon::Status JobService::check_modify(const Job& job, const wire::ModifyReques
   if (!job.pending() && !scope.limits_only)
     return daemon::fail("Job has already started; only -W, -Wn, -M and -Mn change a running job");
   spec = modified_spec(job.spec(), q);
+  if (auto gpu = normalize_gpu_request(spec, ctx_.conf().lsf_conf.unit_for_limits); !gpu) return gpu;
   // The job must still be one its queue takes, with requirements that parse.
   if (auto in_queue = check_in_queue(spec, job.queue); !in_queue) return in_queue;
   // -sp is checked when this bmod sets it: a lowered MAX_USER_PRIORITY does not lock

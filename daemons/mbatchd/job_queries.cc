@@ -36,6 +36,7 @@ wire::JobInfo JobQueries::job_info(const Job& job) const {
   info.set_start_time(job.start_time);
   info.set_end_time(job.end_time);
   for (const auto& h : job.exec_hosts) info.add_exec_hosts(h);
+  if (job.gpus && job.started()) add_gpu_uses(*job.gpus, *info.mutable_gpus());
   info.set_exit_status(job.exit_status);
   info.set_cpu_time(job.cpu_time);
   info.set_max_rss_kb(job.max_rss_kb);
@@ -100,6 +101,15 @@ std::optional<config::ResourceRequirement> merged_requirement(const config::Clus
                                       queue && queue->res_req ? &*queue->res_req : nullptr);
 }
 
+std::optional<config::GpuRequest> effective_gpu_request(const config::ClusterConfig& config, const Job& job) {
+  const auto* app = application(config, job);
+  const auto* queue = config.find_queue(job.queue);
+  const auto& cluster = config.lsf_conf.gpu_req;
+  return config::effective_gpu_request(job.submission->gpu.get(), app && app->gpu_req ? &*app->gpu_req : nullptr,
+                                       queue && queue->gpu_req ? &*queue->gpu_req : nullptr,
+                                       cluster ? &*cluster : nullptr);
+}
+
 std::string JobQueries::combined_requirement(const Job& job) const {
   auto combined = merged_requirement(ctx_.conf(), job);
   config::ResourceRequirement shown = combined ? std::move(*combined) : config::ResourceRequirement{};
@@ -146,6 +156,7 @@ wire::ReplyEnvelope JobQueries::jobs(const wire::RequestEnvelope& request) const
       // A requirement is not changed after dispatch here, so a started job runs with
       // the combined one (as read under today's configuration).
       if (job.start_time > 0) info->set_effective_res_req(info->combined_res_req());
+      if (auto gpu = effective_gpu_request(ctx_.conf(), job)) info->set_gpu_req(gpu->to_string());
     }
     return info;
   };

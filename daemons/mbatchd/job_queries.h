@@ -35,6 +35,9 @@ struct JobQueriesHooks {
 
 // The job's requirement merged with its application's and queue's (what the pass uses).
 std::optional<config::ResourceRequirement> merged_requirement(const config::ClusterConfig& config, const Job& job);
+// The job's GPU requirement from every level (config::effective_gpu_request); nullopt:
+// it asks for no GPU.
+std::optional<config::GpuRequest> effective_gpu_request(const config::ClusterConfig& config, const Job& job);
 
 class JobQueries {
  public:

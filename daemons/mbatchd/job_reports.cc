@@ -261,6 +261,9 @@ bool Mbatchd::make_launch(const sched::JobKey& key, wire::JobLaunch& launch) con
   l->set_user(job->user());
   l->set_queue(job->queue);
   for (const auto& h : job->exec_hosts) l->add_exec_hosts(h);
+  if (job->gpus) add_gpu_uses(*job->gpus, *l->mutable_gpus());
+  // sbatchd reads mps's nocvd from it, whichever level set it.
+  if (auto gpu = effective_gpu_request(*config_, *job)) l->mutable_spec()->set_gpu(gpu->to_string());
   l->set_job_name(job->display_name());
   l->set_start_time(job->start_time);
   l->set_attempt(job->attempt);

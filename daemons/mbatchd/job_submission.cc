@@ -72,6 +72,10 @@ daemon::Status JobService::check_submission(const wire::JobSpec& spec, std::stri
     auto rr = config::ResourceRequirement::parse(spec.res_req());
     if (!rr) return daemon::fail("Bad resource requirement syntax: " + rr.error());
   }
+  if (!spec.gpu().empty()) {
+    auto gpu = config::GpuRequest::parse(spec.gpu(), cfg.lsf_conf.unit_for_limits);
+    if (!gpu) return daemon::fail("Bad GPU requirement (-gpu): " + gpu.error());
+  }
   for (const auto& item : spec.asked_hosts()) {
     std::string name = strip_pref(item);
     if (name == "others" || name == "all") continue;
@@ -145,14 +149,16 @@ void JobService::on_submit(const wire::RequestEnvelope& request, const net::Resp
   if (auto st = submit_one(request.submit().spec(), request.caller(), *reply.mutable_submit()); !st.ok())
     return respond(net::error_reply(wire::STATUS_BAD_REQUEST, st.message()));
   ctx_.sink.reply_when_durable(respond, std::move(reply));
-  hooks_.request_pass();
+  // A held job (-H) cannot start until bresume, which asks for a pass itself; a pass for
+  // it would only rebuild every pending job's view.
+  if (!request.submit().spec().hold()) hooks_.request_pass();
 }
 
 void JobService::on_submit_pack(const wire::RequestEnvelope& request, const net::Responder& respond) {
   const auto& q = request.submit_pack();
   auto reply = net::ok_reply();
   auto* out = reply.mutable_submit_pack();
-  bool any = false;
+  bool any = false;  // a job submitted that a pass could start
   for (const auto& spec : q.specs()) {
     auto* r = out->add_results();
     if (auto st = submit_one(spec, request.caller(), *r->mutable_submitted()); !st.ok()) {
@@ -162,7 +168,7 @@ void JobService::on_submit_pack(const wire::RequestEnvelope& request, const net:
       continue;
     }
     r->set_ok(true);
-    any = true;
+    any = any || !spec.hold();
   }
   // One wait for durability covers the whole pack: the group commit is the point.
   ctx_.sink.reply_when_durable(respond, std::move(reply));
@@ -244,6 +250,7 @@ daemon::Status JobService::submit_one(const wire::JobSpec& spec, const wire::Ide
   wire::JobSpec with_app = spec;
   if (with_app.app().empty()) with_app.set_app(ctx_.conf().params.default_application);
   if (auto st = check_application(with_app); !st.ok()) return st;
+  if (auto st = normalize_gpu_request(with_app, ctx_.conf().lsf_conf.unit_for_limits); !st.ok()) return st;
   if (!spec.job_group().empty())
     if (auto st = check_job_group_path(spec.job_group()); !st.ok()) return st;
   if (auto st = check_submission(with_app, queue, default_queue, indices); !st.ok()) return st;

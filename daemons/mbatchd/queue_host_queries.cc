@@ -62,6 +62,7 @@ wire::ReplyEnvelope ConfigQueries::queues(const wire::RequestEnvelope& request) 
     if (q->run_limit) i->set_run_limit_s(std::int64_t{q->run_limit->maximum.minutes} * 60);
     i->set_is_default(defaults.count(q->name) > 0);
     if (q->res_req) i->set_res_req(q->res_req->to_string());
+    if (q->gpu_req) i->set_gpu_req(q->gpu_req->to_string());
     for (const auto& [index, t] : q->thresholds) {
       auto* th = i->add_thresholds();
       // Written `cpu`, `login`, `idle` or `swap`, shown under the index's own name.

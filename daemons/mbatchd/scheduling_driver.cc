@@ -181,6 +181,7 @@ bool SchedulingDriver::start(const sched::Dispatch& d, std::vector<sched::JobKey
   e->set_job_id(d.job.id);
   e->set_index(d.job.index);
   for (const auto& h : d.hosts) e->add_exec_hosts(h);
+  add_gpu_uses(d.gpus, *e->mutable_gpus());
   ctx_.sink.record(ev);
   started.push_back(d.job);
   return true;

@@ -1,6 +1,7 @@
 // What the scheduling driver (scheduling_driver.h) asks of the rest of mbatchd: host
 // tracking's links and statuses, MultiCluster's borrowed hosts and leases, job groups,
 // the event log.
+#include <algorithm>
 #include <optional>
 
 #include "daemons/mbatchd/mbatchd.h"
@@ -12,14 +13,40 @@ SchedulingHooks Mbatchd::scheduling_hooks() {
   h.view.status_of = [this](const std::string& host) { return hosts_.status_of(host); };
   h.view.add_load = [this](const std::string& host, sched::ResourceMap& res) {
     const auto& links = hosts_.links();
-    if (auto link = links.find(host); link != links.end() && link->second.registered)
-      for (auto index : kReportedLoad) res[std::string(index)] = load_value(link->second.load, index);
+    auto link = links.find(host);
+    if (link == links.end() || !link->second.registered) return;
+    for (auto index : kReportedLoad) res[std::string(index)] = load_value(link->second.load, index);
+    // LSF_GPU_AUTOCONFIG's built-in resources, for select[] and order[]: only hosts
+    // with GPUs have them.
+    if (const auto& gpus = link->second.load.gpus(); !gpus.empty()) {
+      double factor = 0;
+      for (const auto& g : gpus) factor = std::max(factor, g.factor());
+      res["ngpus"] = static_cast<double>(gpus.size());
+      res["ngpus_physical"] = static_cast<double>(gpus.size());
+      res["gpu_maxfactor"] = factor;
+    }
   };
   h.view.reported_ncpus = [this](const std::string& host) -> std::optional<int> {
     const auto& links = hosts_.links();
     if (auto link = links.find(host); link != links.end() && link->second.registered)
       return static_cast<int>(link->second.load.ncpus());
     return std::nullopt;
+  };
+  h.view.add_gpus = [this](const std::string& host, std::vector<sched::GpuView>& out) {
+    const auto& links = hosts_.links();
+    auto link = links.find(host);
+    if (link == links.end() || !link->second.registered) return;
+    for (const auto& d : link->second.load.gpus()) {
+      sched::GpuView g;
+      g.id = d.id();
+      g.model = d.model();
+      if (!d.vendor().empty()) g.vendor = d.vendor();
+      g.mem_mb = d.mem_total_mb();
+      g.socket = d.socket();
+      g.exclusive_mode = d.mode() == "exclusive_process";
+      g.usable = d.mode() != "prohibited" && d.status() != "error";
+      out.push_back(std::move(g));
+    }
   };
   h.view.lent_slots = [this](const std::string& host) { return cluster_links_.lent_slots(host); };
   h.view.add_borrowed_hosts = [this](sched::ClusterView& view) {

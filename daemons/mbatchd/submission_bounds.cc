@@ -43,6 +43,7 @@ daemon::Status check_spec_bounds(const wire::JobSpec& s) {
       {s.service_class(), kMaxNameLength, "The service class (-sla)"},
       {s.app(), kMaxNameLength, "The application profile (-app)"},
       {s.job_group(), kMaxNameLength, "The job group (-g)"},
+      {s.gpu(), kMaxExpressionLength, "The GPU requirement (-gpu)"},
   };
   for (const auto& t : texts)
     if (auto why = check_text(t.value, t.max, t.what); !why) return why;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "daemons/mbatchd/job_policy.h"
+#include "daemons/mbatchd/job_queries.h"
 #include "libconfig/config_loader.h"
 #include "libsched/pass_apply.h"
 
@@ -77,6 +78,7 @@ sched::HostView ViewBuilder::host_view(const std::string& name) const {
   if (auto it = memory_.last_load_action.find(name); it != memory_.last_load_action.end())
     hv.last_load_action = it->second;
   if (auto ncpus = hooks_.reported_ncpus(name)) hv.ncpus = std::max(1, *ncpus);
+  if (hooks_.add_gpus) hooks_.add_gpus(name, hv.gpus);
   hv.lent_slots = hooks_.lent_slots(name);
   return hv;
 }
@@ -169,6 +171,7 @@ sched::JobView ViewBuilder::pending_view(const sched::JobKey& key, const Job& jo
     if (auto g = groups.find(spec.job_group()); g != groups.end()) jv.job_group = g->second;
   jv.bypass_count = job.bypass_count;
   jv.user_priority = spec.user_priority() > 0 ? spec.user_priority() : -1;
+  jv.gpu = gpu_request(job, qf);
   return jv;
 }
 
@@ -213,6 +216,7 @@ sched::RunningJobView ViewBuilder::running_view(const sched::JobKey& key, const 
   rv.run_limit_s = run_limit(job, qf);
   rv.exclusive = job.spec().exclusive();
   rv.forced = job.forced;
+  rv.gpus = job.gpus;
   rv.res_req = requirement(job, qf);
   rv.cpu_s = job.cpu_time;
   rv.share_group = job.spec().user_group();
@@ -253,6 +257,19 @@ std::shared_ptr<const config::ResourceRequirement> ViewBuilder::requirement(cons
   cached.requirement = it->second;
   cached.project = job.spec().project();
   return it->second;
+}
+
+// Worked out once per submission, queue and configuration; array elements share it.
+// Most jobs ask for no GPU: for them it is a check of three levels, no allocation.
+std::shared_ptr<const config::GpuRequest> ViewBuilder::gpu_request(const Job& job, const QueueFacts& qf) const {
+  auto& cached = job.submission->derived;
+  if (cached.gpu_generation == generation_ && cached.gpu_queue == qf.index) return cached.gpu;
+  cached.gpu.reset();
+  if (auto gpu = mbd::effective_gpu_request(ctx_.conf(), job))
+    cached.gpu = std::make_shared<const config::GpuRequest>(*gpu);
+  cached.gpu_generation = generation_;
+  cached.gpu_queue = qf.index;
+  return cached.gpu;
 }
 
 // Resolved once per submission and configuration; array elements share it.

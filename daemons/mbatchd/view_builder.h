@@ -46,6 +46,8 @@ struct ViewHooks {
   std::function<HostStatus(const std::string& host)> status_of;
   std::function<void(const std::string& host, sched::ResourceMap& res)> add_load;
   std::function<std::optional<int>(const std::string& host)> reported_ncpus;
+  // The GPUs its sbatchd last reported (nothing before it registers).
+  std::function<void(const std::string& host, std::vector<sched::GpuView>& out)> add_gpus;
   // MultiCluster: slots of an own host leased to other clusters; the hosts borrowed
   // from providers, appended after the own ones; the policy with shared resources as
   // leases change them.
@@ -97,6 +99,7 @@ class ViewBuilder {
   void share_name_ids(sched::ClusterView& view) const;
   std::shared_ptr<const config::ResourceRequirement> requirement(const Job& job, const QueueFacts& qf) const;
   std::shared_ptr<const sched::AskedHosts> asked_hosts(const Job& job) const;
+  std::shared_ptr<const config::GpuRequest> gpu_request(const Job& job, const QueueFacts& qf) const;
   std::int64_t run_limit(const Job& job, const QueueFacts& qf) const;
   template <class View>
   void give_ids(const Job& job, View& v) const;

@@ -13,9 +13,36 @@
 #include <sstream>
 #include <string>
 
+#include "daemons/sbatchd/gpu_file.h"
 #include "libconfig/text.h"
 
 namespace lsf::sbd {
+
+void HostLoad::sample_gpus(wire::LoadIndices& l) {
+  if (!gpu_file_.empty()) {
+    gpu_error_.clear();
+    std::error_code ec;
+    if (!std::filesystem::exists(gpu_file_, ec)) {
+      file_gpus_.clear();
+    } else {
+      std::ifstream in(gpu_file_);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in) {
+        gpu_error_ = gpu_file_.string() + ": cannot be read";
+      } else if (auto gpus = parse_gpu_file(text.str()); !gpus) {
+        gpu_error_ = gpu_file_.string() + ": " + gpus.error();
+      } else {
+        file_gpus_ = std::move(gpus).value();
+      }
+    }
+    for (const auto& g : file_gpus_) *l.add_gpus() = g;
+    return;
+  }
+  if (!detect_gpus_) return;
+  if (!nvml_) nvml_ = std::make_unique<NvmlGpus>();
+  for (auto& g : nvml_->sample()) *l.add_gpus() = std::move(g);
+}
 
 wire::LoadIndices HostLoad::sample() {
   wire::LoadIndices l;
@@ -100,6 +127,7 @@ wire::LoadIndices HostLoad::sample() {
     l.set_maxtmp_mb(static_cast<double>(fs.f_blocks) * static_cast<double>(fs.f_frsize) / (1024.0 * 1024.0));
   }
   l.set_ncpus(static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+  sample_gpus(l);
 
   if (!load_file_.empty()) {
     std::ifstream in(load_file_);

@@ -30,6 +30,7 @@
 #include "daemons/sbatchd/job_report.h"
 #include "daemons/sbatchd/plain_command.h"
 #include "daemons/sbatchd/user_identity.h"
+#include "libconfig/gpu_request.h"
 #include "libsched/host_runs.h"
 
 namespace lsf::sbd {
@@ -144,6 +145,13 @@ bool write_file(const fs::path& path, const std::string& text, mode_t mode) {
   return ok;
 }
 
+// mps=...,nocvd: CUDA_VISIBLE_DEVICES is left unset. The launch's -gpu is the job's
+// requirement from every level (mbatchd's make_launch).
+bool gpus_without_cvd(const std::string& gpu) {
+  auto r = config::GpuRequest::parse(gpu);
+  return r && r->mps && r->mps->nocvd;
+}
+
 // Environment of the job: the submission's, then LSF's own variables on top.
 // What LSF sets for a job (IBM's "Environment variables set for job execution") that
 // this project has the facts for. LS_JOBPID is added in the job's own process.
@@ -178,6 +186,16 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   env["LSB_PROJECT_NAME"] = l.spec().project().empty() ? "default" : l.spec().project();
   if (!l.cluster_name().empty()) env["LSB_EXEC_CLUSTER"] = l.cluster_name();
   if (!cwd.empty()) env["LS_EXECCWD"] = cwd;
+  // The GPUs chosen for it on this host (the job runs on its first), by the index NVML
+  // and nvidia-smi give them; CUDA numbers devices the same way only in PCI bus order.
+  // mps=...,nocvd asks for none of this.
+  if (l.gpus_size() > 0 && !l.exec_hosts().empty() && !gpus_without_cvd(l.spec().gpu())) {
+    std::string ids;
+    for (const auto& g : l.gpus())
+      if (g.host() == l.exec_hosts(0)) ids += (ids.empty() ? "" : ",") + std::to_string(g.gpu());
+    env["CUDA_VISIBLE_DEVICES"] = ids;
+    if (!env.count("CUDA_DEVICE_ORDER")) env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  }
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;

@@ -1,7 +1,7 @@
 // sbatchd: the batch daemon of one host.
 //
 //   sbatchd [--envdir DIR] [--host-name NAME] [--port N] [--listen ADDR]
-//           [--advertise ADDR] [--state-dir DIR] [--load-file FILE] [--daemon]
+//           [--advertise ADDR] [--state-dir DIR] [--load-file FILE] [--gpu-file FILE] [--daemon]
 //
 // Several may run on one machine as virtual hosts, each with its own --host-name and
 // --port. SIGTERM stops sbatchd; its jobs keep running and are regained at restart.
@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
       "host name)")("state-dir", po::value<std::string>(),
                     "where job state is kept (default: LSB_SHAREDIR/<cluster>/sbatchd/<host>)")(
       "load-file", po::value<std::string>(), "file of `index = value` lines overriding measured load")(
+      "gpu-file", po::value<std::string>(),
+      "GPU description file: the host's GPUs instead of NVML's (a test tool; see daemons/sbatchd/gpu_file.h)")(
       "daemon", "run in the background")("help,h", "this help")("version,V", "print the version");
   po::variables_map vm;
   try {
@@ -121,6 +123,8 @@ int main(int argc, char** argv) {
     so.state_dir = std::filesystem::path(cfg.lsf_conf.lsb_sharedir) / cfg.cluster_name / "sbatchd" / so.host_name;
   }
   if (vm.count("load-file")) so.load_file = vm["load-file"].as<std::string>();
+  if (vm.count("gpu-file")) so.gpu_file = vm["gpu-file"].as<std::string>();
+  so.detect_gpus = lsf::config::parse_yes_no(cfg.lsf_conf.get("LSF_GPU_AUTOCONFIG").value_or("Y")).value_or(true);
   so.report_interval = std::chrono::seconds(std::max(1, cfg.params.sbd_sleep_time));
   // Master failover (master_watch.h): with two candidates or more, reports follow the
   // master's lease, and a candidate starts mbatchd when the master is gone.

@@ -75,7 +75,7 @@ Sbatchd::Sbatchd(SbatchdOptions options)
     : options_(std::move(options)),
       log_(options_.log),
       work_(net::asio::make_work_guard(io_)),
-      load_(options_.load_file),
+      load_(options_.load_file, options_.gpu_file, options_.detect_gpus),
       report_timer_(io_),
       poll_timer_(io_),
       lease_timer_(io_),
@@ -214,7 +214,7 @@ void Sbatchd::register_host() {
   r->set_host_name(options_.host_name);
   r->set_address(options_.advertise_address.empty() ? options_.listen_address : options_.advertise_address);
   r->set_port(server_ ? server_->port() : 0);
-  *r->mutable_load() = load_.sample();
+  *r->mutable_load() = sample_load();
   r->set_clock_ms(wall_now_ms());
   for (const auto& [key, t] : jobs_) {
     auto* j = r->add_jobs();
@@ -247,10 +247,21 @@ void Sbatchd::register_host() {
   });
 }
 
+wire::LoadIndices Sbatchd::sample_load() {
+  auto load = load_.sample();
+  // Once per new error: the file is read at every report.
+  if (load_.gpu_error() != last_gpu_error_) {
+    if (!load_.gpu_error().empty())
+      log_->error("{}; the GPUs read before are reported until it is mended", load_.gpu_error());
+    last_gpu_error_ = load_.gpu_error();
+  }
+  return load;
+}
+
 void Sbatchd::report_load() {
   auto req = envelope();
   req.mutable_load_report()->set_host_name(options_.host_name);
-  *req.mutable_load_report()->mutable_load() = load_.sample();
+  *req.mutable_load_report()->mutable_load() = sample_load();
   req.mutable_load_report()->set_clock_ms(wall_now_ms());
   reporter_->send_if_idle(std::move(req), [this](const wire::ReplyEnvelope& reply) {
     if (reply.has_load_report() && reply.load_report().reregister()) register_host();

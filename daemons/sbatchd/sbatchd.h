@@ -41,6 +41,8 @@ struct SbatchdOptions {
   net::MasterEndpoint master;
   std::filesystem::path state_dir;
   std::filesystem::path load_file;
+  std::filesystem::path gpu_file;  // the GPU description file; empty: NVML, if detect_gpus
+  bool detect_gpus = true;         // LSF_GPU_AUTOCONFIG
   std::chrono::milliseconds report_interval{30000};
   std::shared_ptr<spdlog::logger> log;
   std::optional<net::ClusterKey> key;  // signs calls to mbatchd, checks calls from it
@@ -102,6 +104,7 @@ class Sbatchd {
   void forget(const std::string& key);
   void save_job(const std::string& key);
   void load_state();
+  wire::LoadIndices sample_load();  // the load, logging a GPU file that went bad
   wire::RequestEnvelope envelope() const;
 
   SbatchdOptions options_;
@@ -114,6 +117,7 @@ class Sbatchd {
   std::int64_t newest_master_epoch_ = 0;  // of the requests mbatchd sent (master failover)
   std::unique_ptr<CommandRelay> relay_;
   HostLoad load_;
+  std::string last_gpu_error_;
   std::map<std::string, Tracked> jobs_;
   net::asio::steady_timer report_timer_;
   net::asio::steady_timer poll_timer_;

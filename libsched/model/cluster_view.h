@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "libconfig/gpu_request.h"
 #include "libconfig/resreq.h"
 #include "libconfig/select_expr.h"
 #include "libconfig/time_window.h"
@@ -31,6 +32,30 @@ struct JobKey {
   std::int32_t index = 0;
   auto operator<=>(const JobKey&) const = default;
 };
+
+// One GPU of a host as the pass sees it. What jobs hold of it the pass works out from
+// the running jobs' allocations (RunningJobView::gpus).
+struct GpuView {
+  int id = 0;  // the device index on its host
+  std::string model;
+  std::string vendor = "nvidia";
+  std::int64_t mem_mb = 0;  // total memory
+  int socket = -1;
+  // Its compute mode as set on the device: exclusive_process runs one job at a time
+  // whatever the job asks; prohibited and a device in error run none.
+  bool exclusive_mode = false;
+  bool usable = true;
+};
+
+// A GPU a job holds (bjobs -l -gpu's GPU_ALLOCATION): the host, the device, and how.
+struct GpuUse {
+  std::string host;
+  int gpu = 0;
+  bool exclusive = false;   // no other job may use it (mode=exclusive_process or j_exclusive=yes)
+  std::int64_t mem_mb = 0;  // gmem reserved on it
+  bool operator==(const GpuUse&) const = default;
+};
+using GpuAllocation = std::vector<GpuUse>;
 
 struct HostView {
   std::string name;
@@ -51,7 +76,8 @@ struct HostView {
   // other clusters (RECV_FROM in the provider's RemoteClusters). When it does not, a
   // parallel job is placed on its hosts alone or on none of them.
   bool spans_clusters = true;
-  int lent_slots = 0;  // own: the slots leased to other clusters
+  int lent_slots = 0;         // own: the slots leased to other clusters
+  std::vector<GpuView> gpus;  // by device index; empty: none
 };
 
 struct QueueView {
@@ -113,6 +139,9 @@ struct alignas(64) JobView {
   double aps_admin = 0;   // bmod -aps "admin=v": added to the calculated APS value; 0: none
   int bypass_count = 0;   // times later jobs started while it waited (APS BYPASS)
   int job_group = -1;     // index into ClusterView::job_groups; -1: none that limits it
+  // Its GPU requirement from every level with LSF's defaults (config::effective_gpu_request);
+  // null: it asks for no GPU. Jobs with equal requirements may share one.
+  std::shared_ptr<const config::GpuRequest> gpu;
 };
 // What the pass fetches of each job ahead of considering it (libsched/pass_steps.cc): with
 // ids, and without (the names too).
@@ -165,6 +194,7 @@ struct alignas(64) RunningJobView {
   // Optional (RunningJobAccelerators): `hosts` as indexes, for a pass that would
   // otherwise look every name up.
   RunningJobAccelerators accel;
+  std::shared_ptr<const GpuAllocation> gpus;  // the GPUs it holds; null: none
 };
 
 // What a pass works out about the hosts before anything else (names to indexes, each

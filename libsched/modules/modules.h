@@ -26,6 +26,7 @@ std::unique_ptr<Module> make_schmod_preemption();  // PREEMPTIVE / PREEMPTABLE q
 std::unique_ptr<Module> make_schmod_guarantee();   // GuaranteedResourcePool: service class guarantees, loans
 std::unique_ptr<Module> make_schmod_jobgroup();    // bgadd -L: started jobs per job group
 std::unique_ptr<Module> make_schmod_throttle();    // IDLE_JOBS, TOTAL_JOBS, PROC_SECONDS, soft JOBS/SLOTS
+std::unique_ptr<Module> make_schmod_gpu();         // bsub -gpu: which devices of its hosts a job gets
 
 // Each module's declaration, defined beside its factory.
 extern const ModuleDecl kSchmodDefault;
@@ -40,6 +41,7 @@ extern const ModuleDecl kSchmodParallel;
 extern const ModuleDecl kSchmodReserve;
 extern const ModuleDecl kSchmodPreemption;
 extern const ModuleDecl kSchmodFairshare;
+extern const ModuleDecl kSchmodGpu;
 
 // Every module the registry knows.
 std::span<const ModuleDecl* const> registered_modules();

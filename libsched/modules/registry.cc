@@ -2,7 +2,8 @@
 // declares beside its factory (ModuleDecl: its phase and the modules it runs after);
 // this file lists the declarations and sorts them. As in LSF, schmod_default and
 // schmod_fcfs always run whatever lsb.modules says; so do the modules for policies LSF
-// names no module for (SLOT_POOL, job group limits, Maui's throttles, guarantee pools).
+// names no module for (SLOT_POOL, job group limits, Maui's throttles, guarantee pools,
+// GPU devices).
 // The rest run in the file's order.
 #include <array>
 #include <string_view>
@@ -13,12 +14,13 @@ namespace lsf::sched {
 namespace {
 
 // Any order will do (ModuleOrder sorts them); this is the pipeline's own.
-constexpr std::array<const ModuleDecl*, 12> kRegistered = {{
+constexpr std::array<const ModuleDecl*, 13> kRegistered = {{
     &kSchmodDefault,
     &kSchmodFcfs,
     &kSchmodAps,
     &kSchmodSlotpool,
     &kSchmodJobgroup,
+    &kSchmodGpu,
     &kSchmodThrottle,
     &kSchmodGuarantee,
     &kSchmodLimit,

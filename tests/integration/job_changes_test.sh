@@ -51,6 +51,10 @@ check "after restart: run limit, name, project" [ "$(field "$run" "runtimelimit 
 check "after restart: held" state_is "$run" PSUSP
 bmod -Wn "$run" >/dev/null
 check "bmod -Wn removes the run limit" [ "$(field "$run" runtimelimit)" = "-" ]
+bmod -R 'select[maxmem>999999999]' "$run" >/dev/null
+check "bmod -R: the job's requirement is the new one" bash -c "bjobs_l_flat $run | grep -q 'Combined: select\[maxmem>999999999\]'"
+bmod -Rn "$run" >/dev/null
+check "bmod -Rn removes it from what the scheduler reads" bash -c "! bjobs_l_flat $run | grep -q 'maxmem>999999999'"
 bresume "$run" >/dev/null
 check "released, it runs in its new queue" wait_for 10 state_is "$run" RUN
 

@@ -100,3 +100,27 @@ TEST(GpuRequest, EachMalformedOptionIsNamedWithWhatItTakes) {
 }
 
 }  // namespace
+
+// Which jobs are GPU jobs, and with what: -gpu (even "-"), or GPU_REQ in the job's
+// application profile or queue; LSB_GPU_REQ alone only fills options in.
+TEST(GpuRequest, EffectiveRequirementComesFromTheJobProfileQueueAndCluster) {
+  using lsf::config::effective_gpu_request;
+  const GpuRequest none;
+  const GpuRequest cluster = parsed("num=2:mode=exclusive_process:gmem=1G");
+  EXPECT_FALSE(effective_gpu_request(nullptr, nullptr, nullptr, &cluster));
+  auto dash = effective_gpu_request(&none, nullptr, nullptr, &cluster);
+  ASSERT_TRUE(dash);
+  EXPECT_EQ(dash->to_string(), "num=2:mode=exclusive_process:mps=no:j_exclusive=no:gmem=1024M");
+  const GpuRequest queue = parsed("num=4:j_exclusive=yes");
+  const GpuRequest app = parsed("mode=shared");
+  auto from_queue = effective_gpu_request(nullptr, nullptr, &queue, &cluster);
+  ASSERT_TRUE(from_queue);
+  EXPECT_EQ(from_queue->to_string(), "num=4:mode=exclusive_process:mps=no:j_exclusive=yes:gmem=1024M");
+  const GpuRequest job = parsed("num=1/task");
+  auto all = effective_gpu_request(&job, &app, &queue, &cluster);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->to_string(), "num=1/task:mode=shared:mps=no:j_exclusive=yes:gmem=1024M");
+  auto defaults = effective_gpu_request(&none, nullptr, nullptr, nullptr);
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->to_string(), "num=1:mode=shared:mps=no:j_exclusive=no");
+}

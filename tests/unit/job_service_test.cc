@@ -156,6 +156,44 @@ TEST(JobService, ARefusedSubmissionChangesNothing) {
   EXPECT_EQ(c.service->submissions_total(), 0u);
 }
 
+// A held job (-H) cannot start until bresume, which asks for a pass itself: its
+// submission asks for none (issue 42: a pass per held submission rebuilt every pending
+// job's view).
+TEST(JobService, AHeldSubmissionAsksForNoPass) {
+  Cluster c;
+  auto r = c.from("alice");
+  r.mutable_submit()->mutable_spec()->set_command("true");
+  r.mutable_submit()->mutable_spec()->set_hold(true);
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.job(1).state, wire::JOB_PSUSP);
+  EXPECT_EQ(c.passes, 0);
+  r.mutable_submit()->mutable_spec()->set_hold(false);
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.passes, 1);
+}
+
+// -gpu is checked by mbatchd whatever the client did, and kept with every amount's
+// unit: a later LSF_UNIT_FOR_LIMITS cannot change it.
+TEST(JobService, GpuRequestsAreCheckedAndKeptWithTheirUnits) {
+  Cluster c;
+  auto r = c.from("alice");
+  r.mutable_submit()->mutable_spec()->set_command("true");
+  r.mutable_submit()->mutable_spec()->set_gpu("num=2:mode=exclusive:gmem=2G");
+  auto reply = c.send(&mbd::JobService::on_submit, r);
+  EXPECT_EQ(reply.status(), wire::STATUS_BAD_REQUEST);
+  EXPECT_EQ(reply.message(), "Bad GPU requirement (-gpu): mode=exclusive: must be shared or exclusive_process");
+  EXPECT_TRUE(c.sink.records.empty());
+  r.mutable_submit()->mutable_spec()->set_gpu("num=2:gmem=2G:gmodel=TeslaV100-32G");
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.sink.records[0].job_new().spec().gpu(), "num=2:gmodel=TeslaV100-32768M:gmem=2048M");
+  EXPECT_EQ(c.job(1).submission->gpu->num, 2);
+  r.mutable_submit()->mutable_spec()->set_gpu("-");
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.sink.records[1].job_new().spec().gpu(), "-");
+  ASSERT_TRUE(c.job(2).submission->gpu);
+  EXPECT_TRUE(c.job(2).submission->gpu->empty());
+}
+
 TEST(JobService, BkillOfAnotherUsersJobIsRefusedAndRecordsNothing) {
   Cluster c;
   c.existing(1, "alice");

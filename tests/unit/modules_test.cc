@@ -47,21 +47,23 @@ JobView job(std::int64_t id, const std::string& user = "alice", int slots = 1) {
 }  // namespace
 
 // schmod_aps (after FCFS, whose order it refines), schmod_slotpool, schmod_jobgroup,
-// schmod_throttle and schmod_guarantee always run too: LSF has no module name for
-// SLOT_POOL, job group limits, Maui's throttles or guarantee pools to be listed by.
+// schmod_gpu, schmod_throttle and schmod_guarantee always run too: LSF has no module
+// name for SLOT_POOL, job group limits, GPU devices, Maui's throttles or guarantee
+// pools to be listed by.
 // schmod_throttle and schmod_guarantee come last.
 TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
   std::vector<std::string> unknown;
   auto p = make_pipeline({"schmod_limit", "schmod_advrsv", "schmod_fcfs", "schmod_limit"}, &unknown);
-  ASSERT_EQ(p.size(), 8u);
+  ASSERT_EQ(p.size(), 9u);
   EXPECT_EQ(p[0]->name(), "schmod_default");
   EXPECT_EQ(p[1]->name(), "schmod_fcfs");
   EXPECT_EQ(p[2]->name(), "schmod_aps");
   EXPECT_EQ(p[3]->name(), "schmod_slotpool");
   EXPECT_EQ(p[4]->name(), "schmod_jobgroup");
-  EXPECT_EQ(p[5]->name(), "schmod_limit");
-  EXPECT_EQ(p[6]->name(), "schmod_throttle");
-  EXPECT_EQ(p[7]->name(), "schmod_guarantee");
+  EXPECT_EQ(p[5]->name(), "schmod_gpu");
+  EXPECT_EQ(p[6]->name(), "schmod_limit");
+  EXPECT_EQ(p[7]->name(), "schmod_throttle");
+  EXPECT_EQ(p[8]->name(), "schmod_guarantee");
   EXPECT_EQ(unknown, std::vector<std::string>{"schmod_advrsv"});
 }
 
@@ -71,8 +73,8 @@ TEST(Modules, PipelineFollowsLsbModulesWithDefaultAndFcfsFirst) {
 TEST(Modules, PipelineOrderIsDeclaredNotPositional) {
   const auto registered = registered_modules();
   ASSERT_EQ(ModuleOrder(registered).error(), "");
-  const std::vector<std::string_view> lead = {"schmod_default", "schmod_fcfs", "schmod_aps", "schmod_slotpool",
-                                              "schmod_jobgroup"};
+  const std::vector<std::string_view> lead = {"schmod_default",  "schmod_fcfs",     "schmod_aps",
+                                              "schmod_slotpool", "schmod_jobgroup", "schmod_gpu"};
   const std::vector<std::string_view> close = {"schmod_throttle", "schmod_guarantee"};
   const std::vector<std::vector<std::string>> configs = {
       {},
@@ -96,12 +98,12 @@ TEST(Modules, PipelineOrderIsDeclaredNotPositional) {
       ASSERT_EQ(got, expected[c]);
     }
   };
-  // The registry lists the five that lead first and the two that close next: every
-  // order of those (5! x 2! = 240 arrays), and the whole array reversed.
+  // The registry lists the six that lead first and the two that close next: every
+  // order of those (6! x 2! = 1,440 arrays), and the whole array reversed.
   std::vector<const ModuleDecl*> decls(registered.begin(), registered.end());
   ASSERT_EQ(decls[0]->name, "schmod_default");
-  ASSERT_EQ(decls[5]->name, "schmod_throttle");
-  std::vector<size_t> perm = {0, 1, 2, 3, 4, 5, 6};
+  ASSERT_EQ(decls[6]->name, "schmod_throttle");
+  std::vector<size_t> perm = {0, 1, 2, 3, 4, 5, 6, 7};
   int arrays = 0;
   do {
     do {
@@ -109,9 +111,9 @@ TEST(Modules, PipelineOrderIsDeclaredNotPositional) {
       for (size_t i = 0; i < perm.size(); ++i) permuted[i] = decls[perm[i]];
       check(permuted);
       ++arrays;
-    } while (std::next_permutation(perm.begin() + 5, perm.end()));
-  } while (std::next_permutation(perm.begin(), perm.begin() + 5));
-  EXPECT_EQ(arrays, 240);
+    } while (std::next_permutation(perm.begin() + 6, perm.end()));
+  } while (std::next_permutation(perm.begin(), perm.begin() + 6));
+  EXPECT_EQ(arrays, 1440);
   check(std::vector<const ModuleDecl*>(decls.rbegin(), decls.rend()));
   // make_pipeline orders by the same declarations.
   std::vector<std::string_view> made;

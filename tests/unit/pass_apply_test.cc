@@ -53,8 +53,8 @@ TEST(PassApply, AStartMovesTheJobToRunningAndStampsItsHosts) {
   ClusterView v = hosts_view();
   v.pending = {pending(1), pending(2), pending(3)};
   PassResult r;
-  r.dispatches.push_back({{2, 0}, {"hostA", "hostA", "hostC"}, {}});
-  r.dispatches.push_back({{9, 0}, {"hostB"}, {}});  // not pending (killed meanwhile): nothing
+  r.dispatches.push_back({{2, 0}, {"hostA", "hostA", "hostC"}, {}, {}});
+  r.dispatches.push_back({{9, 0}, {"hostB"}, {}, {}});  // not pending (killed meanwhile): nothing
   apply(v, r, 500);
   ASSERT_EQ(v.pending.size(), 2u);
   EXPECT_EQ(v.pending[0].key.id, 1);
@@ -141,8 +141,8 @@ TEST(PassApply, ATargetIsToldInTheContractsOrderAndARefusedStartIsNotStamped) {
   t.resume = [&](const Resume& r) { told.push_back("resume " + std::to_string(r.job.id)); };
   t.load_action = [&](const std::string& host) { told.push_back("load_action " + host); };
   PassResult r;
-  r.dispatches.push_back({{1, 0}, {"hostA", "hostA", "hostB"}, {}});
-  r.dispatches.push_back({{2, 0}, {"hostB"}, {}});
+  r.dispatches.push_back({{1, 0}, {"hostA", "hostA", "hostB"}, {}, {}});
+  r.dispatches.push_back({{2, 0}, {"hostB"}, {}, {}});
   r.reservations.push_back({{6, 0}, {"hostB"}, 10, 20});
   r.suspends.push_back({{3, 0}, SuspendCause::kLoad, reason::kSuspLoad});
   r.suspends.push_back({{4, 0}, SuspendCause::kLoad, reason::kSuspLoad});  // already suspended

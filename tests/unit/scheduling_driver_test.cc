@@ -148,8 +148,8 @@ TEST(SchedulingDriver, StartOfAJobKilledMeanwhileIsDropped) {
   Cluster c;
   c.submit(1);
   mbd::SchedulingDriver::Outcome out;
-  out.result.dispatches.push_back({{1, 0}, {"hostA"}, {}});
-  out.result.dispatches.push_back({{7, 0}, {"hostA"}, {}});  // no such job any more
+  out.result.dispatches.push_back({{1, 0}, {"hostA"}, {}, {}});
+  out.result.dispatches.push_back({{7, 0}, {"hostA"}, {}, {}});  // no such job any more
   c.driver->apply(std::move(out));
   ASSERT_EQ(c.starts().size(), 1u);
   EXPECT_EQ(c.starts()[0]->job_start().job_id(), 1);
