@@ -115,7 +115,8 @@ cluster_start_mbatchd() {  # DIR BIN
 # Each virtual host's GPUs are those DIR/gpus.HOST describes (none without the file),
 # unless CLUSTER_REAL_GPUS=1: then every sbatchd asks NVML (tests/gpu/check_real_gpu.sh).
 cluster_start_sbatchd() {  # DIR BIN HOST
-  local dir="$1" bin="$2" host="$3" gpus=(--gpu-file "$dir/gpus.$host")
+  local dir="$1" bin="$2" host="$3"
+  local gpus=(--gpu-file "$dir/gpus.$host")
   [ "${CLUSTER_REAL_GPUS:-}" = 1 ] && gpus=()
   LSF_ENVDIR="$dir/conf" "$bin/sbatchd" --host-name "$host" --listen "$(cluster_address "$dir" "$host")" --port 0 \
     --load-file "$dir/load.$host" "${gpus[@]}" >>"$dir/log/sbatchd.$host.out" 2>&1 &

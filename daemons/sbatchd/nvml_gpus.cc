@@ -70,10 +70,10 @@ struct NvmlGpus::Api {
   }
 };
 
-NvmlGpus::NvmlGpus() {
-  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+NvmlGpus::NvmlGpus(const std::string& library) {
+  void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    unavailable_ = "libnvidia-ml.so.1 is not installed (no NVIDIA driver)";
+    unavailable_ = library + " is not installed (no NVIDIA driver)";
     return;
   }
   auto api = std::make_unique<Api>();
@@ -85,7 +85,7 @@ NvmlGpus::NvmlGpus() {
       api->find(api->memory, "nvmlDeviceGetMemoryInfo") && api->find(api->compute_mode, "nvmlDeviceGetComputeMode") &&
       api->find(api->driver, "nvmlSystemGetDriverVersion");
   if (!required) {
-    unavailable_ = "libnvidia-ml.so.1 lacks a function sbatchd needs (driver too old)";
+    unavailable_ = library + " lacks a function sbatchd needs (driver too old)";
     dlclose(lib);
     return;
   }

@@ -13,9 +13,9 @@ namespace lsf::sbd {
 
 class NvmlGpus {
  public:
-  // Loads the library and initialises NVML; without either, sample() is empty and
-  // `unavailable()` says why.
-  NvmlGpus();
+  // Loads the library (the driver's by default; a test gives a stand-in's path) and
+  // initialises NVML; without either, sample() is empty and `unavailable()` says why.
+  explicit NvmlGpus(const std::string& library = "libnvidia-ml.so.1");
   ~NvmlGpus();
   NvmlGpus(const NvmlGpus&) = delete;
   NvmlGpus& operator=(const NvmlGpus&) = delete;
