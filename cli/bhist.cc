@@ -1,11 +1,12 @@
 // bhist: the history of jobs, from the event log mbatchd keeps.
 //
-//   bhist [-a | -d | -p | -r | -s] [-l] [-w] [-u user | -u all] [-J name] [-q queue] [-m host]
+//   bhist [-a | -d | -p | -r | -s] [-l [-gpu]] [-w] [-u user | -u all] [-J name] [-q queue] [-m host]
 //         [-P project] [-C time0,time1] [-D time0,time1] [-S time0,time1] [jobid | "jobid[index_list]" ...]
 //
 // Default: the caller's unfinished jobs, with the seconds each spent in each state;
 // -l: every event of each job, then that summary. mbatchd sends the records of the
 // jobs asked for (or of the user's); the filters are applied here, on the replay.
+// -l -gpu: each dispatch's GPU_ALLOCATION, from the JOB_START record.
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/cli_support.h"
+#include "cli/gpu_views.h"
 #include "cli/history_text.h"
 #include "cli/time_interval.h"
 #include "libconfig/text.h"
@@ -36,6 +38,7 @@ struct History {
   std::int32_t index = 0;
   std::string user, name, project, command, queue;
   std::string job_name;  // as given to -J (without the element's index)
+  std::string gpu_req;   // -gpu as submitted (for which task each device serves)
   wire::JobState state = wire::JOB_PEND;
   std::int64_t since = 0;  // entered `state`
   std::int64_t submit_time = 0, end_time = 0;
@@ -43,6 +46,7 @@ struct History {
   std::set<std::string> exec_hosts;  // every host it was dispatched to
   std::int64_t seconds[kSlots] = {};
   std::vector<std::pair<std::int64_t, std::string>> lines;  // -l: time, event text
+  std::map<size_t, wire::JobInfo> gpu_blocks;               // -l -gpu: the GPUs given at lines[k]'s dispatch
   bool ended() const { return state == wire::JOB_DONE || state == wire::JOB_EXIT; }
 };
 
@@ -102,6 +106,7 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
         h.name = i > 0 ? h.job_name + "[" + std::to_string(i) + "]" : h.job_name;
         h.project = e.spec().project().empty() ? "default" : e.spec().project();
         h.command = e.spec().command();
+        h.gpu_req = e.spec().gpu();
         h.queue = e.queue();
         h.state = e.spec().hold() ? wire::JOB_PSUSP : wire::JOB_PEND;
         h.since = e.submit_time();
@@ -124,6 +129,13 @@ std::map<std::pair<std::int64_t, std::int32_t>, History> replay(const wire::Hist
         // LSF adds `, Effective RES_REQ <...>`; the event does not carry the merged requirement.
         h.lines.emplace_back(
             t, "Dispatched " + cli::dispatched_text(e.exec_hosts()) + (e.forced() ? ", by brun -f" : "") + ";");
+        if (!e.gpus().empty()) {
+          wire::JobInfo alloc;
+          alloc.set_gpu_req(h.gpu_req);
+          *alloc.mutable_exec_hosts() = e.exec_hosts();
+          *alloc.mutable_gpus() = e.gpus();
+          h.gpu_blocks[h.lines.size() - 1] = std::move(alloc);
+        }
       });
     } else if (r.has_job_execute()) {
       const auto& e = r.job_execute();
@@ -249,23 +261,26 @@ int main(int argc, char** argv) {
   opts.add_options()("a", "")("d", "")("p", "")("r", "")("s", "")("l", "")("w", "")("u", po::value<std::string>(), "")(
       "n", po::value<std::string>(), "")("J", po::value<std::string>(), "")("q", po::value<std::string>(), "")(
       "m", po::value<std::string>(), "")("P", po::value<std::string>(), "")("C", po::value<std::string>(), "")(
-      "D", po::value<std::string>(), "")("S", po::value<std::string>(), "")("jobs",
-                                                                            po::value<std::vector<std::string>>(), "");
+      "D", po::value<std::string>(), "")("S", po::value<std::string>(), "")("gpu", "")(
+      "jobs", po::value<std::vector<std::string>>(), "");
   // Refused (LSF has them; see refuse()).
-  opts.add_options()("b", "")("e", "")("t", "")("UF", "")("Jd", "")("Lp", "")("aff", "")("gpu", "")("hostfile", "")(
-      "data", "")("cname", "")("T", po::value<std::string>(), "")("f", po::value<std::string>(), "")(
+  opts.add_options()("b", "")("e", "")("t", "")("UF", "")("Jd", "")("Lp", "")("aff", "")("hostfile", "")("data", "")(
+      "cname", "")("T", po::value<std::string>(), "")("f", po::value<std::string>(), "")(
       "N", po::value<std::string>(), "")("G", po::value<std::string>(), "")("g", po::value<std::string>(), "")(
       "app", po::value<std::string>(), "");
   po::positional_options_description pos;
   pos.add("jobs", -1);
   auto vm = cli::parse_options(
       "bhist", argc, argv, opts, pos,
-      "Usage: bhist [-a | -d | -p | -r | -s] [-l] [-w] [-n number_logfiles] [-u user | -u all]\n"
+      "Usage: bhist [-a | -d | -p | -r | -s] [-l [-gpu]] [-w] [-n number_logfiles] [-u user | -u all]\n"
       "             [-J job_name] [-q queue] [-m host] [-P project]\n"
       "             [-C start,end] [-D start,end] [-S start,end] [jobid | \"jobid[index_list]\" ...]\n");
   if (vm.count("f")) refuse("-f", "bhist reads the event log through mbatchd, not a local file");
-  for (const char* o :
-       {"b", "e", "t", "UF", "Jd", "Lp", "aff", "gpu", "hostfile", "data", "cname", "T", "N", "G", "g", "app"})
+  if (vm.count("gpu") && !vm.count("l")) {
+    std::cerr << "bhist: -gpu: use it with -l\n";
+    return 255;
+  }
+  for (const char* o : {"b", "e", "t", "UF", "Jd", "Lp", "aff", "hostfile", "data", "cname", "T", "N", "G", "g", "app"})
     if (vm.count(o)) refuse(std::string("-") + o, "");
   Filters filters;
   if (vm.count("J")) filters.name = vm["J"].as<std::string>();
@@ -332,6 +347,14 @@ int main(int argc, char** argv) {
     return t;
   };
   if (vm.count("l")) {
+    // -gpu: the hosts' devices (model, memory) as they report them now.
+    std::optional<wire::HostsReply> gpu_hosts;
+    if (vm.count("gpu")) {
+      wire::RequestEnvelope h;
+      h.mutable_hosts();
+      gpu_hosts.emplace();
+      if (auto r = session.call(h); r.reply && r.reply->status() == wire::STATUS_OK) *gpu_hosts = r.reply->hosts();
+    }
     bool first = true;
     for (const History* h : shown) {
       if (!first) std::cout << std::string(78, '-') << "\n";
@@ -340,7 +363,13 @@ int main(int argc, char** argv) {
       cli::print_wrapped("Job <" + label(*h) + ">, Job Name <" + h->name + ">, User <" + h->user + ">, Project <" +
                              h->project + ">, Command <" + h->command + ">",
                          21);
-      for (const auto& [t, text] : h->lines) cli::print_wrapped(cli::long_time(t) + ": " + text, 21);
+      for (size_t k = 0; k < h->lines.size(); ++k) {
+        cli::print_wrapped(cli::long_time(h->lines[k].first) + ": " + h->lines[k].second, 21);
+        if (auto b = h->gpu_blocks.find(k); gpu_hosts && b != h->gpu_blocks.end()) {
+          cli::print_gpu_allocation(std::cout, b->second, *gpu_hosts);
+          std::cout << "\n";
+        }
+      }
       std::cout << "\nSummary of time in seconds spent in various states by  "
                 << cli::long_time(h->ended() ? h->since : now) << "\n";
       std::cout << "  PEND     PSUSP    RUN      USUSP    SSUSP    UNKWN    TOTAL\n";

@@ -1,11 +1,13 @@
 // bhosts: batch hosts with status and job counts, in LSF's layout.
 //
 //   bhosts [-w | -l | -o "fmt" [-json]] [-noheader] [host | host_group ...]
+//   bhosts [-w | -l] -gpu [host | host_group ...]
 //   bhosts -s [resource ...]
 //   bhosts -e [-s] [-json]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 
 #include "cli/bhosts_exports.h"
 #include "cli/cli_support.h"
+#include "cli/gpu_views.h"
 #include "cli/table_output.h"
 
 namespace po = boost::program_options;
@@ -162,12 +165,14 @@ void print_thresholds(const wire::HostInfo& h) {
 int main(int argc, char** argv) {
   po::options_description opts;
   opts.add_options()("w", "")("l", "")("json", "")("noheader", "")("o", po::value<std::string>(), "")(
-      "R", po::value<std::string>(), "")("s", "")("e", "")("hosts", po::value<std::vector<std::string>>(), "");
+      "R", po::value<std::string>(), "")("s", "")("e", "")("gpu", "")("hosts", po::value<std::vector<std::string>>(),
+                                                                      "");
   po::positional_options_description pos;
   pos.add("hosts", -1);
   auto vm = cli::parse_options(
       "bhosts", argc, argv, opts, pos,
       "Usage: bhosts [-w | -l | -o \"format\" [-json]] [-noheader] [-R res_req] [host | host_group ...]\n"
+      "       bhosts [-w | -l] -gpu [host | host_group ...]\n"
       "       bhosts -s [resource ...]\n"
       "       bhosts -e [-s] [-json]\n");
   cli::Session session("bhosts");
@@ -200,6 +205,10 @@ int main(int argc, char** argv) {
   }
   const auto hosts_reply = cli::ask_hosts(session, "bhosts", vm);
   const auto& hosts = hosts_reply.hosts();
+  if (vm.count("gpu")) {
+    cli::print_bhosts_gpu(std::cout, hosts_reply, vm.count("w") > 0, vm.count("l") > 0);
+    return 0;
+  }
   if (!vm.count("l") && !vm.count("w") &&
       cli::print_custom(
           "bhosts", "LSB_BHOSTS_FORMAT", vm, session.lsf_conf(), kFields, static_cast<size_t>(hosts.size()),

@@ -50,6 +50,10 @@ int main(int argc, char** argv) {
                                  vm.count("prio"));
   if (layouts > 1) usage_error("-l, -o, -A, -sum, -aps and -prio cannot be used together");
   if (vm.count("json") && vm.count("noheader")) usage_error("-json and -noheader cannot be used together");
+  if (vm.count("gpu") && !vm.count("l")) {
+    std::cerr << "bjobs: -gpu: use it with -l\n";
+    return 255;
+  }
   // LSF's filters for what this scheduler does not have yet: refused, not ignored, so a
   // script never reads an unfiltered list as a filtered one.
 

@@ -113,6 +113,36 @@ void print_lsload_gpuload(std::ostream& out, const wire::HostsReply& hosts) {
              rows);
 }
 
+void print_bhosts_gpu(std::ostream& out, const wire::HostsReply& hosts, bool wide, bool detail) {
+  // Without -w or -l, names are cut as bhosts cuts them (host 18, model 15 characters).
+  auto cut = [whole = wide || detail](const std::string& s, size_t n) {
+    return whole || s.size() <= n ? s : s.substr(0, n);
+  };
+  std::vector<Row> rows;
+  for (const auto& h : hosts.hosts()) {
+    bool first = true;
+    for (const auto& g : h.load().gpus()) {
+      wire::GpuHostUse use;
+      for (const auto& u : h.gpu_use())
+        if (u.gpu() == g.id()) use = u;
+      Row row{first ? cut(h.name(), 18) : "", std::to_string(g.id()), cut(or_dash(g.model()), 15)};
+      if (detail) row.push_back(megabytes(static_cast<double>(g.mem_total_mb())));
+      for (auto cell : {megabytes(static_cast<double>(g.mem_used_mb())), megabytes(static_cast<double>(use.mrsv_mb())),
+                        std::to_string(use.njobs()), std::to_string(use.run()), std::to_string(use.susp()),
+                        std::to_string(use.rsv())})
+        row.push_back(cell);
+      if (detail) row.push_back(or_dash(g.mode()));
+      rows.push_back(std::move(row));
+      first = false;
+    }
+  }
+  Row header{"HOST_NAME", "GPU_ID", "MODEL"};
+  if (detail) header.push_back("MTOTAL");
+  for (const char* c : {"MUSED", "MRSV", "NJOBS", "RUN", "SUSP", "RSV"}) header.push_back(c);
+  if (detail) header.push_back("MODE");
+  print_rows(out, header, rows);
+}
+
 void print_gpu_allocation(std::ostream& out, const wire::JobInfo& job, const wire::HostsReply& hosts) {
   if (job.gpus().empty()) return;
   // Which task each device serves: with num=N/task, N devices per slot in the order of

@@ -171,6 +171,9 @@ Usage PassContext::usage(const config::ResourceRequirement* req, std::int64_t st
       if (clause.decay) factor = 1 - elapsed / duration;
     }
     for (const auto& item : clause.items) {
+      // GPUs asked this way are devices mbatchd turned into the job's GPU request
+      // (schmod_gpu counts them), not an amount held per slot.
+      if (item.name == "ngpus_physical") continue;
       bool shared = policy.shared_resources.count(item.name) > 0;
       (shared ? out.per_job : out.per_slot).emplace_back(item.name, item.value * factor);
     }

@@ -3,10 +3,13 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "libconfig/resreq.h"
+#include "libconfig/text.h"
 #include "libsched/pending_reason.h"
 
 namespace lsf::mbd {
@@ -63,6 +66,21 @@ sched::GpuAllocation gpu_allocation(const google::protobuf::RepeatedPtrField<wir
 }
 
 daemon::Status normalize_gpu_request(wire::JobSpec& spec, config::MemoryUnit unit) {
+  if (spec.gpu().empty() && spec.res_req().find("ngpus_physical") != std::string::npos) {
+    // -R "rusage[ngpus_physical=N]", LSF's older way to ask for GPUs: N devices on each
+    // of the job's hosts, in the default modes, as -gpu "num=N" asks.
+    auto rr = config::ResourceRequirement::parse(spec.res_req());
+    if (rr && !rr->rusage.empty())
+      for (const auto& clause : rr->rusage.alternatives[0])
+        for (const auto& item : clause.items) {
+          if (item.name != "ngpus_physical") continue;
+          if (item.value < 1 || item.value > 1024 || item.value != std::floor(item.value))
+            return daemon::fail(
+                "Bad resource requirement syntax: rusage[ngpus_physical=" + config::format_number(item.value) +
+                "]: the number of GPUs must be a whole number from 1 to 1024");
+          spec.set_gpu("num=" + std::to_string(static_cast<int>(item.value)));
+        }
+  }
   if (spec.gpu().empty()) return {};
   auto gpu = config::GpuRequest::parse(spec.gpu(), unit);
   if (!gpu) return daemon::fail("Bad GPU requirement (-gpu): " + gpu.error());

@@ -2,6 +2,7 @@
 // configured, with its jobs from the state, its status and load from host tracking,
 // and its share tree or slot pool from a view of the state.
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -18,6 +19,33 @@
 #include "libsched/pool_usage.h"
 
 namespace lsf::mbd {
+
+namespace {
+
+// bhosts -gpu: each host's devices as the started jobs hold them, by one walk of the
+// started jobs (only when some host has GPUs).
+using GpuUses = std::unordered_map<std::string_view, std::map<int, wire::GpuHostUse>>;
+
+GpuUses gpu_host_uses(const ClusterState& state) {
+  GpuUses out;
+  for (const auto& [key, job] : state.started()) {
+    if (!job->gpus) continue;
+    const bool running = job->state == wire::JOB_RUN;
+    for (const auto& g : *job->gpus) {
+      auto& u = out[g.host][g.gpu];
+      u.set_gpu(g.gpu);
+      u.set_mrsv_mb(u.mrsv_mb() + g.mem_mb);
+      u.set_njobs(u.njobs() + 1);
+      if (running)
+        u.set_run(u.run() + 1);
+      else
+        u.set_susp(u.susp() + 1);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 wire::ReplyEnvelope ConfigQueries::queues(const wire::RequestEnvelope& request) const {
   auto reply = net::ok_reply();
@@ -145,6 +173,7 @@ wire::ReplyEnvelope ConfigQueries::hosts(const wire::RequestEnvelope& request) c
     own_line.try_emplace(lines[k].name, k);
     if (lines[k].name == "default") default_lines.push_back(k);
   }
+  std::optional<GpuUses> gpu_uses;
   for (const auto& h : ctx_.conf().hosts) {
     if (!wanted.empty() && !wanted.count(h.name)) continue;
     if (select) {
@@ -190,6 +219,16 @@ wire::ReplyEnvelope ConfigQueries::hosts(const wire::RequestEnvelope& request) c
       if (k < own_at) take_line(lines[k]);
     if (own_at < lines.size()) take_line(lines[own_at]);
     if (link) *i->mutable_load() = link->load;
+    if (link && !link->load.gpus().empty()) {
+      if (!gpu_uses) gpu_uses = gpu_host_uses(ctx_.state);
+      const auto held = gpu_uses->find(h.name);
+      for (const auto& g : link->load.gpus()) {
+        auto* u = i->add_gpu_use();
+        u->set_gpu(g.id());
+        if (held == gpu_uses->end()) continue;
+        if (auto d = held->second.find(g.id()); d != held->second.end()) *u = d->second;
+      }
+    }
     // The thresholds the scheduler applies to the host (its lsb.hosts line, else default's).
     for (const auto& [index, threshold] : index_.policy->host(h.name).thresholds) {
       if (threshold.sched) (*i->mutable_load_sched())[index] = *threshold.sched;

@@ -100,6 +100,7 @@ void ViewBuilder::attach_host_table(sched::ClusterView& view, size_t own_hosts) 
 
 void ViewBuilder::add_pending(sched::ClusterView& view, QueueTable& queues, const GroupIndex& groups, bool with_pending,
                               std::vector<Job*>* jobs) const {
+  int gpu_jobs = 0;
   static const ClusterState::JobIndex kNoPending;
   const auto& pending = with_pending ? ctx_.state.pending() : kNoPending;
   if (jobs) {  // the pass's view (the only one that hands its storage back)
@@ -133,8 +134,10 @@ void ViewBuilder::add_pending(sched::ClusterView& view, QueueTable& queues, cons
     view.pending.push_back(pending_view(key, *job_ptr, *qf, groups));
     const sched::JobView& jv = view.pending.back();
     if (jv.array_limit > 0 && !view.array_running.count(key.id)) count_array_running(view, key.id);
+    if (jv.gpu) ++gpu_jobs;
     if (jobs) jobs->push_back(job_ptr);
   }
+  view.accel.gpu_jobs = gpu_jobs;  // schmod_gpu need not read every job for it
 }
 
 sched::JobView ViewBuilder::pending_view(const sched::JobKey& key, const Job& job, const QueueFacts& qf,

@@ -145,11 +145,32 @@ bool write_file(const fs::path& path, const std::string& text, mode_t mode) {
   return ok;
 }
 
-// mps=...,nocvd: CUDA_VISIBLE_DEVICES is left unset. The launch's -gpu is the job's
-// requirement from every level (mbatchd's make_launch).
-bool gpus_without_cvd(const std::string& gpu) {
-  auto r = config::GpuRequest::parse(gpu);
-  return r && r->mps && r->mps->nocvd;
+// The GPU environment of the job's first host, where the job runs: CUDA_VISIBLE_DEVICES
+// names the host's devices by the index NVML and nvidia-smi give them (CUDA numbers them
+// the same way only in PCI bus order); with num=N/task, CUDA_VISIBLE_DEVICES<n> names
+// the N devices of the host's task n (from 0), in the order the scheduler gave them, for
+// blaunch'd tasks to pick theirs. mps=...,nocvd asks for none of it. The launch's -gpu
+// is the job's requirement from every level (mbatchd's make_launch).
+void add_gpu_environment(const wire::JobLaunch& l, std::map<std::string, std::string>& env) {
+  if (l.gpus_size() == 0 || l.exec_hosts().empty()) return;
+  const auto req = config::GpuRequest::parse(l.spec().gpu());
+  if (req && req->mps && req->mps->nocvd) return;
+  const std::string& host = l.exec_hosts(0);
+  std::vector<int> ids;
+  for (const auto& g : l.gpus())
+    if (g.host() == host) ids.push_back(g.gpu());
+  auto joined = [&](size_t from, size_t to) {
+    std::string out;
+    for (size_t k = from; k < to && k < ids.size(); ++k) out += (out.empty() ? "" : ",") + std::to_string(ids[k]);
+    return out;
+  };
+  env["CUDA_VISIBLE_DEVICES"] = joined(0, ids.size());
+  if (!env.count("CUDA_DEVICE_ORDER")) env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+  if (!req || !req->per_task.value_or(false)) return;
+  const auto num = static_cast<size_t>(std::max(1, req->num.value_or(1)));
+  const auto tasks = static_cast<size_t>(std::count(l.exec_hosts().begin(), l.exec_hosts().end(), host));
+  for (size_t t = 0; t < tasks && t * num < ids.size(); ++t)
+    env["CUDA_VISIBLE_DEVICES" + std::to_string(t)] = joined(t * num, (t + 1) * num);
 }
 
 // Environment of the job: the submission's, then LSF's own variables on top.
@@ -186,16 +207,7 @@ std::vector<std::string> job_environment(const wire::JobLaunch& l, const User& u
   env["LSB_PROJECT_NAME"] = l.spec().project().empty() ? "default" : l.spec().project();
   if (!l.cluster_name().empty()) env["LSB_EXEC_CLUSTER"] = l.cluster_name();
   if (!cwd.empty()) env["LS_EXECCWD"] = cwd;
-  // The GPUs chosen for it on this host (the job runs on its first), by the index NVML
-  // and nvidia-smi give them; CUDA numbers devices the same way only in PCI bus order.
-  // mps=...,nocvd asks for none of this.
-  if (l.gpus_size() > 0 && !l.exec_hosts().empty() && !gpus_without_cvd(l.spec().gpu())) {
-    std::string ids;
-    for (const auto& g : l.gpus())
-      if (g.host() == l.exec_hosts(0)) ids += (ids.empty() ? "" : ",") + std::to_string(g.gpu());
-    env["CUDA_VISIBLE_DEVICES"] = ids;
-    if (!env.count("CUDA_DEVICE_ORDER")) env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
-  }
+  add_gpu_environment(l, env);
   std::vector<std::string> out;
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;

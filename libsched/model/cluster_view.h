@@ -265,6 +265,11 @@ struct ViewAccelerators {
   // What passes work out and a caller keeps for the next one (pass_carry.h); null: each
   // pass starts afresh. One pass at a time may use it.
   std::shared_ptr<PassCarry> carry;
+  // How many pending jobs ask for GPUs (JobView::gpu), counted by a caller as it built
+  // `pending` (mbatchd does); -1: not counted. When no host has GPUs either, schmod_gpu
+  // sits the pass out without reading every pending job for its request (100,000 jobs'
+  // last cache lines: about 4 ms). A count of 0 must be exact.
+  int gpu_jobs = -1;
 };
 
 struct ClusterView {

@@ -51,8 +51,14 @@ class GpuModule final : public Module {
   void prepare(PassContext& ctx) override {
     const auto& view = ctx.view;
     hosts_ = &view.hosts;
-    active_ = std::any_of(view.hosts.begin(), view.hosts.end(), [](const HostView& h) { return !h.gpus.empty(); }) ||
-              std::any_of(view.pending.begin(), view.pending.end(), [](const JobView& j) { return j.gpu != nullptr; });
+    // A GPU job on a cluster without GPUs must still be refused: without a count from
+    // the caller, the pending jobs are looked at.
+    const bool gpu_hosts =
+        std::any_of(view.hosts.begin(), view.hosts.end(), [](const HostView& h) { return !h.gpus.empty(); });
+    const bool gpu_jobs = view.accel.gpu_jobs >= 0 ? view.accel.gpu_jobs > 0
+                                                   : std::any_of(view.pending.begin(), view.pending.end(),
+                                                                 [](const JobView& j) { return j.gpu != nullptr; });
+    active_ = gpu_hosts || gpu_jobs;
     if (!active_) return;
     use_.assign(view.hosts.size(), {});
     for (size_t h = 0; h < view.hosts.size(); ++h) use_[h].assign(view.hosts[h].gpus.size(), {});

@@ -160,6 +160,7 @@ ClusterView make_view(int hosts, int pending, bool fairshare, bool ids, std::mt1
   }
   v.accel.host_table = make_host_table(v);
   v.accel.host_table_checked = true;
+  v.accel.gpu_jobs = 0;  // as mbatchd counts them building its view: none asks for GPUs here
   for (auto& r : v.running) placed(v, r);
   if (ids) {
     v.accel.user_ids = std::make_shared<const NameIndex>(std::move(users));

@@ -3,7 +3,8 @@
 # two V100s, hostB: one A100, hostC: none): lshosts -gpu and lsload -gpu / -gpuload,
 # bsub -gpu and its refusals, GPU_REQ in a queue, CUDA_VISIBLE_DEVICES as allocated,
 # two exclusive jobs never on one device and a third pending with the figures,
-# bjobs -l -gpu, bmod -gpu, and the allocation kept across a restart of mbatchd.
+# bjobs -l -gpu, bhosts -gpu, bhist -l -gpu, rusage[ngpus_physical], bmod -gpu, the
+# allocation kept across a restart of mbatchd, and per-task CUDA_VISIBLE_DEVICES<n>.
 #   gpu_test.sh BIN ROOT
 source "$(dirname "$0")/harness.sh"
 harness_init "$1" "$2"
@@ -61,6 +62,27 @@ check "bjobs -l -gpu: GPU_ALLOCATION with the device's facts" bash -c "
   bjobs -l -gpu $one >a.txt && grep -q 'GPU_ALLOCATION:' a.txt &&
   grep -Eq '^ hostA +0 +[01] +- +- +TeslaV100_SXM2_32GB +32G +7.0 +0M +[01] +-$' a.txt"
 
+check "bhosts -w -gpu: LSF's columns" bash -c "bhosts -w -gpu | head -1 | grep -Eq '^HOST_NAME +GPU_ID +MODEL +MUSED +MRSV +NJOBS +RUN +SUSP +RSV$'"
+check "bhosts -w -gpu: each device with its job" bash -c "
+  bhosts -w -gpu >bh.txt && grep -Eq '^hostA +0 +TeslaV100_SXM2_32GB +1.0G +0M +1 +1 +0 +0$' bh.txt &&
+  grep -Eq '^ +1 +TeslaV100_SXM2_32GB +2.0G +0M +1 +1 +0 +0$' bh.txt &&
+  grep -Eq '^hostB +0 +NVIDIAA100_SXM4_80GB +0M +0M +0 +0 +0 +0$' bh.txt && ! grep -q hostC bh.txt"
+check "bhosts -gpu cuts the model name as bhosts cuts names" bash -c "bhosts -gpu hostA | grep -Eq '^hostA +0 +TeslaV100_SXM2_ +1.0G '"
+check "bhosts -l -gpu adds the memory and mode" bash -c "
+  bhosts -l -gpu hostB | grep -Eq '^HOST_NAME +GPU_ID +MODEL +MTOTAL +MUSED +MRSV +NJOBS +RUN +SUSP +RSV +MODE$' &&
+  bhosts -l -gpu hostB | grep -Eq '^hostB +0 +NVIDIAA100_SXM4_80GB +80G +0M +0M +0 +0 +0 +0 +shared$'"
+check "bhist -l -gpu: the allocation at the dispatch" bash -c "
+  bhist -l -gpu $one >h.txt && grep -q 'GPU_ALLOCATION:' h.txt && grep -Eq '^ hostA +0 +[01] +- +- +TeslaV100_SXM2_32GB ' h.txt"
+check "bhist -gpu without -l is refused" bash -c "bhist -gpu $one 2>&1 | grep -q 'bhist: -gpu: use it with -l'"
+check "bjobs -gpu without -l is refused" bash -c "bjobs -gpu $one 2>&1 | grep -q 'bjobs: -gpu: use it with -l'"
+
+# LSF's other way to ask: -R "rusage[ngpus_physical=N]" is -gpu "num=N".
+r=$(submit -R "rusage[ngpus_physical=1]" -m hostB -o cvd.%J 'echo $CUDA_VISIBLE_DEVICES')
+check "rusage[ngpus_physical=1] runs with a GPU" wait_for 20 bash -c "state_is $r DONE && [ \"\$(head -1 cvd.$r)\" = 0 ]"
+check "rusage[ngpus_physical=1]: bjobs -l shows the GPU request" bash -c "bjobs_l_flat $r | grep -q 'Requested GPU <num=1>'"
+check "rusage[ngpus_physical=0.5] is refused" bash -c "
+  bsub -R 'rusage[ngpus_physical=0.5]' true 2>&1 | grep -q 'ngpus_physical=0.5\]: the number of GPUs must be a whole number'"
+
 # The queue's GPU_REQ makes its jobs GPU jobs; -gpu - takes it whole.
 q=$(submit -q gpu -H -o /dev/null true)
 check "GPU_REQ of the queue" bash -c "bjobs_l_flat $q | grep -q 'Combined: num=1:mode=exclusive_process:mps=no:j_exclusive=no'"
@@ -86,4 +108,15 @@ bkill "$one" >/dev/null
 check "once the first ends, the third starts on its device" wait_for 30 bash -c "state_is $three DONE || state_is $three RUN"
 check "the third's allocation is the device given back" bash -c "bjobs -l -gpu $three | grep -Eq '^ hostA +0 +$before '"
 bkill -u all 0 >/dev/null 2>&1
+
+# num=1/task: each of the job's tasks on the host gets its own device, named by
+# CUDA_VISIBLE_DEVICES<n>; CUDA_VISIBLE_DEVICES names them all.
+hosta_free() { bhosts -w -gpu hostA | awk 'NR>1 && $(NF-3) != 0 {busy=1} END {exit busy}'; }
+check "hostA's GPUs are free again" wait_for 30 hosta_free
+t=$(submit -n 2 -R "span[hosts=1]" -gpu "num=1/task" -m hostA -o env.%J 'env | grep ^CUDA_VISIBLE | sort')
+check "num=1/task: the job runs" wait_for 20 state_is "$t" DONE
+check "num=1/task: CUDA_VISIBLE_DEVICES<n> per task" bash -c "
+  grep -Eq '^CUDA_VISIBLE_DEVICES=(0,1|1,0)$' env.$t && grep -Eq '^CUDA_VISIBLE_DEVICES0=[01]$' env.$t &&
+  grep -Eq '^CUDA_VISIBLE_DEVICES1=[01]$' env.$t &&
+  [ \"\$(grep -h '^CUDA_VISIBLE_DEVICES[01]=' env.$t | cut -d= -f2 | sort | tr '\n' ' ')\" = '0 1 ' ]"
 harness_done

@@ -194,6 +194,30 @@ TEST(JobService, GpuRequestsAreCheckedAndKeptWithTheirUnits) {
   EXPECT_TRUE(c.job(2).submission->gpu->empty());
 }
 
+// LSF's other way to ask for GPUs: rusage[ngpus_physical=N] is -gpu "num=N" when the
+// job has no -gpu; a fraction is refused and records nothing.
+TEST(JobService, RusageNgpusPhysicalIsAGpuRequest) {
+  Cluster c;
+  auto r = c.from("alice");
+  r.mutable_submit()->mutable_spec()->set_command("true");
+  r.mutable_submit()->mutable_spec()->set_res_req("rusage[mem=100:ngpus_physical=0.5]");
+  auto reply = c.send(&mbd::JobService::on_submit, r);
+  EXPECT_EQ(reply.status(), wire::STATUS_BAD_REQUEST);
+  EXPECT_EQ(reply.message(),
+            "Bad resource requirement syntax: rusage[ngpus_physical=0.5]: the number of GPUs must be a whole number "
+            "from 1 to 1024");
+  EXPECT_TRUE(c.sink.records.empty());
+  r.mutable_submit()->mutable_spec()->set_res_req("rusage[mem=100:ngpus_physical=2]");
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.sink.records[0].job_new().spec().gpu(), "num=2");
+  ASSERT_TRUE(c.job(1).submission->gpu);
+  EXPECT_EQ(c.job(1).submission->gpu->num, 2);
+  // The job's own -gpu wins.
+  r.mutable_submit()->mutable_spec()->set_gpu("num=1:mode=exclusive_process");
+  ASSERT_EQ(c.send(&mbd::JobService::on_submit, r).status(), wire::STATUS_OK);
+  EXPECT_EQ(c.sink.records[1].job_new().spec().gpu(), "num=1:mode=exclusive_process");
+}
+
 TEST(JobService, BkillOfAnotherUsersJobIsRefusedAndRecordsNothing) {
   Cluster c;
   c.existing(1, "alice");
