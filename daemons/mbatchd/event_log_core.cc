@@ -131,12 +131,18 @@ wire::Snapshot EventLogCore::snapshot_now() const {
   return s;
 }
 
+std::int64_t EventLogCore::snapshot_after(int max_job_num, std::size_t jobs_held) {
+  const std::int64_t least = std::max(1, max_job_num);
+  if (jobs_held <= kSnapshotFloorJobs) return least;
+  return std::max(least, static_cast<std::int64_t>(jobs_held / 4));
+}
+
 void EventLogCore::maybe_snapshot() {
   // Not on a full disk: the rotation would fail, and with lsb.events past its size limit
   // every finished job would serialize the whole state again for nothing.
   if (!writer_->refusal().empty()) return;
-  const int max_jobs = std::max(1, config_->params.max_job_num);
-  if (state_.finished_since_snapshot() < max_jobs && writer_->stats().bytes < kMaxEventLogBytes) return;
+  const std::int64_t after = snapshot_after(config_->params.max_job_num, state_.jobs().size());
+  if (state_.finished_since_snapshot() < after && writer_->stats().bytes < kMaxEventLogBytes) return;
   int cleaned = state_.clean_finished(sink_.now() - config_->params.clean_period);
   state_.reset_finished_since_snapshot();
   auto started = std::chrono::steady_clock::now();

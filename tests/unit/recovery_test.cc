@@ -186,6 +186,48 @@ TEST(Recovery, NewClusterAndUnreadableMark) {
   EXPECT_NE(bad.error().find("not a job id mark"), std::string::npos) << bad.error();
 }
 
+// MAX_JOB_NUM rules while the state is small; past kSnapshotFloorJobs jobs held a
+// snapshot waits for a quarter of them to finish, so that its cost (the whole state,
+// built on the state thread) stays bounded per finished job.
+TEST(EventLogCore, SnapshotsOfALargeStateWaitForAQuarterOfItsJobs) {
+  using mbd::EventLogCore;
+  EXPECT_EQ(EventLogCore::snapshot_after(1000, 100), 1000);
+  EXPECT_EQ(EventLogCore::snapshot_after(1000, EventLogCore::kSnapshotFloorJobs), 1000);
+  EXPECT_EQ(EventLogCore::snapshot_after(1000, 100000), 25000);
+  EXPECT_EQ(EventLogCore::snapshot_after(2, EventLogCore::kSnapshotFloorJobs + 4), 2049);
+  EXPECT_EQ(EventLogCore::snapshot_after(50000, 100000), 50000);
+  EXPECT_EQ(EventLogCore::snapshot_after(0, 10), 1);
+
+  LogDir w;
+  w.tree.lsb("lsb.params", "Begin Parameters\nMAX_JOB_NUM = 2\nEnd Parameters\n");
+  w.load();
+  net::asio::io_context io;
+  auto log = std::make_shared<spdlog::logger>("recovery_test");
+  mbd::ClusterState state;
+  state.sync_config(*w.config, w.index.policy);
+  mbd::LogEventSink sink(state, log, [] {});
+  mbd::EventLogCore core(w.config, w.index, state, sink, log, io, nullptr, "hostA");
+  ASSERT_TRUE(core.recover().ok());
+  ASSERT_TRUE(core.open({}, false).ok());
+  const std::int64_t jobs = EventLogCore::kSnapshotFloorJobs + 800;  // a quarter: 2,248
+  ASSERT_EQ(core.job_ids().cover(jobs).message(), "");
+  for (std::int64_t id = 1; id <= jobs; ++id) {
+    auto n = job_new(id);
+    sink.record(n);
+  }
+  auto finish = [&](std::int64_t id) {
+    auto s = job_start(id, "hostA"), d = job_status(id, wire::JOB_DONE);
+    sink.record(s);
+    sink.record(d);
+    core.maybe_snapshot();
+  };
+  for (std::int64_t id = 1; id < jobs / 4; ++id) finish(id);
+  EXPECT_EQ(state.finished_since_snapshot(), jobs / 4 - 1) << "no snapshot before a quarter of the jobs finished";
+  finish(jobs / 4);
+  EXPECT_EQ(state.finished_since_snapshot(), 0) << "the snapshot once a quarter finished";
+  core.stop_writer();
+}
+
 // The core as mbatchd runs it: recover, open, record through the sink; after
 // MAX_JOB_NUM finished jobs the state goes to lsb.snapshot, which the next recovery
 // starts from; a clean close settles lsb.jobid.
