@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "daemons/mbatchd/event_log_format.h"
 #include "daemons/mbatchd/event_log_replica.h"
@@ -242,6 +243,16 @@ void EventLogWriter::rotate(std::string snapshot_payload) {
   cv_.notify_one();
 }
 
+void EventLogWriter::rotate(std::function<std::string()> make_payload) {
+  {
+    std::lock_guard lock(mu_);
+    Batch& b = tail();
+    b.rotate_after = true;
+    b.make_snapshot = std::move(make_payload);
+  }
+  cv_.notify_one();
+}
+
 EventLogWriter::Batch& EventLogWriter::tail() {
   auto& q = holding_ ? held_ : queue_;
   if (q.empty() || q.back().rotate_after) q.emplace_back();
@@ -448,6 +459,7 @@ void EventLogWriter::run() {
         if (replica_ && !replica_was_behind && fence_reason().empty()) replica_->follow(events_.size, acct_synced);
         // A rotation that fails leaves the old lsb.events in use; the next MAX_JOB_NUM
         // finished jobs (or, for snapshot_first, the state machine's next try) try again.
+        if (batch.make_snapshot) batch.snapshot = std::exchange(batch.make_snapshot, nullptr)();
         const auto rotation = do_rotate(batch.snapshot);
         if (rotation) events_synced = events_.size;
         if (replica_) {

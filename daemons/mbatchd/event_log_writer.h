@@ -141,6 +141,10 @@ class EventLogWriter {
   // never will be (failure() says why).
   void when_durable(Durable done);
   void rotate(std::string snapshot_payload);
+  // The same, with the payload made on the writer's thread when the rotation comes, so
+  // that serializing a large state does not hold up the caller's (the state thread).
+  // `make_payload` must own what it reads.
+  void rotate(std::function<std::string()> make_payload);
   // Between hold() and release() what is appended (records, lines, callbacks, a
   // rotation) waits and then goes to the writer at once, so it is written and synced in
   // one round: a request's records are all durable or, when that round fails, none.
@@ -161,6 +165,7 @@ class EventLogWriter {
     std::vector<Durable> callbacks;
     bool rotate_after = false;
     std::string snapshot;
+    std::function<std::string()> make_snapshot;  // when set: the payload, made by the writer
   };
   // An append-only file and how far it is known good and reserved.
   struct LogFile {
