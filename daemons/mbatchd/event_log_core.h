@@ -20,8 +20,9 @@
 // Snapshots: after MAX_JOB_NUM finished jobs, or once lsb.events passes
 // kMaxEventLogBytes, the state (stamped with the master's term) goes to lsb.snapshot and
 // a new lsb.events starts. Past kSnapshotFloorJobs jobs held, a snapshot also waits for
-// a quarter of them to have finished (snapshot_after()). A writer that must start with a fresh snapshot (after a
-// failed write, after a takeover) refuses changes until one is made, tried each second.
+// a quarter of them to have finished (snapshot_after()). A writer that must start with a
+// fresh snapshot (after a failed write, after a takeover) refuses changes until one is
+// made, tried each second.
 #pragma once
 
 #include <cstdint>

@@ -234,13 +234,7 @@ void EventLogWriter::when_durable(Durable done) {
 }
 
 void EventLogWriter::rotate(std::string snapshot_payload) {
-  {
-    std::lock_guard lock(mu_);
-    Batch& b = tail();
-    b.rotate_after = true;
-    b.snapshot = std::move(snapshot_payload);
-  }
-  cv_.notify_one();
+  rotate([payload = std::move(snapshot_payload)] { return payload; });
 }
 
 void EventLogWriter::rotate(std::function<std::string()> make_payload) {
@@ -459,8 +453,7 @@ void EventLogWriter::run() {
         if (replica_ && !replica_was_behind && fence_reason().empty()) replica_->follow(events_.size, acct_synced);
         // A rotation that fails leaves the old lsb.events in use; the next MAX_JOB_NUM
         // finished jobs (or, for snapshot_first, the state machine's next try) try again.
-        if (batch.make_snapshot) batch.snapshot = std::exchange(batch.make_snapshot, nullptr)();
-        const auto rotation = do_rotate(batch.snapshot);
+        const auto rotation = do_rotate(std::exchange(batch.make_snapshot, nullptr)());
         if (rotation) events_synced = events_.size;
         if (replica_) {
           if (rotation) replica_->rotated(events_.size, acct_synced);

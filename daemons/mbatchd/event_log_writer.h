@@ -164,8 +164,7 @@ class EventLogWriter {
     std::uint64_t records = 0;
     std::vector<Durable> callbacks;
     bool rotate_after = false;
-    std::string snapshot;
-    std::function<std::string()> make_snapshot;  // when set: the payload, made by the writer
+    std::function<std::string()> make_snapshot;  // with rotate_after: the payload, made by the writer
   };
   // An append-only file and how far it is known good and reserved.
   struct LogFile {
