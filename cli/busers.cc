@@ -30,7 +30,10 @@ int main(int argc, char** argv) {
     if (u.jl_p() >= 0) std::snprintf(jlp, sizeof jlp, "%g", u.jl_p());
     if (u.max_jobs() >= 0) std::snprintf(max, sizeof max, "%d", u.max_jobs());
     std::string name = u.name() + (u.group() ? "/" : "");
-    if (!wide && name.size() > 19) name = name.substr(0, 18) + "*";
+    if (!wide && name.size() > 19) {
+      name.resize(18);
+      name += '*';
+    }
     std::snprintf(line, sizeof line, "%-19s %4s %6s %6d %6d %6d %6d %6d %6d", name.c_str(), jlp, max, u.njobs(),
                   u.pend(), u.run(), u.ssusp(), u.ususp(), u.rsv());
     std::cout << line << "\n";

@@ -8,8 +8,6 @@
 namespace lsf::config {
 namespace {
 
-constexpr long long kMax = std::numeric_limits<int>::max();
-
 void parse_host_rows(const Section& s, FileContext& ctx, ClusterConfig& out) {
   if (s.column("HOST_NAME") < 0) {
     ctx.diags.error(s.where, "section Host: the keyword line has no HOST_NAME column");
@@ -35,14 +33,14 @@ void parse_host_rows(const Section& s, FileContext& ctx, ClusterConfig& out) {
       if (col == "MXJ") {
         if (v == "!")
           h.mxj_is_ncpus = true;
-        else if (auto n = ctx.integer(v, row.where, context, col, 0, kMax))
+        else if (auto n = ctx.integer(v, row.where, context, col, 0, kIntMax))
           h.mxj = static_cast<int>(*n);
       } else if (col == "JL/U") {
-        if (auto n = ctx.integer(v, row.where, context, col, 0, kMax)) h.jl_u = static_cast<int>(*n);
+        if (auto n = ctx.integer(v, row.where, context, col, 0, kIntMax)) h.jl_u = static_cast<int>(*n);
       } else if (col == "DISPATCH_WINDOW") {
         if (auto w = ctx.windows(v, row.where, context, col)) h.dispatch_window = *w;
       } else if (col == "MIG") {
-        if (auto n = ctx.integer(v, row.where, context, col, 0, kMax)) h.mig = static_cast<int>(*n);
+        if (auto n = ctx.integer(v, row.where, context, col, 0, kIntMax)) h.mig = static_cast<int>(*n);
       } else if (is_threshold_name(col)) {
         if (auto t = ctx.threshold(v, row.where, context, col)) h.thresholds[to_lower(col)] = *t;
       } else {
@@ -76,7 +74,7 @@ void parse_host_groups(const Section& s, FileContext& ctx, ClusterConfig& out) {
     if (auto c = s.cell(row, "CONDENSE"))
       if (auto b = ctx.yes_no(*c, row.where, context, "CONDENSE")) g.condense = *b;
     if (auto m = s.cell(row, "MAX_SLOTS"))
-      if (auto n = ctx.integer(*m, row.where, context, "MAX_SLOTS", 0, kMax)) g.max_slots = static_cast<int>(*n);
+      if (auto n = ctx.integer(*m, row.where, context, "MAX_SLOTS", 0, kIntMax)) g.max_slots = static_cast<int>(*n);
     out.host_groups.push_back(std::move(g));
   }
 }

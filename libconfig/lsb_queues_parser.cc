@@ -7,8 +7,6 @@
 namespace lsf::config {
 namespace {
 
-constexpr long long kMax = std::numeric_limits<int>::max();
-
 // PREEMPTION = PREEMPTIVE[low+1 low2] PREEMPTABLE[high] ; either list may be empty.
 std::optional<Preemption> parse_preemption(std::string_view value, const SourceLocation& where,
                                            const std::string& context, FileContext& ctx) {
@@ -53,7 +51,7 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
     return;
   }
   auto opt_int = [&](std::optional<int>& slot, long long min) {
-    if (auto n = ctx.integer(v, at, context, k, min, kMax)) slot = static_cast<int>(*n);
+    if (auto n = ctx.integer(v, at, context, k, min, kIntMax)) slot = static_cast<int>(*n);
   };
   auto opt_double = [&](std::optional<double>& slot) {
     if (auto n = ctx.number(v, at, context, k, 0)) slot = *n;
@@ -82,7 +80,7 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
   if (spec.name == "<load index>") {
     if (auto t = ctx.threshold(v, at, context, k)) q.thresholds[to_lower(k)] = *t;
   } else if (k == "PRIORITY") {
-    if (auto n = ctx.integer(v, at, context, k, 0, kMax)) q.priority = static_cast<int>(*n);
+    if (auto n = ctx.integer(v, at, context, k, 0, kIntMax)) q.priority = static_cast<int>(*n);
   } else if (k == "DESCRIPTION") {
     q.description = v;
   } else if (k == "USERS") {

@@ -8,8 +8,6 @@
 namespace lsf::config {
 namespace {
 
-constexpr long long kMax = std::numeric_limits<int>::max();
-
 // A Limit is the same whichever layout wrote it: a list of KEY, value, location.
 struct Setting {
   std::string key;
@@ -37,13 +35,13 @@ void soft_hard(const Setting& s, FileContext& ctx, const std::string& context, s
                std::optional<int>& hard) {
   auto slash = s.value.find('/');
   auto h = ctx.integer(trim(slash == std::string::npos ? s.value : s.value.substr(slash + 1)), s.where, context, s.key,
-                       0, kMax);
+                       0, kIntMax);
   if (!h) return;
   if (slash == std::string::npos) {
     hard = static_cast<int>(*h);
     return;
   }
-  auto f = ctx.integer(trim(s.value.substr(0, slash)), s.where, context, s.key, 0, kMax);
+  auto f = ctx.integer(trim(s.value.substr(0, slash)), s.where, context, s.key, 0, kIntMax);
   if (!f) return;
   if (*f > *h) {
     ctx.error(s.where, context, s.key + " = " + s.value + ": the hard value is below the soft one");
@@ -116,7 +114,7 @@ std::optional<Limit> build_limit(const std::vector<Setting>& settings, const Sec
       soft_hard(s, ctx, context, l.jobs_soft, l.jobs);
     } else if (k == "IDLE_JOBS" || k == "TOTAL_JOBS") {
       resource = true;
-      if (auto n = ctx.integer(s.value, s.where, context, k, 0, kMax))
+      if (auto n = ctx.integer(s.value, s.where, context, k, 0, kIntMax))
         (k == "IDLE_JOBS" ? l.idle_jobs : l.total_jobs) = static_cast<int>(*n);
     } else if (k == "PROC_SECONDS") {
       resource = true;
@@ -218,7 +216,7 @@ void parse_guarantee_pool(const Section& s, FileContext& ctx, ClusterConfig& out
       else
         p.loan_policies = *lp;
     } else if (k == "SLOTS_PER_HOST") {
-      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kMax)) p.slots_per_host = static_cast<int>(*n);
+      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kIntMax)) p.slots_per_host = static_cast<int>(*n);
     } else if (k == "DESCRIPTION") {
       p.description = kv.value;
     } else if (k == "ADMINISTRATORS") {
@@ -250,9 +248,9 @@ void parse_host_export(const Section& s, FileContext& ctx, ClusterConfig& out) {
     } else if (k == "RES_SELECT") {
       if (auto r = ctx.resreq(kv.value, kv.where, context, k)) e.res_select = *r;
     } else if (k == "NHOSTS") {
-      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kMax)) e.nhosts = static_cast<int>(*n);
+      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kIntMax)) e.nhosts = static_cast<int>(*n);
     } else if (k == "SLOTS") {
-      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kMax)) e.slots = static_cast<int>(*n);
+      if (auto n = ctx.integer(kv.value, kv.where, context, k, 1, kIntMax)) e.slots = static_cast<int>(*n);
     } else if (k == "MEM" || k == "SWP" || k == "SWAP") {
       auto kb = parse_memory(kv.value, MemoryUnit::kMB);
       if (!kb)
@@ -299,7 +297,7 @@ void parse_shared_export(const Section& s, FileContext& ctx, ClusterConfig& out)
     e.keys.lines[kv.key] = kv.where;
     if (kv.key == "NAME" || !ctx.check_key(s, kv.key, kv.where, context)) continue;
     if (kv.key == "NINSTANCES") {
-      if (auto n = ctx.integer(kv.value, kv.where, context, kv.key, 1, kMax)) e.ninstances = static_cast<int>(*n);
+      if (auto n = ctx.integer(kv.value, kv.where, context, kv.key, 1, kIntMax)) e.ninstances = static_cast<int>(*n);
     } else if (kv.key == "DISTRIBUTION") {
       if (auto d = ctx.shares(kv.value, kv.where, context, kv.key)) e.distribution = *d;
     }

@@ -8,8 +8,6 @@
 namespace lsf::config {
 namespace {
 
-constexpr long long kMax = std::numeric_limits<int>::max();
-
 void parse_user_groups(const Section& s, FileContext& ctx, ClusterConfig& out) {
   for (const auto& row : s.rows) {
     UserGroup g;
@@ -53,13 +51,14 @@ void parse_user_limits(const Section& s, FileContext& ctx, ClusterConfig& out) {
     }
     std::string context = "user \"" + *name + "\"";
     if (auto v = s.cell(row, "MAX_JOBS"))
-      if (auto n = ctx.integer(*v, row.where, context, "MAX_JOBS", 0, kMax)) u.max_jobs = static_cast<int>(*n);
+      if (auto n = ctx.integer(*v, row.where, context, "MAX_JOBS", 0, kIntMax)) u.max_jobs = static_cast<int>(*n);
     if (auto v = s.cell(row, "JL/P"))
       if (auto n = ctx.number(*v, row.where, context, "JL/P", 0)) u.jl_p = *n;
     if (auto v = s.cell(row, "MAX_PEND_JOBS"))
-      if (auto n = ctx.integer(*v, row.where, context, "MAX_PEND_JOBS", 0, kMax)) u.max_pend_jobs = static_cast<int>(*n);
+      if (auto n = ctx.integer(*v, row.where, context, "MAX_PEND_JOBS", 0, kIntMax))
+        u.max_pend_jobs = static_cast<int>(*n);
     if (auto v = s.cell(row, "MAX_PEND_SLOTS"))
-      if (auto n = ctx.integer(*v, row.where, context, "MAX_PEND_SLOTS", 0, kMax))
+      if (auto n = ctx.integer(*v, row.where, context, "MAX_PEND_SLOTS", 0, kIntMax))
         u.max_pend_slots = static_cast<int>(*n);
     out.user_limits.push_back(std::move(u));
   }

@@ -3,6 +3,7 @@
 // `file:line: <context>: <KEY> ...` and return nullopt.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,9 @@
 #include "libconfig/section_reader.h"
 
 namespace lsf::config {
+
+// The largest count a configuration file may give where LSF keeps an int.
+inline constexpr long long kIntMax = std::numeric_limits<int>::max();
 
 struct FileContext {
   std::string_view kind;  // catalogue file name: "lsb.queues", "lsf.cluster", ...

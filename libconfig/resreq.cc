@@ -10,11 +10,11 @@
 namespace lsf::config {
 namespace {
 
-constexpr std::string_view kSections[] = {"select", "order", "rusage", "span", "same", "cu", "affinity"};
+constexpr std::string_view kResreqSections[] = {"select", "order", "rusage", "span", "same", "cu", "affinity"};
 
 // If text at pos starts a `name[` section, returns the name's length.
 size_t section_at(std::string_view text, size_t pos, std::string_view* name) {
-  for (auto s : kSections) {
+  for (auto s : kResreqSections) {
     if (text.substr(pos, s.size()) != s) continue;
     size_t p = pos + s.size();
     while (p < text.size() && std::isspace(static_cast<unsigned char>(text[p]))) ++p;

@@ -222,8 +222,8 @@ bool compare(long a, const std::string& op, long b) {
   return a == b;
 }
 
-using Phase = DependencyJob::Phase;
-bool finished(Phase p) { return p == Phase::kDone || p == Phase::kExit; }
+using JobPhase = DependencyJob::Phase;
+bool finished(JobPhase p) { return p == JobPhase::kDone || p == JobPhase::kExit; }
 
 DependencyState eval_cond(const Node& n, const DependencyLookup& lookup) {
   auto jobs = lookup(n.ref);
@@ -233,22 +233,22 @@ DependencyState eval_cond(const Node& n, const DependencyLookup& lookup) {
   switch (n.cond) {
     case Cond::kDone:
     case Cond::kPostDone:
-      if (all([](const auto& j) { return j.phase == Phase::kDone; })) return DependencyState::kSatisfied;
-      return any([](const auto& j) { return j.phase == Phase::kExit; }) ? DependencyState::kNever
-                                                                        : DependencyState::kWaiting;
+      if (all([](const auto& j) { return j.phase == JobPhase::kDone; })) return DependencyState::kSatisfied;
+      return any([](const auto& j) { return j.phase == JobPhase::kExit; }) ? DependencyState::kNever
+                                                                           : DependencyState::kWaiting;
     case Cond::kEnded:
       return all([](const auto& j) { return finished(j.phase); }) ? DependencyState::kSatisfied
                                                                   : DependencyState::kWaiting;
     case Cond::kExit:
     case Cond::kPostErr: {
-      if (any([](const auto& j) { return j.phase == Phase::kDone; })) return DependencyState::kNever;
-      if (!all([](const auto& j) { return j.phase == Phase::kExit; })) return DependencyState::kWaiting;
+      if (any([](const auto& j) { return j.phase == JobPhase::kDone; })) return DependencyState::kNever;
+      if (!all([](const auto& j) { return j.phase == JobPhase::kExit; })) return DependencyState::kWaiting;
       if (!n.value) return DependencyState::kSatisfied;
       return all([&](const auto& j) { return compare(j.exit_code, n.op, *n.value); }) ? DependencyState::kSatisfied
                                                                                       : DependencyState::kNever;
     }
     case Cond::kStarted:
-      return all([](const auto& j) { return j.phase != Phase::kPending && j.phase != Phase::kHeld; })
+      return all([](const auto& j) { return j.phase != JobPhase::kPending && j.phase != JobPhase::kHeld; })
                  ? DependencyState::kSatisfied
                  : DependencyState::kWaiting;
     default: {
@@ -256,25 +256,25 @@ DependencyState eval_cond(const Node& n, const DependencyLookup& lookup) {
       long c = 0;
       switch (n.cond) {
         case Cond::kNumDone:
-          c = count([](const auto& j) { return j.phase == Phase::kDone; });
+          c = count([](const auto& j) { return j.phase == JobPhase::kDone; });
           break;
         case Cond::kNumEnded:
           c = count([](const auto& j) { return finished(j.phase); });
           break;
         case Cond::kNumExit:
-          c = count([](const auto& j) { return j.phase == Phase::kExit; });
+          c = count([](const auto& j) { return j.phase == JobPhase::kExit; });
           break;
         case Cond::kNumHold:
-          c = count([](const auto& j) { return j.phase == Phase::kHeld; });
+          c = count([](const auto& j) { return j.phase == JobPhase::kHeld; });
           break;
         case Cond::kNumPend:
-          c = count([](const auto& j) { return j.phase == Phase::kPending; });
+          c = count([](const auto& j) { return j.phase == JobPhase::kPending; });
           break;
         case Cond::kNumRun:
-          c = count([](const auto& j) { return j.phase == Phase::kRunning; });
+          c = count([](const auto& j) { return j.phase == JobPhase::kRunning; });
           break;
         default:
-          c = count([](const auto& j) { return j.phase != Phase::kPending && j.phase != Phase::kHeld; });
+          c = count([](const auto& j) { return j.phase != JobPhase::kPending && j.phase != JobPhase::kHeld; });
           break;
       }
       long target = n.value ? *n.value : static_cast<long>(jobs.size());

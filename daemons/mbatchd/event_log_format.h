@@ -21,6 +21,9 @@ namespace lsf::mbd {
 inline constexpr std::string_view kEventLogMagic = "LSFEVT1\n";
 inline constexpr std::size_t kRecordHeaderSize = 8;
 inline constexpr std::uint32_t kMaxRecordSize = 64u << 20;
+// Jobs' environments and commands are in the event log, lsb.acct and the replica:
+// owner only.
+inline constexpr unsigned kLogFileMode = 0600;
 
 inline std::uint32_t record_crc(std::string_view payload) {
   boost::crc_32_type crc;

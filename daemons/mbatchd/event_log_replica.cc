@@ -11,12 +11,13 @@
 #include <optional>
 #include <vector>
 
+#include "daemons/mbatchd/event_log_format.h"
+
 namespace lsf::mbd {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr mode_t kLogFileMode = 0600;
 constexpr std::size_t kChunk = 1u << 20;
 constexpr std::uint64_t kAll = std::numeric_limits<std::uint64_t>::max();
 

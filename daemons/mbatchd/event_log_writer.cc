@@ -37,9 +37,6 @@ bool fsync_dir(const fs::path& dir) {
   return ok;
 }
 
-// Jobs' environments and commands are in these files: owner only.
-constexpr mode_t kLogFileMode = 0600;
-
 }  // namespace
 
 bool write_all(const DiskOps& ops, int fd, const char* p, std::size_t n) {

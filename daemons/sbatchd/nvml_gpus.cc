@@ -6,12 +6,11 @@
 #include <cstdint>
 
 namespace lsf::sbd {
-namespace {
 
 // NVML's C interface as the driver's library exports it (nvml.h's names and layouts;
-// the header itself is not needed to build).
-using Return = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
-using Device = void*;
+// the header itself is not needed to build). The structs are in a named namespace, not
+// an anonymous one: NvmlGpus::Api has fields of their types.
+namespace nvml {
 struct Memory {
   unsigned long long total, free, used;
 };
@@ -22,6 +21,12 @@ struct ProcessInfoV1 {
   unsigned int pid;
   unsigned long long used_gpu_memory;
 };
+}  // namespace nvml
+
+namespace {
+
+using Return = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
+using Device = void*;
 constexpr int kComputeModeProhibited = 2;
 constexpr int kComputeModeExclusiveProcess = 3;
 constexpr int kTemperatureGpu = 0;
@@ -51,16 +56,16 @@ struct NvmlGpus::Api {
   Return (*handle)(unsigned, Device*) = nullptr;
   Return (*name)(Device, char*, unsigned) = nullptr;
   Return (*uuid)(Device, char*, unsigned) = nullptr;
-  Return (*memory)(Device, Memory*) = nullptr;
+  Return (*memory)(Device, nvml::Memory*) = nullptr;
   Return (*compute_mode)(Device, int*) = nullptr;
   Return (*driver)(char*, unsigned) = nullptr;
   // Optional: a device without them is reported without that figure.
-  Return (*utilization)(Device, Utilization*) = nullptr;
+  Return (*utilization)(Device, nvml::Utilization*) = nullptr;
   Return (*temperature)(Device, int, unsigned*) = nullptr;
   Return (*capability)(Device, int*, int*) = nullptr;
   Return (*pstate)(Device, int*) = nullptr;
   Return (*ecc)(Device, int, int, unsigned long long*) = nullptr;
-  Return (*processes)(Device, unsigned*, ProcessInfoV1*) = nullptr;
+  Return (*processes)(Device, unsigned*, nvml::ProcessInfoV1*) = nullptr;
   std::string driver_version;
 
   template <typename F>
@@ -137,7 +142,7 @@ std::vector<wire::GpuDevice> NvmlGpus::sample() {
     if (a.name(d, name.data(), kNameSize) == 0) g.set_model(model_name(name.data()));
     std::array<char, kUuidSize> uuid{};
     if (a.uuid(d, uuid.data(), kUuidSize) == 0) g.set_uuid(uuid.data());
-    Memory mem{};
+    nvml::Memory mem{};
     if (a.memory(d, &mem) == 0) {
       g.set_mem_total_mb(static_cast<std::int64_t>(mem.total >> 20));
       g.set_mem_used_mb(static_cast<std::int64_t>(mem.used >> 20));
@@ -147,7 +152,7 @@ std::vector<wire::GpuDevice> NvmlGpus::sample() {
       g.set_mode(mode == kComputeModeExclusiveProcess ? "exclusive_process"
                  : mode == kComputeModeProhibited     ? "prohibited"
                                                       : "shared");
-    Utilization ut{};
+    nvml::Utilization ut{};
     if (a.utilization && a.utilization(d, &ut) == 0) {
       g.set_ut(ut.gpu / 100.0);
       g.set_mut(ut.memory / 100.0);
@@ -162,7 +167,7 @@ std::vector<wire::GpuDevice> NvmlGpus::sample() {
     if (a.ecc && a.ecc(d, kMemoryErrorUncorrected, kVolatileEcc, &ecc) == 0)
       g.set_ecc_errors(static_cast<std::int64_t>(ecc));
     if (a.processes) {
-      std::array<ProcessInfoV1, kMaxProcesses> procs{};
+      std::array<nvml::ProcessInfoV1, kMaxProcesses> procs{};
       unsigned count = kMaxProcesses;
       if (a.processes(d, &count, procs.data()) == 0)
         for (unsigned p = 0; p < count && p < kMaxProcesses; ++p) g.add_pids(static_cast<int>(procs[p].pid));
