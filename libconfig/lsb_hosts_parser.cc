@@ -1,6 +1,5 @@
 // lsb.hosts: batch host limits and thresholds, host groups, host partitions and
 // compute units.
-#include <limits>
 
 #include "libconfig/file_parsers.h"
 #include "libconfig/text.h"

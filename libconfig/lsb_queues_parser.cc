@@ -1,5 +1,4 @@
 // lsb.queues: one Queue section per queue, KEY = value lines.
-#include <limits>
 
 #include "libconfig/file_parsers.h"
 #include "libconfig/text.h"

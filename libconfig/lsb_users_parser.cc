@@ -1,6 +1,5 @@
 // lsb.users: user groups (with the shares that make the fairshare tree) and
 // per-user / per-group job limits.
-#include <limits>
 
 #include "libconfig/file_parsers.h"
 #include "libconfig/text.h"
