@@ -28,7 +28,7 @@ int usage(std::ostream& os, int code) {
         "       badmin reconfig [-v] [-f]\n"
         "       badmin mbdrestart [-v] [-f]\n"
         "       badmin hist\n"
-        "       badmin showstatus\n"
+        "       badmin showstatus [-json]\n"
         "       badmin perfmon view [-json]\n"
         "       badmin hclose [-C comment] [host ...] | hopen [-C comment] [host ...]\n"
         "       badmin qclose | qopen | qact | qinact [queue ...]\n"
@@ -36,55 +36,6 @@ int usage(std::ostream& os, int code) {
         "ckconfig  check the configuration files under LSF_ENVDIR (default /etc)\n"
         "reconfig  make mbatchd re-read the configuration; with errors it keeps the running one\n";
   return code;
-}
-
-// badmin perfmon view: what the scheduling passes cost and did. The counters are
-// always kept (a pass reports them anyway), so `start` and `stop` have nothing to do.
-int perfmon(const std::vector<std::string>& args) {
-  std::string what = args.empty() ? "view" : args[0];
-  if (what == "start" || what == "stop") {
-    std::cout << "mbatchd keeps performance counters at all times; use badmin perfmon view.\n";
-    return 0;
-  }
-  if (what != "view") {
-    std::cerr << "badmin perfmon: " << what << ": unknown subcommand (view)\n";
-    return 2;
-  }
-  bool json = args.size() > 1 && args[1] == "-json";
-  lsf::cli::Session session("badmin");
-  lsf::wire::RequestEnvelope req;
-  req.mutable_perfmon();
-  const auto reply = lsf::cli::require_ok("badmin", session.call(req));
-  const auto& p = reply.perfmon();
-  double avg_ms = p.passes() ? p.total_pass_us() / 1000.0 / static_cast<double>(p.passes()) : 0;
-  if (json) {
-    std::printf(
-        "{\n  \"COMMAND\":\"badmin perfmon view\",\n  \"PASSES\":%llu,\n  \"LAST_PASS_MS\":%.3f,\n"
-        "  \"AVERAGE_PASS_MS\":%.3f,\n  \"MAX_PASS_MS\":%.3f,\n  \"PENDING\":%d,\n  \"CONSIDERED\":%d,\n"
-        "  \"DISPATCHED\":%d,\n  \"RESERVED\":%d,\n  \"PREEMPTED\":%d,\n  \"CLASSES\":%d,\n"
-        "  \"JOBS_DISPATCHED\":%llu,\n  \"JOB_SUBMISSIONS\":%llu\n}\n",
-        static_cast<unsigned long long>(p.passes()), p.last_pass_us() / 1000.0, avg_ms, p.max_pass_us() / 1000.0,
-        p.jobs_pending(), p.jobs_considered(), p.dispatched(), p.reserved(), p.preempted(), p.classes(),
-        static_cast<unsigned long long>(p.jobs_dispatched_total()),
-        static_cast<unsigned long long>(p.submissions_total()));
-    return 0;
-  }
-  std::printf("%-40s %s\n", "Metrics", "Value");
-  std::printf("%-40s %lld s\n", "Up time", static_cast<long long>(p.uptime_s()));
-  std::printf("%-40s %llu\n", "Job submission requests", static_cast<unsigned long long>(p.submissions_total()));
-  std::printf("%-40s %llu\n", "Jobs dispatched", static_cast<unsigned long long>(p.jobs_dispatched_total()));
-  std::printf("%-40s %llu\n", "Scheduling passes", static_cast<unsigned long long>(p.passes()));
-  std::printf("%-40s %.3f ms\n", "Last pass duration", p.last_pass_us() / 1000.0);
-  std::printf("%-40s %.3f ms\n", "Average pass duration", avg_ms);
-  std::printf("%-40s %.3f ms\n", "Longest pass duration", p.max_pass_us() / 1000.0);
-  std::printf("%-40s %d\n", "Last pass: pending jobs", p.jobs_pending());
-  std::printf("%-40s %d\n", "Last pass: jobs considered", p.jobs_considered());
-  std::printf("%-40s %d\n", "Last pass: jobs dispatched", p.dispatched());
-  std::printf("%-40s %d\n", "Last pass: jobs reserving", p.reserved());
-  std::printf("%-40s %d\n", "Last pass: jobs preempted", p.preempted());
-  std::printf("%-40s %d\n", "Last pass: requirement classes", p.classes());
-  std::printf("%-40s %d\n", "Last pass: host matches", p.host_matches());
-  return 0;
 }
 
 int reconfig(const std::vector<std::string>& args) {
@@ -208,7 +159,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "ckconfig") return ckconfig(rest);
   if (args[0] == "reconfig") return reconfig(rest);
-  if (args[0] == "perfmon") return perfmon(rest);
+  if (args[0] == "perfmon") return lsf::cli::perfmon(rest);
   if (args[0] == "mbdrestart") return lsf::cli::mbdrestart(rest);
   if (args[0] == "hist") return lsf::cli::hist(rest);
   if (args[0] == "showstatus") return lsf::cli::showstatus(rest);

@@ -2,10 +2,14 @@
 // host and mbatchd events, and a summary of the cluster as mbatchd sees it.
 #include "cli/badmin_status.h"
 
+#include <cstdio>
 #include <iostream>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "cli/cli_support.h"
+#include "cli/output_format.h"
 
 namespace lsf::cli {
 namespace {
@@ -29,6 +33,29 @@ std::string row(const std::string& label, const std::string& value) {
   std::string line = "   " + label;
   if (line.size() < 36) line.append(36 - line.size(), ' ');
   return line + value + "\n";
+}
+
+// An object as LSF's -json output writes one: one "KEY":value per line. Values are
+// JSON already (numbers, quoted strings, arrays).
+using JsonFields = std::vector<std::pair<std::string, std::string>>;
+
+std::string json_object(const JsonFields& fields, const std::string& indent = "  ") {
+  std::string out = "{\n";
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    out += indent + json_quote(fields[i].first) + ":" + fields[i].second + (i + 1 < fields.size() ? ",\n" : "\n");
+  return out + indent.substr(2) + "}";
+}
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+std::string megabytes(std::int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return buf;
 }
 
 }  // namespace
@@ -95,7 +122,8 @@ int hist(const std::vector<std::string>& args) {
 }
 
 int showstatus(const std::vector<std::string>& args) {
-  if (!args.empty()) {
+  const bool json = args.size() == 1 && args[0] == "-json";
+  if (!args.empty() && !json) {
     std::cerr << "badmin showstatus: unknown argument " << args[0] << "\n";
     return 2;
   }
@@ -143,6 +171,42 @@ int showstatus(const std::vector<std::string>& args) {
                  (info.replica_behind_since() == 0 ? std::string(": up to date)")
                                                    : ": behind since " + long_time(info.replica_behind_since()) + ": " +
                                                          info.replica_behind_cause() + ")");
+  if (json) {
+    auto str = [](const std::string& v) { return json_quote(v); };
+    auto num = [](std::int64_t v) { return std::to_string(v); };
+    std::string list = "[";
+    for (const auto& c : info.master_candidates()) list += (list.size() > 1 ? "," : "") + json_quote(c);
+    list += "]";
+    const JsonFields fields = {
+        {"COMMAND", str("badmin showstatus")},
+        {"CLUSTER_NAME", str(info.cluster_name())},
+        {"MASTER_HOST", str(info.master_name())},
+        {"MASTER_CANDIDATES", list},
+        {"MASTER_TERM", num(info.master_epoch())},
+        {"EVENT_LOG", str(info.event_log())},
+        {"EVENT_LOG_REPLICA", str(info.event_log_replica())},
+        {"REPLICA_BEHIND_SINCE", num(info.replica_behind_since())},
+        {"VERSION", str(info.version())},
+        {"SERVERS", num(hosts.hosts_size())},
+        {"SERVERS_OK", num(ok)},
+        {"SERVERS_CLOSED", num(closed)},
+        {"SERVERS_UNREACHABLE", num(unreach)},
+        {"SERVERS_UNAVAILABLE", num(unavail)},
+        {"CPUS", num(cpus)},
+        {"JOBS", num(run + susp + pend)},
+        {"JOBS_RUNNING", num(run)},
+        {"JOBS_SUSPENDED", num(susp)},
+        {"JOBS_PENDING", num(pend)},
+        {"USERS", num(users.users_size())},
+        {"USER_GROUPS", num(config.user_groups_size())},
+        {"ACTIVE_USERS", num(active_users)},
+        {"MBATCHD_START_TIME", num(info.mbatchd_start_time())},
+        {"MBATCHD_PID", num(info.mbatchd_pid())},
+        {"LAST_RECONFIG_TIME", num(info.last_reconfig_time())},
+    };
+    std::cout << json_object(fields) << "\n";
+    return 0;
+  }
   std::cout << "LSF runtime mbatchd information\n"
             << row("Cluster name:", info.cluster_name()) << row("Master host:", info.master_name())
             << row("Master candidates:", candidates.empty() ? std::string("-") : candidates)
@@ -162,6 +226,113 @@ int showstatus(const std::vector<std::string>& args) {
             << row("Active mbatchd PID:", std::to_string(info.mbatchd_pid()))
             << row("Latest mbatchd reconfig:",
                    info.last_reconfig_time() > 0 ? long_time(info.last_reconfig_time()) : std::string("-"));
+  return 0;
+}
+
+// badmin perfmon view: what the scheduling passes cost and did, and mbatchd's health
+// (the figures Slurm's sdiag gives, and /metrics serves). The counters are always kept
+// (a pass reports them anyway), so `start` and `stop` have nothing to do.
+int perfmon(const std::vector<std::string>& args) {
+  std::string what = args.empty() ? "view" : args[0];
+  if (what == "start" || what == "stop") {
+    std::cout << "mbatchd keeps performance counters at all times; use badmin perfmon view.\n";
+    return 0;
+  }
+  if (what != "view") {
+    std::cerr << "badmin perfmon: " << what << ": unknown subcommand (view)\n";
+    return 2;
+  }
+  const bool json = args.size() > 1 && args[1] == "-json";
+  Session session("badmin");
+  wire::RequestEnvelope req;
+  req.mutable_perfmon();
+  const auto reply = require_ok("badmin", session.call(req));
+  const auto& p = reply.perfmon();
+  const double avg_ms = p.passes() ? p.total_pass_us() / 1000.0 / static_cast<double>(p.passes()) : 0;
+  const std::string metrics = !p.metrics_url().empty()     ? p.metrics_url()
+                              : !p.metrics_error().empty() ? "not served: " + p.metrics_error()
+                                                           : std::string("off (LSB_METRICS_PORT)");
+  if (json) {
+    auto num = [](auto v) { return std::to_string(v); };
+    std::string requests = "[";
+    for (const auto& r : p.requests()) {
+      requests += std::string(requests.size() > 1 ? "," : "") + "\n    " +
+                  json_object({{"TYPE", json_quote(r.name())},
+                               {"COUNT", num(r.count())},
+                               {"P50_MS", ms(r.p50_ms())},
+                               {"P99_MS", ms(r.p99_ms())},
+                               {"MAX_MS", ms(r.max_ms())}},
+                              "      ");
+    }
+    requests += p.requests_size() ? "\n  ]" : "]";
+    const JsonFields fields = {
+        {"COMMAND", json_quote("badmin perfmon view")},
+        {"UPTIME_S", num(p.uptime_s())},
+        {"PASSES", num(p.passes())},
+        {"LAST_PASS_MS", ms(p.last_pass_us() / 1000.0)},
+        {"AVERAGE_PASS_MS", ms(avg_ms)},
+        {"MAX_PASS_MS", ms(p.max_pass_us() / 1000.0)},
+        {"PASS_P50_MS", ms(p.pass_p50_ms())},
+        {"PASS_P99_MS", ms(p.pass_p99_ms())},
+        {"PENDING", num(p.jobs_pending())},
+        {"CONSIDERED", num(p.jobs_considered())},
+        {"DISPATCHED", num(p.dispatched())},
+        {"RESERVED", num(p.reserved())},
+        {"PREEMPTED", num(p.preempted())},
+        {"CLASSES", num(p.classes())},
+        {"JOBS_DISPATCHED", num(p.jobs_dispatched_total())},
+        {"JOB_SUBMISSIONS", num(p.submissions_total())},
+        {"JOBS_IN_MEMORY", num(p.jobs_in_memory())},
+        {"EVENT_LOG_RECORDS", num(p.log_records())},
+        {"EVENT_LOG_SYNCS", num(p.log_syncs())},
+        {"EVENT_LOG_SYNC_P99_MS", ms(p.log_sync_p99_ms())},
+        {"EVENT_LOG_BYTES", num(p.log_bytes())},
+        {"SNAPSHOT_AGE_S", num(p.snapshot_age_s())},
+        {"SBATCHDS", num(p.sbatchds())},
+        {"CONNECTIONS", num(p.connections())},
+        {"RESIDENT_BYTES", num(p.resident_bytes())},
+        {"METRICS_URL", json_quote(p.metrics_url())},
+        {"METRICS_ERROR", json_quote(p.metrics_error())},
+        {"REQUESTS", requests},
+    };
+    std::cout << json_object(fields) << "\n";
+    return 0;
+  }
+  auto line = [](const std::string& label, const std::string& value) {
+    std::printf("%-40s %s\n", label.c_str(), value.c_str());
+  };
+  line("Metrics", "Value");
+  line("Up time", std::to_string(p.uptime_s()) + " s");
+  line("Job submission requests", std::to_string(p.submissions_total()));
+  line("Jobs dispatched", std::to_string(p.jobs_dispatched_total()));
+  line("Jobs in memory", std::to_string(p.jobs_in_memory()));
+  line("Scheduling passes", std::to_string(p.passes()));
+  line("Last pass duration", ms(p.last_pass_us() / 1000.0) + " ms");
+  line("Average pass duration", ms(avg_ms) + " ms");
+  line("Longest pass duration", ms(p.max_pass_us() / 1000.0) + " ms");
+  line("Pass duration p50 / p99", ms(p.pass_p50_ms()) + " / " + ms(p.pass_p99_ms()) + " ms");
+  line("Last pass: pending jobs", std::to_string(p.jobs_pending()));
+  line("Last pass: jobs considered", std::to_string(p.jobs_considered()));
+  line("Last pass: jobs dispatched", std::to_string(p.dispatched()));
+  line("Last pass: jobs reserving", std::to_string(p.reserved()));
+  line("Last pass: jobs preempted", std::to_string(p.preempted()));
+  line("Last pass: requirement classes", std::to_string(p.classes()));
+  line("Last pass: host matches", std::to_string(p.host_matches()));
+  line("Event log records written", std::to_string(p.log_records()));
+  line("Event log syncs (p99)", std::to_string(p.log_syncs()) + " (" + ms(p.log_sync_p99_ms()) + " ms)");
+  line("Event log size", std::to_string(p.log_bytes()) + " bytes");
+  line("Last snapshot",
+       p.snapshot_age_s() < 0 ? std::string("none since start") : std::to_string(p.snapshot_age_s()) + " s ago");
+  line("sbatchds registered", std::to_string(p.sbatchds()));
+  line("Open connections", std::to_string(p.connections()));
+  line("Resident memory", megabytes(p.resident_bytes()));
+  line("Metrics endpoint", metrics);
+  if (p.requests_size() > 0) {
+    std::printf("\n%-24s %10s %10s %10s %10s\n", "REQUEST", "COUNT", "P50_MS", "P99_MS", "MAX_MS");
+    for (const auto& r : p.requests())
+      std::printf("%-24s %10llu %10.3f %10.3f %10.3f\n", r.name().c_str(), static_cast<unsigned long long>(r.count()),
+                  r.p50_ms(), r.p99_ms(), r.max_ms());
+  }
   return 0;
 }
 

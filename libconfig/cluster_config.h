@@ -50,6 +50,11 @@ struct LsfConf {
   MemoryUnit unit_for_limits = MemoryUnit::kKB;
   std::optional<GpuRequest> gpu_req;  // LSB_GPU_REQ: the cluster's default GPU requirement
   std::vector<std::string> master_list;
+  // This project's own: mbatchd's HTTP listener for /metrics (Prometheus text). Off when
+  // the port is not set; 0 takes any free port (mbatchd logs which).
+  std::optional<int> metrics_port;
+  std::string metrics_address = "127.0.0.1";
+  std::string metrics_token_file;  // when set, requests must carry its token
 
   std::optional<std::string> get(const std::string& key) const;
   bool operator==(const LsfConf&) const = default;

@@ -38,6 +38,16 @@ void parse_lsf_conf(const std::vector<LogicalLine>& lines, FileContext& ctx, Lsf
     if (key == "LSF_RES_PORT") port(out.res_port);
     if (key == "LSB_MBD_PORT") port(out.mbd_port);
     if (key == "LSB_SBD_PORT") port(out.sbd_port);
+    if (key == "LSB_METRICS_PORT") {
+      if (auto p = ctx.integer(value, line.where, "", key, 0, 65535)) out.metrics_port = static_cast<int>(*p);
+    }
+    if (key == "LSB_METRICS_ADDRESS") {
+      if (value.empty())
+        ctx.diags.error(line.where, "LSB_METRICS_ADDRESS: an address is required (default 127.0.0.1)");
+      else
+        out.metrics_address = value;
+    }
+    if (key == "LSB_METRICS_TOKEN_FILE") out.metrics_token_file = value;
     if (key == "LSF_UNIT_FOR_LIMITS") {
       auto u = parse_memory_unit(value);
       if (!u)

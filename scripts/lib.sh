@@ -30,6 +30,9 @@ DEPENDENCIES=(
   # The fuzz build (tests/fuzz): clang and its libFuzzer + sanitizer runtimes.
   "clang-14:/usr/bin/clang++-14"
   "libclang-rt-14-dev:/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a"
+  # metrics_test: scrapes /metrics with curl and reads it with Prometheus' own parser.
+  "curl:/usr/bin/curl"
+  "python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client/parser.py"
 )
 
 install_missing() {

@@ -88,10 +88,57 @@ daemon::Status normalize_gpu_request(wire::JobSpec& spec, config::MemoryUnit uni
   return {};
 }
 
+const std::array<const char*, StateTally::kStates> kTallyStates = {"PEND",  "PSUSP", "RUN", "SSUSP",
+                                                                   "USUSP", "DONE",  "EXIT"};
+
+int StateTally::active_jobs() const { return jobs[0] + jobs[1] + jobs[2] + jobs[3] + jobs[4]; }
+
+bool StateTally::empty() const {
+  for (int n : jobs)
+    if (n != 0) return false;
+  return true;
+}
+
+namespace {
+
+int tally_index(wire::JobState state) {
+  switch (state) {
+    case wire::JOB_PEND:
+      return 0;
+    case wire::JOB_PSUSP:
+      return 1;
+    case wire::JOB_RUN:
+      return 2;
+    case wire::JOB_SSUSP:
+      return 3;
+    case wire::JOB_USUSP:
+      return 4;
+    case wire::JOB_DONE:
+      return 5;
+    case wire::JOB_EXIT:
+      return 6;
+    default:
+      return -1;
+  }
+}
+
+}  // namespace
+
 void ClusterState::track(Job& job, int sign) {
   int slots = job.slots() * sign;
   auto q = queues_.find(job.queue);
   JobCounts* qc = q == queues_.end() ? nullptr : &q->second.counts;
+  if (const int t = tally_index(job.state); t >= 0) {
+    auto count = [&](StateTally& tally) {
+      tally.jobs[t] += sign;
+      tally.slots[t] += slots;
+    };
+    count(tally_);
+    if (q != queues_.end()) count(q->second.tally);
+    auto u = users_.try_emplace(job.user()).first;
+    count(u->second);
+    if (u->second.empty()) users_.erase(u);
+  }
   auto add = [&](JobCounts* c, int n) {
     if (!c) return;
     switch (job.state) {
@@ -118,9 +165,14 @@ void ClusterState::track(Job& job, int sign) {
   if (job.state == wire::JOB_RUN || job.state == wire::JOB_SSUSP || job.state == wire::JOB_USUSP) {
     for (const auto& h : job.exec_hosts) {
       auto it = hosts_.find(h);
-      if (it == hosts_.end()) it = hosts_.emplace(h, HostState{h, false, {}, {}, 0, {}}).first;
+      if (it == hosts_.end()) it = hosts_.emplace(h, HostState{h, false, {}, {}, 0, 0, {}}).first;
       add(&it->second.counts, sign);
     }
+    if (job.gpus)
+      for (const auto& use : *job.gpus) {
+        auto it = hosts_.find(use.host);
+        if (it != hosts_.end()) it->second.gpus_used += sign;
+      }
     if (job.spec().exclusive() && !job.exec_hosts.empty()) {
       std::set<std::string> distinct(job.exec_hosts.begin(), job.exec_hosts.end());
       for (const auto& h : distinct) hosts_[h].exclusive_jobs += sign;
@@ -472,6 +524,7 @@ int ClusterState::clean_finished(std::int64_t cutoff) {
   int n = 0;
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     if (it->second.finished() && it->second.end_time < cutoff) {
+      track(it->second, -1);
       ++jobs_dropped_;
       it = jobs_.erase(it);
       ++n;

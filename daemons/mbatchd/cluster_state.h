@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -31,11 +32,25 @@ struct JobCounts {
   int njobs() const { return pend + run + ssusp + ususp + psusp; }
 };
 
+// Jobs (array elements counted one by one, as bjobs lists them) and their slots by
+// state, finished jobs included while mbatchd keeps them: what /metrics reports per
+// queue, per user and for the cluster, kept as jobs change.
+struct StateTally {
+  // The states in the order kTallyStates names them.
+  static constexpr int kStates = 7;
+  std::array<int, kStates> jobs{}, slots{};
+  int active_jobs() const;  // neither DONE nor EXIT
+  bool empty() const;
+};
+// PEND, PSUSP, RUN, SSUSP, USUSP, DONE, EXIT, as bjobs writes them.
+extern const std::array<const char*, StateTally::kStates> kTallyStates;
+
 struct QueueState {
   std::string name;
   bool open = true;
   bool active = true;
   JobCounts counts;
+  StateTally tally;
 };
 
 struct HostState {
@@ -44,6 +59,7 @@ struct HostState {
   std::string admin_comment;
   JobCounts counts;  // run, ssusp, ususp only
   int exclusive_jobs = 0;
+  int gpus_used = 0;  // devices held by its started jobs (one per job and device)
   // Started jobs (RUN, USUSP, SSUSP) whose first execution host this is, where sbatchd
   // runs them: a host's registration looks at these alone, not at every started job.
   std::set<sched::JobKey> started_here;
@@ -97,6 +113,10 @@ class ClusterState {
   const std::map<std::string, QueueState>& queues() const { return queues_; }
   std::map<std::string, HostState>& hosts() { return hosts_; }
   const std::map<std::string, HostState>& hosts() const { return hosts_; }
+
+  // Jobs by state for the whole cluster, and per user (users with no job are dropped).
+  const StateTally& tally() const { return tally_; }
+  const std::unordered_map<std::string, StateTally>& user_tallies() const { return users_; }
 
   // Job groups by path: a parent sorts before its children.
   const std::map<std::string, JobGroup>& job_groups() const { return job_groups_; }
@@ -156,6 +176,8 @@ class ClusterState {
   std::map<std::string, QueueState> queues_;
   std::map<std::string, HostState> hosts_;
   std::map<std::string, JobGroup> job_groups_;
+  StateTally tally_;
+  std::unordered_map<std::string, StateTally> users_;
   std::int64_t next_job_id_ = 1;
   std::int64_t last_seq_ = 0;
   int finished_since_snapshot_ = 0;

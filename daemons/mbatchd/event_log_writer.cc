@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <utility>
 
 #include "daemons/mbatchd/event_log_format.h"
@@ -418,13 +419,14 @@ void EventLogWriter::run() {
     }
     auto round = daemon::Status::from_message(fence_reason());
     bool fence_only = !round;
-    std::uint64_t records = 0;
+    std::uint64_t records = 0, written_this_round = 0;
     bool wrote_events = false, wrote_acct = false, rotated = false;
     std::uint64_t events_synced = events_.size, acct_synced = acct_.size;
     for (auto& batch : work) {
       if (round && !batch.events.empty()) {
         round = append_to(events_, batch.events);
         wrote_events = true;
+        if (round) written_this_round += batch.events.size();
         records += batch.records;
       }
       if (round && !batch.acct.empty()) {
@@ -465,8 +467,10 @@ void EventLogWriter::run() {
     // A batch of callbacks alone (appends wake the writer, so a request's records often
     // went out in the round before its when_durable) needs no sync: the last round's
     // covered everything appended before it.
+    const auto sync_began = std::chrono::steady_clock::now();
     if (round && wrote_events && options_.ops.fdatasync(events_.fd) != 0) round = daemon::fail(std::strerror(errno));
     if (round && wrote_acct && options_.ops.fdatasync(acct_.fd) != 0) round = daemon::fail(std::strerror(errno));
+    const auto sync_took = std::chrono::steady_clock::now() - sync_began;
     // The replica too, before anyone is told; one that cannot be written is left behind
     // (tried again each retry interval) and the round stands on the primary.
     if (round && replica_ && (wrote_events || wrote_acct || rotated) && (!replica_->behind() || replica_->retry_due()))
@@ -495,7 +499,15 @@ void EventLogWriter::run() {
       if (fence_only) fenced_ = true;
       stats_.records += records;
       stats_.bytes = events_.size;
-      if (wrote_events || wrote_acct) ++stats_.syncs;
+      stats_.bytes_written += written_this_round;
+      if (wrote_events || wrote_acct) {
+        ++stats_.syncs;
+        stats_.sync_seconds.observe(sync_took);
+      }
+      if (rotated) {
+        ++stats_.rotations;
+        stats_.last_rotation = static_cast<std::int64_t>(std::time(nullptr));
+      }
     }
     const bool ok = round.ok();
     for (auto& cb : callbacks) post_([cb = std::move(cb), ok] { cb(ok); });

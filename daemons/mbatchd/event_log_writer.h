@@ -50,6 +50,7 @@
 #include <thread>
 #include <vector>
 
+#include "daemons/common/histogram.h"
 #include "daemons/common/status.h"
 #include "lsf.pb.h"
 
@@ -58,7 +59,11 @@ namespace lsf::mbd {
 struct EventLogStats {
   std::uint64_t records = 0;
   std::uint64_t syncs = 0;
-  std::uint64_t bytes = 0;  // of the current lsb.events
+  std::uint64_t bytes = 0;          // of the current lsb.events
+  std::uint64_t bytes_written = 0;  // to lsb.events since the writer started
+  std::uint64_t rotations = 0;      // snapshots made (lsb.events started afresh)
+  std::int64_t last_rotation = 0;   // wall-clock seconds; 0: none yet
+  net::Histogram sync_seconds;      // each round's fdatasync of lsb.events and lsb.acct
 };
 
 // The system calls through which the writer changes its files; tests replace them to

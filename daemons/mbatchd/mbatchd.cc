@@ -114,6 +114,7 @@ daemon::Status Mbatchd::start() {
     log_->info("master of cluster {} in term {}{}", config_->cluster_name, options_.role->epoch(),
                took_over ? " (taken over: lsb.events starts afresh)" : "");
   }
+  start_metrics();
   hosts_.start();
   cluster_links_.start();
   scheduling_.request_pass();
@@ -150,6 +151,7 @@ void Mbatchd::stop() {
   net::asio::post(io_, [this] {
     lifecycle_.stopping();
     if (server_) server_->stop();
+    if (metrics_server_) metrics_server_->stop();
     scheduling_.cancel_timers();
     hosts_.stop();
     if (lease_timer_) lease_timer_->cancel();

@@ -39,6 +39,7 @@
 #include <spdlog/logger.h>
 
 #include "daemons/common/asio.h"
+#include "daemons/common/http_server.h"
 #include "daemons/common/rpc_client.h"
 #include "daemons/common/rpc_server.h"
 #include "daemons/common/status.h"
@@ -59,8 +60,10 @@
 #include "daemons/mbatchd/job_service.h"
 #include "daemons/mbatchd/lifecycle.h"
 #include "daemons/mbatchd/master_role.h"
+#include "daemons/mbatchd/metrics.h"
 #include "daemons/mbatchd/permissions.h"
 #include "daemons/mbatchd/queries.h"
+#include "daemons/mbatchd/request_stats.h"
 #include "daemons/mbatchd/router.h"
 #include "daemons/mbatchd/scheduling_driver.h"
 #include "libconfig/cluster_config.h"
@@ -133,6 +136,13 @@ class Mbatchd {
   std::string switch_back_target() const;
   void finish_job(Job& job, wire::JobState state, int wait_status, double cpu, std::int64_t rss,
                   const std::string& reason, std::int64_t at = 0);
+  // --- the HTTP listener for /metrics (metrics_endpoint.cc)
+  void start_metrics();
+  net::HttpResponse on_http(const net::HttpRequest& request);
+  MetricsInput metrics_input() const;
+  HealthMetrics health_metrics() const;
+  // badmin perfmon view's health figures, the same as /metrics gives.
+  void fill_health(wire::PerfmonReply& out) const;
   // --- the request table (routes.cc; router.h states its rules)
   std::unique_ptr<RequestRouter> make_router();
   void handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond);
@@ -200,6 +210,11 @@ class Mbatchd {
                               ClusterTransport{io_, outbound_, options_.pair_keys}};
   std::unique_ptr<net::RpcServer> server_;
   std::unique_ptr<RequestRouter> router_;
+  RequestStats request_stats_;  // every request's time to its reply, by type
+  // /metrics (metrics_endpoint.cc): the listener, where it is, or why it is not; the
+  // token requests must carry (LSB_METRICS_TOKEN_FILE), empty for none.
+  std::unique_ptr<net::HttpServer> metrics_server_;
+  std::string metrics_url_, metrics_error_, metrics_token_;
   HostTracker hosts_;    // sbatchds: registration, load, status, calls (host_tracker.h)
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 

@@ -123,7 +123,11 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
   add_query(R::kJobs, [this](const R& r) { return job_queries_.jobs(r); });
   add_query(R::kQueues, [this](const R& r) { return config_queries_.queues(r); });
   add_query(R::kHosts, [this](const R& r) { return config_queries_.hosts(r); });
-  add_query(R::kPerfmon, [this](const R& r) { return config_queries_.perfmon(r); });
+  add_query(R::kPerfmon, [this](const R& r) {
+    auto reply = config_queries_.perfmon(r);
+    fill_health(*reply.mutable_perfmon());
+    return reply;
+  });
   add_query(R::kConfigInfo, [this](const R& r) { return config_queries_.config_info(r); });
   add_query(R::kUsers, [this](const R& r) { return config_queries_.users(r); });
   add_query(R::kHostPartitions, [this](const R& r) { return config_queries_.host_partitions(r); });
@@ -184,7 +188,12 @@ std::unique_ptr<RequestRouter> Mbatchd::make_router() {
 
 void Mbatchd::handle(wire::RequestEnvelope& request, const net::Peer& peer, const net::Responder& respond) {
   state_thread_.check("mbatchd's state (a request)");
-  router_->dispatch(request, peer, respond);
+  const int kind = request.request_case();
+  const auto began = std::chrono::steady_clock::now();
+  router_->dispatch(request, peer, [this, kind, began, respond](wire::ReplyEnvelope reply) {
+    request_stats_.observe(kind, std::chrono::steady_clock::now() - began);
+    respond(std::move(reply));
+  });
 }
 
 }  // namespace lsf::mbd

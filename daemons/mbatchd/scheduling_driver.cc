@@ -156,6 +156,7 @@ void SchedulingDriver::apply(Outcome outcome) {
   counters_.last_took = outcome.took;
   counters_.max_took = std::max(counters_.max_took, outcome.took);
   counters_.total_took += outcome.took;
+  counters_.took_seconds.observe(outcome.took);
   counters_.dispatched_total += started.size();
   if (!started.empty()) {
     // StartJob only once JOB_START is durable: a crash in between must not leave a job

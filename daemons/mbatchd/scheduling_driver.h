@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "daemons/common/asio.h"
+#include "daemons/common/histogram.h"
 #include "daemons/mbatchd/component_context.h"
 #include "daemons/mbatchd/view_builder.h"
 #include "libsched/pass.h"
@@ -55,6 +56,7 @@ struct PassCounters {
   std::chrono::microseconds last_view_took{0};                         // building the view
   std::uint64_t dispatched_total = 0;
   sched::PassStats last_stats;
+  net::Histogram took_seconds;  // sched::schedule() alone, every pass
 };
 
 class SchedulingDriver {
