@@ -33,6 +33,8 @@ DEPENDENCIES=(
   # metrics_test: scrapes /metrics with curl and reads it with Prometheus' own parser.
   "curl:/usr/bin/curl"
   "python3-prometheus-client:/usr/lib/python3/dist-packages/prometheus_client/parser.py"
+  # dashboard_test: the dashboard loaded in headless Chromium.
+  "chromium:/usr/bin/chromium"
 )
 
 install_missing() {

@@ -38,6 +38,7 @@ struct JobCounts {
 struct StateTally {
   // The states in the order kTallyStates names them.
   static constexpr int kStates = 7;
+  static constexpr int kPend = 0, kRun = 2;
   std::array<int, kStates> jobs{}, slots{};
   int active_jobs() const;  // neither DONE nor EXIT
   bool empty() const;

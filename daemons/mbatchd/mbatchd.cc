@@ -152,6 +152,7 @@ void Mbatchd::stop() {
     lifecycle_.stopping();
     if (server_) server_->stop();
     if (metrics_server_) metrics_server_->stop();
+    if (history_timer_) history_timer_->cancel();
     scheduling_.cancel_timers();
     hosts_.stop();
     if (lease_timer_) lease_timer_->cancel();

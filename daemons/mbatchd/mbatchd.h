@@ -48,6 +48,7 @@
 #include "daemons/mbatchd/cluster_state.h"
 #include "daemons/mbatchd/config_index.h"
 #include "daemons/mbatchd/config_queries.h"
+#include "daemons/mbatchd/dashboard_history.h"
 #include "daemons/mbatchd/event_log_core.h"
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/event_sink.h"
@@ -141,6 +142,7 @@ class Mbatchd {
   net::HttpResponse on_http(const net::HttpRequest& request);
   MetricsInput metrics_input() const;
   HealthMetrics health_metrics() const;
+  void sample_history();  // every DashboardHistory::kInterval while the listener serves
   // badmin perfmon view's health figures, the same as /metrics gives.
   void fill_health(wire::PerfmonReply& out) const;
   // --- the request table (routes.cc; router.h states its rules)
@@ -215,6 +217,8 @@ class Mbatchd {
   // token requests must carry (LSB_METRICS_TOKEN_FILE), empty for none.
   std::unique_ptr<net::HttpServer> metrics_server_;
   std::string metrics_url_, metrics_error_, metrics_token_;
+  DashboardHistory dashboard_history_;  // what the dashboard plots
+  std::unique_ptr<net::asio::steady_timer> history_timer_;
   HostTracker hosts_;    // sbatchds: registration, load, status, calls (host_tracker.h)
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed
 

@@ -1,5 +1,7 @@
 // mbatchd's HTTP listener (lsf.conf LSB_METRICS_PORT, LSB_METRICS_ADDRESS,
-// LSB_METRICS_TOKEN_FILE) and what it serves: /metrics (metrics.h). It is served by
+// LSB_METRICS_TOKEN_FILE) and what it serves: /metrics (metrics.h) and the dashboard:
+// its page (dashboard_assets.h) and the JSON the page reads (dashboard.h), with a job's
+// bjobs -l and bhist content from the queries those commands use. It is served by
 // mbatchd itself rather than by an exporter that polls over RPC: the figures are read
 // from counts mbatchd keeps as state changes, on the state thread, without a copy of the
 // state crossing a socket or a second process to run and secure.
@@ -8,10 +10,17 @@
 // mbatchd serves its cluster without the endpoint rather than not at all.
 #include <openssl/crypto.h>
 
+#include <algorithm>
+#include <charconv>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
+#include <google/protobuf/util/json_util.h>
+
 #include "daemons/common/http_server.h"
+#include "daemons/mbatchd/dashboard.h"
+#include "daemons/mbatchd/dashboard_assets.h"
 #include "daemons/mbatchd/mbatchd.h"
 #include "daemons/mbatchd/metrics.h"
 #include "libconfig/host_resolution.h"
@@ -46,11 +55,59 @@ void Mbatchd::start_metrics() {
   const std::string host =
       conf.metrics_address.find(':') != std::string::npos ? "[" + conf.metrics_address + "]" : conf.metrics_address;
   metrics_url_ = "http://" + host + ":" + std::to_string(metrics_server_->port()) + "/metrics";
-  log_->info("metrics at {}{}", metrics_url_, metrics_token_.empty() ? "" : " (token required)");
+  log_->info("metrics at {}{}; dashboard at {}", metrics_url_, metrics_token_.empty() ? "" : " (token required)",
+             metrics_url_.substr(0, metrics_url_.size() - std::string("metrics").size()));
+  history_timer_ = std::make_unique<net::asio::steady_timer>(io_);
+  sample_history();
 }
+
+namespace {
+
+// "123" or "123[4]": the job (every element) or one element; nullopt for anything else.
+std::optional<wire::JobRef> parse_job_ref(std::string_view text) {
+  wire::JobRef ref;
+  std::int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || id <= 0) return std::nullopt;
+  ref.set_job_id(id);
+  std::string_view rest(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (rest.empty()) return ref;
+  if (rest.size() < 3 || rest.front() != '[' || rest.back() != ']') return std::nullopt;
+  int index = 0;
+  auto [iend, iec] = std::from_chars(rest.data() + 1, rest.data() + rest.size() - 1, index);
+  if (iec != std::errc() || iend != rest.data() + rest.size() - 1 || index <= 0) return std::nullopt;
+  ref.set_index(index);
+  return ref;
+}
+
+std::string query_value(const std::string& query, const std::string& name) {
+  std::size_t at = 0;
+  while (at <= query.size()) {
+    std::size_t end = query.find('&', at);
+    if (end == std::string::npos) end = query.size();
+    std::string_view kv(query.data() + at, end - at);
+    if (kv.substr(0, name.size() + 1) == name + "=") return std::string(kv.substr(name.size() + 1));
+    at = end + 1;
+  }
+  return {};
+}
+
+}  // namespace
 
 net::HttpResponse Mbatchd::on_http(const net::HttpRequest& request) {
   net::HttpResponse response;
+  // The page, its script and its style sheet hold no data: served to anyone who
+  // reaches the port; what they fetch (/api/...) needs the token.
+  for (const auto& asset : dashboard_assets()) {
+    if (request.path == asset.path || (asset.path == "/" && request.path == "/index.html")) {
+      response.content_type = std::string(asset.content_type);
+      response.body = std::string(asset.body);
+      response.headers.emplace_back("Content-Security-Policy",
+                                    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:");
+      response.headers.emplace_back("X-Content-Type-Options", "nosniff");
+      return response;
+    }
+  }
   if (!metrics_token_.empty()) {
     const std::string given = request.header("authorization");
     const std::string expected = "Bearer " + metrics_token_;
@@ -66,9 +123,78 @@ net::HttpResponse Mbatchd::on_http(const net::HttpRequest& request) {
     response.body = render_metrics(metrics_input());
     return response;
   }
+  if (request.path.rfind("/api/", 0) == 0) {
+    response.content_type = "application/json";
+    response.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    if (request.path == "/api/state") {
+      const MetricsInput metrics = metrics_input();
+      DashboardInput in;
+      in.metrics = &metrics;
+      in.master = options_.host_name;
+      in.now = now();
+      std::vector<const config::Queue*> queues;
+      for (const auto& q : config_->queues) queues.push_back(&q);
+      std::stable_sort(queues.begin(), queues.end(),
+                       [](const config::Queue* a, const config::Queue* b) { return a->priority > b->priority; });
+      for (const auto* q : queues) in.queue_priorities.emplace_back(q->name, q->priority);
+      in.pending_reasons = group_pending_reasons(state_, 50);
+      in.history = &dashboard_history_.samples();
+      response.body = dashboard_state_json(in);
+      return response;
+    }
+    if (request.path == "/api/hosts") {
+      const MetricsInput metrics = metrics_input();
+      std::vector<HostLoad> loads;
+      for (const auto& h : metrics.hosts) {
+        HostLoad load;
+        if (const HostLink* link = hosts_.link(h.name)) {
+          load.r1m = link->load.r1m();
+          load.ut = link->load.ut();
+          load.mem_mb = link->load.mem_mb();
+          load.maxmem_mb = link->load.maxmem_mb();
+        }
+        loads.push_back(load);
+      }
+      response.body = dashboard_hosts_json(metrics.hosts, loads);
+      return response;
+    }
+    if (request.path == "/api/job") {
+      const auto ref = parse_job_ref(query_value(request.query, "id"));
+      if (!ref) {
+        response.status = 400;
+        response.body = "{\"error\":\"id=JOBID or id=JOBID[INDEX] is required\"}";
+        return response;
+      }
+      wire::RequestEnvelope jobs_request, history_request;
+      auto* q = jobs_request.mutable_jobs();
+      *q->add_jobs() = *ref;
+      q->set_user("all");
+      q->set_include_finished(true);
+      q->set_details(true);
+      auto* h = history_request.mutable_history();
+      *h->add_jobs() = *ref;
+      h->set_user("all");
+      const auto jobs = job_queries_.jobs(jobs_request);
+      const auto history = queries_.history(history_request);
+      std::string jobs_json, history_json;
+      google::protobuf::util::JsonPrintOptions options;
+      (void)google::protobuf::util::MessageToJsonString(jobs.jobs(), &jobs_json, options);
+      (void)google::protobuf::util::MessageToJsonString(history.history(), &history_json, options);
+      response.body = "{\"jobs\":" + jobs_json + ",\"history\":" + history_json + "}";
+      return response;
+    }
+  }
   response.status = 404;
-  response.body = request.path + ": not found (this listener serves /metrics)\n";
+  response.body = request.path + ": not found (this listener serves /, /metrics and /api/)\n";
   return response;
+}
+
+void Mbatchd::sample_history() {
+  dashboard_history_.sample(now(), state_, scheduling_.counters());
+  history_timer_->expires_after(DashboardHistory::kInterval);
+  history_timer_->async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) sample_history();
+  });
 }
 
 HealthMetrics Mbatchd::health_metrics() const {

@@ -157,6 +157,10 @@ void SchedulingDriver::apply(Outcome outcome) {
   counters_.max_took = std::max(counters_.max_took, outcome.took);
   counters_.total_took += outcome.took;
   counters_.took_seconds.observe(outcome.took);
+  counters_.recent.push_back({now, std::chrono::duration<double, std::milli>(outcome.took).count(),
+                              outcome.result.stats.jobs_pending, outcome.result.stats.jobs_considered,
+                              static_cast<int>(started.size())});
+  if (counters_.recent.size() > PassCounters::kRecent) counters_.recent.pop_front();
   counters_.dispatched_total += started.size();
   if (!started.empty()) {
     // StartJob only once JOB_START is durable: a crash in between must not leave a job

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -49,14 +50,23 @@ struct SchedulingHooks {
   std::function<void(std::function<void(bool ok)> done)> when_durable;
 };
 
+// One pass as the dashboard lists the last few.
+struct PassRecord {
+  std::int64_t time = 0;  // when its result was applied (wall-clock seconds)
+  double ms = 0;          // sched::schedule() alone
+  int pending = 0, considered = 0, dispatched = 0;
+};
+
 // What badmin perfmon shows of the passes.
 struct PassCounters {
+  static constexpr std::size_t kRecent = 30;
   std::uint64_t passes = 0;
   std::chrono::microseconds last_took{0}, max_took{0}, total_took{0};  // sched::schedule() alone
   std::chrono::microseconds last_view_took{0};                         // building the view
   std::uint64_t dispatched_total = 0;
   sched::PassStats last_stats;
-  net::Histogram took_seconds;  // sched::schedule() alone, every pass
+  net::Histogram took_seconds;    // sched::schedule() alone, every pass
+  std::deque<PassRecord> recent;  // the last kRecent passes, oldest first
 };
 
 class SchedulingDriver {

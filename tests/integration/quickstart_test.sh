@@ -14,6 +14,9 @@ check "quickstart runs" bash -c "bash '$ROOT/scripts/quickstart' >'$TEST_DIR/qui
 tables=$(grep -c '^JOBID ' "$TEST_DIR/quickstart.out")
 check "the demo shows the job list a few times, not for a minute ($tables)" [ "$tables" -le 6 ]
 check "the demo's failing job shows EXIT" grep -qE '^[0-9]+ +[^ ]+ +EXIT ' "$TEST_DIR/quickstart.out"
+dashboard=$(sed -n 's/^The dashboard: \(http:[^ ]*\) .*/\1/p' "$TEST_DIR/quickstart.out")
+check "it prints the dashboard's address, and the page is there ($dashboard)" bash -c \
+  "[ -n '$dashboard' ] && curl -sf '$dashboard' | grep -q '<title>lsfsched dashboard</title>'"
 
 # A cluster with work on it: a job, a job that ignores TERM and INT, and one host's
 # sbatchd already gone (its pid file stale), as after a crash.
