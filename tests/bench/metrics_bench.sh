@@ -19,7 +19,8 @@ DIR=""
 PIDS=""
 stop() {
   for p in $PIDS; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
+  # Only the watchers: the cluster's daemons are children of this shell too.
+  [ -n "$PIDS" ] && wait $PIDS 2>/dev/null
   PIDS=""
   [ -n "$DIR" ] && cluster_stop "$DIR" >/dev/null 2>&1 && rm -rf "$DIR"
   DIR=""
