@@ -108,17 +108,9 @@ std::vector<std::pair<std::string, int>> group_pending_reasons(const ClusterStat
 std::string dashboard_state_json(const DashboardInput& in) {
   const MetricsInput& m = *in.metrics;
   const ClusterState& state = *m.state;
-  std::map<std::string, int> by_status;
-  int slots = 0, used = 0, gpus = 0, gpus_used = 0;
-  for (const auto& h : m.hosts) {
-    ++by_status[h.status];
-    slots += h.slots;
-    used += h.used_slots;
-    gpus += h.gpus;
-    gpus_used += h.gpus_used;
-  }
+  const HostTotals totals = total_hosts(m.hosts);
   std::string hosts = "{";
-  for (const auto& [status, n] : by_status)
+  for (const auto& [status, n] : totals.by_status)
     hosts += std::string(hosts.size() > 1 ? "," : "") + json_string(status) + ":" + std::to_string(n);
   hosts += "}";
   std::string reasons = "[";
@@ -130,8 +122,8 @@ std::string dashboard_state_json(const DashboardInput& in) {
   return "{\"cluster\":" + json_string(m.cluster) + ",\"master\":" + json_string(in.master) +
          ",\"time\":" + std::to_string(in.now) + ",\"jobs\":" + tally_json(state.tally().jobs) +
          ",\"job_slots\":" + tally_json(state.tally().slots) + ",\"hosts\":" + hosts +
-         ",\"slots\":{\"total\":" + std::to_string(slots) + ",\"used\":" + std::to_string(used) +
-         "},\"gpus\":{\"total\":" + std::to_string(gpus) + ",\"used\":" + std::to_string(gpus_used) +
+         ",\"slots\":{\"total\":" + std::to_string(totals.slots) + ",\"used\":" + std::to_string(totals.used_slots) +
+         "},\"gpus\":{\"total\":" + std::to_string(totals.gpus) + ",\"used\":" + std::to_string(totals.gpus_used) +
          "},\"queues\":" + queues_json(in) + ",\"pending_reasons\":" + reasons + ",\"pools\":" + pools_json(m) +
          ",\"passes\":" + passes_json(m) + ",\"history\":" + history_json(in) +
          ",\"health\":{\"uptime_s\":" + json_number(h.uptime_s) +

@@ -75,25 +75,17 @@ void write_users(MetricsText& out, const MetricsInput& in) {
 }
 
 void write_hosts(MetricsText& out, const MetricsInput& in) {
-  std::map<std::string, int> by_status;
-  int slots = 0, used = 0, gpus = 0, gpus_used = 0;
+  const HostTotals totals = total_hosts(in.hosts);
   std::unordered_map<std::string_view, const HostMetrics*> by_name;
-  for (const auto& h : in.hosts) {
-    ++by_status[h.status];
-    slots += h.slots;
-    used += h.used_slots;
-    gpus += h.gpus;
-    gpus_used += h.gpus_used;
-    by_name.emplace(h.name, &h);
-  }
+  for (const auto& h : in.hosts) by_name.emplace(h.name, &h);
   out.family("lsf_hosts", "gauge", "Server hosts by status, as bhosts shows it");
-  for (const auto& [status, n] : by_status) out.sample("lsf_hosts", {{"status", status}}, n);
+  for (const auto& [status, n] : totals.by_status) out.sample("lsf_hosts", {{"status", status}}, n);
   out.family("lsf_slots", "gauge", "Job slots of the cluster's hosts: total (MXJ, or CPUs where unlimited) and used");
-  out.sample("lsf_slots", {{"state", "total"}}, slots);
-  out.sample("lsf_slots", {{"state", "used"}}, used);
+  out.sample("lsf_slots", {{"state", "total"}}, totals.slots);
+  out.sample("lsf_slots", {{"state", "used"}}, totals.used_slots);
   out.family("lsf_gpus", "gauge", "GPUs the hosts report, and those allocated to started jobs");
-  out.sample("lsf_gpus", {{"state", "total"}}, gpus);
-  out.sample("lsf_gpus", {{"state", "used"}}, gpus_used);
+  out.sample("lsf_gpus", {{"state", "total"}}, totals.gpus);
+  out.sample("lsf_gpus", {{"state", "used"}}, totals.gpus_used);
   if (in.host_groups.empty()) return;
   out.family("lsf_host_group_slots", "gauge", "Job slots per host group (lsb.hosts): total and used");
   std::vector<std::pair<int, int>> gpu_rows;
@@ -220,6 +212,18 @@ void write_health(MetricsText& out, const MetricsInput& in) {
 }
 
 }  // namespace
+
+HostTotals total_hosts(const std::vector<HostMetrics>& hosts) {
+  HostTotals t;
+  for (const auto& h : hosts) {
+    ++t.by_status[h.status];
+    t.slots += h.slots;
+    t.used_slots += h.used_slots;
+    t.gpus += h.gpus;
+    t.gpus_used += h.gpus_used;
+  }
+  return t;
+}
 
 std::string render_metrics(const MetricsInput& in) {
   MetricsText out;

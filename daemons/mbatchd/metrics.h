@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,13 @@ struct HostMetrics {
   int gpus = 0;        // devices its sbatchd reports
   int gpus_used = 0;
 };
+
+// The cluster's hosts summed: how many in each status, slots and GPUs.
+struct HostTotals {
+  std::map<std::string, int> by_status;
+  int slots = 0, used_slots = 0, gpus = 0, gpus_used = 0;
+};
+HostTotals total_hosts(const std::vector<HostMetrics>& hosts);
 
 struct HealthMetrics {
   double uptime_s = 0;
