@@ -20,8 +20,9 @@
 // SchedulingDriver (scheduling_driver.h: the view, the pass on its thread, applying its
 // result; with view_builder.h and job_policy.h), JobService (job_service.h: bsub, bkill,
 // bstop, bresume, btop, brun, brequeue, bswitch, bmod, bmig) and Permissions
-// (permissions.h: who may act on which job and queue). The member functions below are
-// grouped by the file that defines them.
+// (permissions.h: who may act on which job and queue). The metrics listener
+// (metrics_endpoint.cc: /metrics, the dashboard) reads them all on the state thread.
+// The member functions below are grouped by the file that defines them.
 #pragma once
 
 #include <chrono>
