@@ -141,7 +141,8 @@ class Mbatchd {
   // --- the HTTP listener for /metrics (metrics_endpoint.cc)
   void start_metrics();
   net::HttpResponse on_http(const net::HttpRequest& request);
-  MetricsInput metrics_input() const;
+  MetricsInput metrics_input();
+  void refresh_view_reports();  // when view_reports_ is older than ViewReports::kPeriod
   HealthMetrics health_metrics() const;
   void sample_history();  // every DashboardHistory::kInterval while the listener serves
   // badmin perfmon view's health figures, the same as /metrics gives.
@@ -219,6 +220,7 @@ class Mbatchd {
   std::unique_ptr<net::HttpServer> metrics_server_;
   std::string metrics_url_, metrics_error_, metrics_token_;
   DashboardHistory dashboard_history_;  // what the dashboard plots
+  ViewReports view_reports_;            // blimits, fairshare and slot pools for /metrics
   std::unique_ptr<net::asio::steady_timer> history_timer_;
   HostTracker hosts_;    // sbatchds: registration, load, status, calls (host_tracker.h)
   Lifecycle lifecycle_;  // recovering, serving, stopping; restart asked; log failed

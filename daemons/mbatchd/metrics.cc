@@ -160,6 +160,87 @@ void write_throttles(MetricsText& out, const MetricsInput& in) {
                static_cast<double>(t.proc_seconds));
 }
 
+void write_limits(MetricsText& out, const MetricsInput& in) {
+  if (!in.policy || in.policy->limits.empty()) return;
+  const auto& limits = in.policy->limits;
+  out.family("lsf_limit_max", "gauge", "Each lsb.resources Limit's hard caps on slots and jobs (absent: none)");
+  for (const auto& l : limits) {
+    if (l.slots) out.sample("lsf_limit_max", {{"limit", l.name}, {"what", "slots"}}, *l.slots);
+    if (l.jobs) out.sample("lsf_limit_max", {{"limit", l.name}, {"what", "jobs"}}, *l.jobs);
+  }
+  if (!in.view_reports) return;
+  out.family("lsf_limit_use", "gauge",
+             "What each Limit counts now, per consumer for PER_ consumers (blimits), from a view at most 15 s old");
+  for (const auto& u : in.view_reports->limits) {
+    if (u.limit >= limits.size()) continue;  // a view from before a reconfig
+    const std::string& name = limits[u.limit].name;
+    out.sample("lsf_limit_use",
+               {{"limit", name},
+                {"user", u.user},
+                {"queue", u.queue},
+                {"project", u.project},
+                {"host", u.host},
+                {"what", "slots"}},
+               u.slots);
+    out.sample("lsf_limit_use",
+               {{"limit", name},
+                {"user", u.user},
+                {"queue", u.queue},
+                {"project", u.project},
+                {"host", u.host},
+                {"what", "jobs"}},
+               u.jobs);
+  }
+}
+
+void write_shares(MetricsText& out, const MetricsInput& in) {
+  if (!in.view_reports) return;
+  const ViewReports& v = *in.view_reports;
+  if (!v.shares.empty()) {
+    out.family("lsf_fairshare_priority", "gauge",
+               "Fairshare queues' dynamic priority per share account (bqueues -l), from a view at most 15 s old");
+    std::vector<std::pair<const std::string*, const sched::ShareRow*>> rows;
+    for (const auto& [queue, accounts] : v.shares) {
+      std::vector<const sched::ShareRow*> sorted;
+      for (const auto& r : accounts) sorted.push_back(&r);
+      std::stable_sort(sorted.begin(), sorted.end(),
+                       [](const sched::ShareRow* a, const sched::ShareRow* b) { return a->started > b->started; });
+      if (sorted.size() > in.top_accounts) sorted.resize(in.top_accounts);
+      for (const auto* r : sorted) rows.emplace_back(&queue, r);
+    }
+    for (const auto& [queue, r] : rows)
+      out.sample("lsf_fairshare_priority", {{"queue", *queue}, {"account", r->name}}, r->priority);
+    out.family("lsf_fairshare_started", "gauge", "Slots of started jobs per fairshare queue and share account");
+    for (const auto& [queue, r] : rows)
+      out.sample("lsf_fairshare_started", {{"queue", *queue}, {"account", r->name}}, r->started);
+  }
+  if (!v.pools.empty() && in.policy) {
+    out.family("lsf_slot_pool", "gauge",
+               "SLOT_POOL queues: SLOT_SHARE (percent), the slots the queue is entitled to now, uses, and the pool's");
+    for (const auto& p : v.pools) {
+      if (p.queue < 0 || static_cast<std::size_t>(p.queue) >= in.policy->queues.size()) continue;
+      const std::string& queue = in.policy->queues[static_cast<std::size_t>(p.queue)].name;
+      out.sample("lsf_slot_pool", {{"pool", p.pool}, {"queue", queue}, {"what", "share"}}, p.share);
+      out.sample("lsf_slot_pool", {{"pool", p.pool}, {"queue", queue}, {"what", "entitled"}}, p.entitled);
+      out.sample("lsf_slot_pool", {{"pool", p.pool}, {"queue", queue}, {"what", "used"}}, p.used);
+      out.sample("lsf_slot_pool", {{"pool", p.pool}, {"queue", queue}, {"what", "total"}}, p.total);
+    }
+  }
+}
+
+void write_leases(MetricsText& out, const MetricsInput& in) {
+  if (in.leases.empty()) return;
+  out.family("lsf_mc_lease_slots", "gauge",
+             "MultiCluster leases (bclusters): slots offered, by remote cluster, flow (EXPORT, IMPORT) and status");
+  for (const auto& l : in.leases)
+    out.sample("lsf_mc_lease_slots", {{"remote_cluster", l.remote_cluster}, {"flow", l.flow}, {"status", l.status}},
+               l.slots);
+  out.family("lsf_mc_lease_hosts", "gauge", "MultiCluster leases: hosts offered");
+  for (const auto& l : in.leases)
+    out.sample("lsf_mc_lease_hosts", {{"remote_cluster", l.remote_cluster}, {"flow", l.flow}, {"status", l.status}},
+               l.hosts);
+}
+
 void write_health(MetricsText& out, const MetricsInput& in) {
   const HealthMetrics& h = in.health;
   out.family("lsf_mbatchd_uptime_seconds", "gauge", "Seconds since this mbatchd started");
@@ -235,6 +316,9 @@ std::string render_metrics(const MetricsInput& in) {
   write_hosts(out, in);
   write_guarantees(out, in);
   write_throttles(out, in);
+  write_limits(out, in);
+  write_shares(out, in);
+  write_leases(out, in);
   write_health(out, in);
   return out.take();
 }

@@ -1,7 +1,9 @@
 // What mbatchd's /metrics endpoint says (Prometheus text, metrics_text.h): jobs and
 // slots by state for the cluster, each queue and the busiest users; hosts by status;
 // slots and GPUs per host group; guarantee pools and their loans and Maui-style
-// throttles as the last pass saw them; and mbatchd's own health: the passes, the requests it
+// throttles as the last pass saw them; lsb.resources limits' use against their caps,
+// fairshare priorities and slot-pool shares from a view kept a few seconds
+// (ViewReports); MultiCluster leases; and mbatchd's own health: the passes, the requests it
 // answered, the event log, its connections and memory.
 //
 // Everything comes from counts kept as jobs change (ClusterState's tallies) and from
@@ -21,9 +23,12 @@
 #include "daemons/mbatchd/event_log_writer.h"
 #include "daemons/mbatchd/request_stats.h"
 #include "daemons/mbatchd/scheduling_driver.h"
+#include "libsched/limit_usage.h"
 #include "libsched/model/policy.h"
 #include "libsched/modules/schmod_guarantee.h"
 #include "libsched/modules/schmod_throttle.h"
+#include "libsched/pool_usage.h"
+#include "libsched/share_accounts.h"
 
 namespace lsf::mbd {
 
@@ -55,6 +60,25 @@ struct HealthMetrics {
   std::vector<RequestStats::Row> requests;
 };
 
+// What only a view of the running jobs tells (blimits' use, fairshare priorities,
+// slot-pool shares): made at most every kPeriod and kept between scrapes, so that a
+// scrape never walks the jobs and a cluster scraped every second makes one view per
+// period.
+struct ViewReports {
+  static constexpr std::int64_t kPeriod = 15;  // seconds
+  std::int64_t made_at = 0;                    // 0: never
+  std::vector<sched::LimitUsage> limits;
+  // Each fairshare queue's share accounts, as bqueues -l lists them.
+  std::vector<std::pair<std::string, std::vector<sched::ShareRow>>> shares;
+  std::vector<sched::PoolShare> pools;
+};
+
+// A MultiCluster lease as bclusters shows it.
+struct LeaseMetrics {
+  std::string remote_cluster, flow, status;  // flow: EXPORT or IMPORT; status: ok, conn, disc
+  int hosts = 0, slots = 0;
+};
+
 struct MetricsInput {
   std::string cluster;
   const ClusterState* state = nullptr;
@@ -66,6 +90,11 @@ struct MetricsInput {
   const sched::SchedPolicy* policy = nullptr;
   const std::vector<sched::GuaranteeReport>* guarantees = nullptr;
   const std::vector<sched::ThrottleUse>* throttles = nullptr;
+  const ViewReports* view_reports = nullptr;
+  std::vector<LeaseMetrics> leases;
+  // Share accounts named per fairshare queue, most started first; the rest are left out
+  // (a `default` share gives every user an account).
+  std::size_t top_accounts = 50;
   HealthMetrics health;
   // Users named in per-user series; the rest are summed under user="other", so that
   // a cluster of many users does not make Prometheus keep a series per user.

@@ -119,6 +119,7 @@ net::HttpResponse Mbatchd::on_http(const net::HttpRequest& request) {
     }
   }
   if (request.path == "/metrics") {
+    refresh_view_reports();
     response.content_type = "text/plain; version=0.0.4; charset=utf-8";
     response.body = render_metrics(metrics_input());
     return response;
@@ -213,8 +214,45 @@ HealthMetrics Mbatchd::health_metrics() const {
   return h;
 }
 
-MetricsInput Mbatchd::metrics_input() const {
+void Mbatchd::refresh_view_reports() {
+  const std::int64_t t = now();
+  if (view_reports_.made_at != 0 && t >= view_reports_.made_at && t - view_reports_.made_at < ViewReports::kPeriod)
+    return;
+  view_reports_ = ViewReports{};
+  view_reports_.made_at = t;
+  bool fairshare = false, slot_pools = false;
+  for (const auto& q : config_->queues) {
+    fairshare = fairshare || q.fairshare.has_value();
+    slot_pools = slot_pools || !q.slot_pool.empty();
+  }
+  if (config_index_.policy->limits.empty() && !fairshare && !slot_pools) return;
+  // Without pending jobs: what these reports count is what runs.
+  const auto view = scheduling_.build_view(false);
+  if (!view.policy->limits.empty()) view_reports_.limits = sched::limit_usage(view, t);
+  for (const auto& q : config_->queues) {
+    if (!q.fairshare) continue;
+    const int index = view.policy->queue_index(q.name);
+    if (index >= 0) view_reports_.shares.emplace_back(q.name, sched::share_table(view, index, t));
+  }
+  if (slot_pools) {
+    std::vector<int> pending(view.policy->queues.size(), 0);
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      auto it = state_.queues().find(view.policy->queues[k].name);
+      if (it != state_.queues().end()) pending[k] = it->second.counts.pend;
+    }
+    view_reports_.pools = sched::slot_pool_usage(view, t, pending);
+  }
+}
+
+MetricsInput Mbatchd::metrics_input() {
   MetricsInput in;
+  in.view_reports = &view_reports_;
+  wire::RequestEnvelope clusters_request;
+  clusters_request.mutable_clusters();
+  cluster_links_.on_clusters(clusters_request, [&in](wire::ReplyEnvelope reply) {
+    for (const auto& l : reply.clusters().leases())
+      in.leases.push_back({l.remote_cluster(), l.resource_flow(), l.status(), l.hosts(), l.slots()});
+  });
   in.cluster = config_->cluster_name;
   in.state = &state_;
   in.policy = config_index_.policy.get();

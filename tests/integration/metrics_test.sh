@@ -15,6 +15,16 @@ cat >>"$TEST_DIR/conf/lsf.conf" <<CONF
 LSB_METRICS_PORT=0
 LSB_METRICS_TOKEN_FILE=$TEST_DIR/conf/metrics.token
 CONF
+# A Limit and a fairshare queue, for what /metrics says of them.
+CONFDIR=$(dirname "$PARAMS")
+cat >>"$CONFDIR/lsb.resources" <<'RES'
+Begin Limit
+NAME  = cap
+USERS = all
+SLOTS = 100
+End Limit
+RES
+sed -i '/^QUEUE_NAME *= *short/a FAIRSHARE    = USER_SHARES[[default,1]]' "$CONFDIR/lsb.queues"
 cluster_start "$TEST_DIR" "$BIN" || exit 1
 TOKEN=$(cat "$TEST_DIR/conf/metrics.token")
 URL=$(badmin perfmon view -json | jq -r .METRICS_URL)
@@ -46,7 +56,8 @@ check "the whole scrape parses with prometheus_client" bash -c \
   "scrape | $PY -c 'import sys; from prometheus_client.parser import text_string_to_metric_families as p; n=sum(1 for _ in p(sys.stdin.read())); sys.exit(0 if n > 20 else 1)'"
 
 # Jobs: four that finish, two held, four more running than the cluster has room for.
-for i in 1 2 3 4; do submit -o /dev/null true >/dev/null; done
+for i in 1 2 3; do submit -o /dev/null true >/dev/null; done
+submit -q short -o /dev/null true >/dev/null  # charged to the user's share account there
 for i in 1 2; do submit -H -o /dev/null true >/dev/null; done
 check "four jobs done" wait_for 60 bash -c '[ "$(bjobs -a -u all -noheader 2>/dev/null | grep -c " DONE ")" = 4 ]'
 slots=$(bhosts -noheader | awk '$2 == "ok" {n += $4} END {print n}')
@@ -71,6 +82,12 @@ check "health: passes, submissions, request times by type, the event log" bash -
    [ \"\$(value lsf_mbatchd_request_duration_seconds_count type=submit)\" = $((slots + 8)) ] &&
    [ \"\$(value lsf_event_log_records_total)\" -gt $((slots + 8)) ] && [ \"\$(value process_resident_memory_bytes)\" -gt 1000000 ]"
 
+# Limits' use comes from a view at most 15 s old: within 30 s it shows what runs.
+check "lsf_limit_max and lsf_limit_use: the Limit's cap and what runs under it (blimits)" wait_for 30 bash -c \
+  "[ \"\$(value lsf_limit_max limit=cap,what=slots)\" = 100 ] &&
+   blimits | grep -E '^ +cap ' | grep -q ' $slots/100 ' && [ \"\$(value lsf_limit_use limit=cap,what=slots)\" = $slots ]"
+check "lsf_fairshare_priority: the fairshare queue's share account of the user" wait_for 30 bash -c \
+  "scrape | grep -q '^lsf_fairshare_priority{queue=\"short\",account=\"$(id -un)\"}'"
 check "badmin perfmon view: the request table and the event log" bash -c \
   "out=\$(badmin perfmon view) && grep -Eq '^submit +$((slots + 8)) ' <<<\"\$out\" &&
    grep -Eq '^Event log records written +[0-9]+' <<<\"\$out\" && grep -Eq '^sbatchds registered +[0-9]+' <<<\"\$out\""

@@ -309,3 +309,45 @@ TEST(Metrics, GuaranteePoolsAndThrottlesFromTheLastPass) {
        })
     EXPECT_TRUE(has_line(t, line)) << line << "\n" << t;
 }
+
+TEST(Metrics, LimitsSharesSlotPoolsAndLeases) {
+  TwoQueues c;
+  sched::SchedPolicy policy;
+  policy.limits.push_back({});
+  policy.limits.back().name = "cap";
+  policy.limits.back().slots = 100;
+  policy.queues.push_back({});
+  policy.queues.back().name = "normal";
+  mbd::ViewReports reports;
+  reports.made_at = 1;
+  reports.limits.push_back({0, "alice", "", "", "", 12, 3, {}});
+  reports.limits.push_back({7, "ghost", "", "", "", 1, 1, {}});  // a limit gone by a reconfig: left out
+  std::vector<sched::ShareRow> rows(60);
+  for (int k = 0; k < 60; ++k) {
+    rows[static_cast<std::size_t>(k)].name = "user" + std::to_string(k);
+    rows[static_cast<std::size_t>(k)].started = k;
+    rows[static_cast<std::size_t>(k)].priority = 0.5 * k;
+  }
+  reports.shares.emplace_back("normal", rows);
+  reports.pools.push_back({0, "pool1", 60, 6, 4, 10});
+  mbd::MetricsInput in;
+  in.state = &c.state;
+  in.policy = &policy;
+  in.view_reports = &reports;
+  in.leases.push_back({"c2", "EXPORT", "ok", 2, 8});
+  const std::string t = mbd::render_metrics(in);
+  for (const char* line : {
+           "lsf_limit_max{limit=\"cap\",what=\"slots\"} 100",
+           "lsf_limit_use{limit=\"cap\",user=\"alice\",queue=\"\",project=\"\",host=\"\",what=\"slots\"} 12",
+           "lsf_limit_use{limit=\"cap\",user=\"alice\",queue=\"\",project=\"\",host=\"\",what=\"jobs\"} 3",
+           "lsf_fairshare_priority{queue=\"normal\",account=\"user59\"} 29.5",
+           "lsf_fairshare_started{queue=\"normal\",account=\"user10\"} 10",
+           "lsf_slot_pool{pool=\"pool1\",queue=\"normal\",what=\"entitled\"} 6",
+           "lsf_mc_lease_slots{remote_cluster=\"c2\",flow=\"EXPORT\",status=\"ok\"} 8",
+       })
+    EXPECT_TRUE(has_line(t, line)) << line << "\n" << t;
+  EXPECT_EQ(t.find("ghost"), std::string::npos);
+  // Fifty accounts at most per queue, the most started: user10..user59.
+  EXPECT_EQ(t.find("account=\"user9\""), std::string::npos) << t;
+  EXPECT_NE(t.find("account=\"user10\""), std::string::npos);
+}
