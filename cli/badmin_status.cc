@@ -134,6 +134,9 @@ int showstatus(const std::vector<std::string>& args) {
   jobs_req.mutable_jobs()->set_user("all");
   users_req.mutable_users()->add_names("all");
   config_req.mutable_config_info();
+  wire::RequestEnvelope perfmon_req;
+  perfmon_req.mutable_perfmon();
+  const auto health = require_ok("badmin", session.call(perfmon_req)).perfmon();
   const auto info = require_ok("badmin", session.call(info_req)).cluster_info();
   const auto hosts = require_ok("badmin", session.call(hosts_req)).hosts();
   const auto jobs = fetch_jobs(session, "badmin", jobs_req);
@@ -203,6 +206,17 @@ int showstatus(const std::vector<std::string>& args) {
         {"MBATCHD_START_TIME", num(info.mbatchd_start_time())},
         {"MBATCHD_PID", num(info.mbatchd_pid())},
         {"LAST_RECONFIG_TIME", num(info.last_reconfig_time())},
+        {"PASSES", num(static_cast<std::int64_t>(health.passes()))},
+        {"PASS_P50_MS", ms(health.pass_p50_ms())},
+        {"PASS_P99_MS", ms(health.pass_p99_ms())},
+        {"EVENT_LOG_RECORDS", num(static_cast<std::int64_t>(health.log_records()))},
+        {"EVENT_LOG_SYNC_P99_MS", ms(health.log_sync_p99_ms())},
+        {"EVENT_LOG_BYTES", num(static_cast<std::int64_t>(health.log_bytes()))},
+        {"SNAPSHOT_AGE_S", num(health.snapshot_age_s())},
+        {"SBATCHDS", num(health.sbatchds())},
+        {"CONNECTIONS", num(health.connections())},
+        {"RESIDENT_BYTES", num(health.resident_bytes())},
+        {"METRICS_URL", str(health.metrics_url())},
     };
     std::cout << json_object(fields) << "\n";
     return 0;
@@ -225,7 +239,20 @@ int showstatus(const std::vector<std::string>& args) {
             << row("Latest mbatchd start:", long_time(info.mbatchd_start_time()))
             << row("Active mbatchd PID:", std::to_string(info.mbatchd_pid()))
             << row("Latest mbatchd reconfig:",
-                   info.last_reconfig_time() > 0 ? long_time(info.last_reconfig_time()) : std::string("-"));
+                   info.last_reconfig_time() > 0 ? long_time(info.last_reconfig_time()) : std::string("-"))
+            << "\n"
+            << row("Scheduling passes:", std::to_string(health.passes()) + " (p50 " + ms(health.pass_p50_ms()) +
+                                             " ms, p99 " + ms(health.pass_p99_ms()) + " ms)")
+            << row("Event log:", std::to_string(health.log_records()) + " records written, " +
+                                     std::to_string(health.log_bytes()) + " bytes, sync p99 " +
+                                     ms(health.log_sync_p99_ms()) + " ms")
+            << row("Last snapshot:", health.snapshot_age_s() < 0 ? std::string("none since start")
+                                                                 : std::to_string(health.snapshot_age_s()) + " s ago")
+            << row("sbatchds registered:", std::to_string(health.sbatchds()))
+            << row("Open connections:", std::to_string(health.connections()))
+            << row("mbatchd memory:", megabytes(health.resident_bytes()))
+            << row("Metrics and dashboard:",
+                   health.metrics_url().empty() ? std::string("off (LSB_METRICS_PORT)") : health.metrics_url());
   return 0;
 }
 

@@ -53,6 +53,19 @@ std::string pools_json(const MetricsInput& m) {
   return out + "]";
 }
 
+std::string slot_pools_json(const MetricsInput& m) {
+  std::string out = "[";
+  if (m.view_reports && m.policy)
+    for (const auto& p : m.view_reports->pools) {
+      if (p.queue < 0 || static_cast<std::size_t>(p.queue) >= m.policy->queues.size()) continue;
+      out += std::string(out.size() > 1 ? "," : "") + "{\"pool\":" + json_string(p.pool) +
+             ",\"queue\":" + json_string(m.policy->queues[static_cast<std::size_t>(p.queue)].name) +
+             ",\"share\":" + json_number(p.share) + ",\"entitled\":" + std::to_string(p.entitled) +
+             ",\"used\":" + std::to_string(p.used) + ",\"total\":" + std::to_string(p.total) + "}";
+    }
+  return out + "]";
+}
+
 std::string passes_json(const MetricsInput& m) {
   const PassCounters* p = m.health.passes;
   if (!p) return "{\"total\":0,\"recent\":[]}";
@@ -125,8 +138,8 @@ std::string dashboard_state_json(const DashboardInput& in) {
          ",\"slots\":{\"total\":" + std::to_string(totals.slots) + ",\"used\":" + std::to_string(totals.used_slots) +
          "},\"gpus\":{\"total\":" + std::to_string(totals.gpus) + ",\"used\":" + std::to_string(totals.gpus_used) +
          "},\"queues\":" + queues_json(in) + ",\"pending_reasons\":" + reasons + ",\"pools\":" + pools_json(m) +
-         ",\"passes\":" + passes_json(m) + ",\"history\":" + history_json(in) +
-         ",\"health\":{\"uptime_s\":" + json_number(h.uptime_s) +
+         ",\"slot_pools\":" + slot_pools_json(m) + ",\"passes\":" + passes_json(m) +
+         ",\"history\":" + history_json(in) + ",\"health\":{\"uptime_s\":" + json_number(h.uptime_s) +
          ",\"submissions\":" + std::to_string(h.submissions_total) + ",\"sbatchds\":" + std::to_string(h.sbatchds) +
          ",\"connections\":" + std::to_string(h.connections) +
          ",\"resident_bytes\":" + std::to_string(h.resident_bytes) +

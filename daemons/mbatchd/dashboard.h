@@ -1,6 +1,7 @@
 // The dashboard's data (served at /api/state and /api/hosts on the metrics listener,
 // read by the page in daemons/mbatchd/dashboard/): the cluster summary, queues,
-// pending reasons grouped with their counts, guarantee pools, the last passes and the
+// pending reasons grouped with their counts, guarantee pools, slot pools (from the
+// metrics' ViewReports, at most 15 s old), the last passes and the
 // history the plots draw, as JSON. Built from the same inputs as /metrics (metrics.h).
 #pragma once
 

@@ -267,6 +267,9 @@ void write_health(MetricsText& out, const MetricsInput& in) {
     out.histogram("lsf_sched_pass_duration_seconds", {}, p.took_seconds);
     out.family("lsf_sched_jobs_dispatched_total", "counter", "Jobs the passes have started");
     out.sample("lsf_sched_jobs_dispatched_total", static_cast<double>(p.dispatched_total));
+    out.family("lsf_sched_jobs_considered_total", "counter",
+               "Jobs the passes have considered, summed (per pass: its rate over lsf_sched_passes_total's)");
+    out.sample("lsf_sched_jobs_considered_total", static_cast<double>(p.considered_total));
     out.family("lsf_sched_last_pass_jobs", "gauge",
                "The last pass: jobs pending, considered, dispatched, reserved, preempted");
     out.sample("lsf_sched_last_pass_jobs", {{"what", "pending"}}, p.last_stats.jobs_pending);

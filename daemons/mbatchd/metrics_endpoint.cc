@@ -128,6 +128,7 @@ net::HttpResponse Mbatchd::on_http(const net::HttpRequest& request) {
     response.content_type = "application/json";
     response.headers.emplace_back("X-Content-Type-Options", "nosniff");
     if (request.path == "/api/state") {
+      refresh_view_reports();
       const MetricsInput metrics = metrics_input();
       DashboardInput in;
       in.metrics = &metrics;

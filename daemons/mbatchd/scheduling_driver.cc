@@ -162,6 +162,7 @@ void SchedulingDriver::apply(Outcome outcome) {
                               static_cast<int>(started.size())});
   if (counters_.recent.size() > PassCounters::kRecent) counters_.recent.pop_front();
   counters_.dispatched_total += started.size();
+  counters_.considered_total += static_cast<std::uint64_t>(std::max(0, outcome.result.stats.jobs_considered));
   if (!started.empty()) {
     // StartJob only once JOB_START is durable: a crash in between must not leave a job
     // running that the log says is pending.

@@ -64,6 +64,7 @@ struct PassCounters {
   std::chrono::microseconds last_took{0}, max_took{0}, total_took{0};  // sched::schedule() alone
   std::chrono::microseconds last_view_took{0};                         // building the view
   std::uint64_t dispatched_total = 0;
+  std::uint64_t considered_total = 0;  // jobs the passes looked at, summed
   sched::PassStats last_stats;
   net::Histogram took_seconds;    // sched::schedule() alone, every pass
   std::deque<PassRecord> recent;  // the last kRecent passes, oldest first

@@ -94,8 +94,12 @@ check "badmin perfmon view: the request table and the event log" bash -c \
 check "badmin perfmon view -json is JSON with the same figures" bash -c \
   "j=\$(badmin perfmon view -json) && [ \"\$(jq -r '.REQUESTS[] | select(.TYPE == \"submit\") | .COUNT' <<<\"\$j\")\" = $((slots + 8)) ] &&
    [ \"\$(jq -r .JOB_SUBMISSIONS <<<\"\$j\")\" = $((slots + 8)) ]"
+check "badmin showstatus: mbatchd's health under the summary" bash -c \
+  "out=\$(badmin showstatus) && grep -Eq '^   Scheduling passes: +[0-9]+ \(p50 ' <<<\"\$out\" &&
+   grep -Eq '^   sbatchds registered: +[0-9]+\$' <<<\"\$out\" && grep -Eq '^   Metrics and dashboard: +$URL\$' <<<\"\$out\""
 check "badmin showstatus -json: jobs as bjobs counts them" bash -c \
   "j=\$(badmin showstatus -json) && [ \"\$(jq -r .JOBS_RUNNING <<<\"\$j\")\" = $slots ] &&
+   [ \"\$(jq -r .METRICS_URL <<<\"\$j\")\" = '$URL' ] && [ \"\$(jq -r .PASSES <<<\"\$j\")\" -gt 0 ] &&
    [ \"\$(jq -r .JOBS_PENDING <<<\"\$j\")\" = 4 ] && [ \"\$(jq -r .COMMAND <<<\"\$j\")\" = 'badmin showstatus' ]"
 
 # What a raw client sends and a scraper never would.

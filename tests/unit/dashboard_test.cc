@@ -81,6 +81,7 @@ TEST(DashboardJson, StateIsJsonWithQueuesReasonsAndHistory) {
   EXPECT_EQ(h.values(0).struct_value().fields().at("pass_ms").number_value(), 1.5);  // 3 ms over 2 passes
   EXPECT_EQ(h.values(0).struct_value().fields().at("run").struct_value().fields().at("normal").number_value(), 1);
   EXPECT_EQ(s.fields().at("passes").struct_value().fields().at("recent").list_value().values_size(), 1);
+  EXPECT_EQ(s.fields().at("slot_pools").list_value().values_size(), 0);  // no SLOT_POOL queue
 
   auto hosts = parse("{\"h\":" + mbd::dashboard_hosts_json(metrics.hosts, {{0.5, 0.25, 1000, 2000}}) + "}");
   const auto& row = hosts.fields().at("h").list_value().values(0).struct_value().fields();

@@ -103,6 +103,8 @@ function renderState(s) {
   fillBody("reasons", s.pending_reasons.map((r) => [el("td", r.jobs, "n"), r.reason]));
   fillBody("pools", s.pools.map((p) => [p.pool, p.type, p.total, p.free, p.owner_slots, p.loan_slots,
     p.owners.map((o) => o.service_class + " " + o.used + "/" + o.guaranteed).join(", ")]));
+  fillBody("slot-pools", s.slot_pools.map((p) => [p.pool, p.queue, el("td", p.share + "%", "n"),
+    el("td", p.entitled, "n"), el("td", p.used, "n"), el("td", p.total, "n")]));
   fillBody("passes", s.passes.recent.map((p) => [when(p.time), el("td", p.ms.toFixed(3), "n"),
     el("td", p.pending, "n"), el("td", p.considered, "n"), el("td", p.dispatched, "n")]));
   const queues = s.queues.map((q) => q.name);
@@ -135,6 +137,19 @@ async function showJob(id) {
         ["Started", job.startTime ? new Date(job.startTime * 1000).toString() : "-"],
         ["Execution hosts", (job.execHosts || []).join(" ") || "-"], ["Pending reason", job.pendingReason || "-"],
         ["Exit status", job.exitStatus || 0]);
+      // The rest of what bjobs -l has (requirements, limits, files, ...), as mbatchd names it.
+      const shown = new Set(["jobId", "index", "user", "queue", "state", "spec", "submitTime", "startTime", "execHosts",
+        "pendingReason", "exitStatus"]);
+      const more = (obj, prefix) => {
+        for (const [k, v] of Object.entries(obj || {})) {
+          if (prefix === "" && shown.has(k)) continue;
+          if (prefix === "spec." && k === "command") continue;
+          if (v !== null && typeof v === "object" && !Array.isArray(v)) more(v, prefix + k + ".");
+          else rows.push([prefix + k, Array.isArray(v) ? v.map((x) => (typeof x === "object" ? JSON.stringify(x) : x)).join(" ") : v]);
+        }
+      };
+      more(job, "");
+      more(spec, "spec.");
     }
     for (const e of j.jobs.errors || []) rows.push(["Error", e]);
     fillKv("job-fields", rows);
