@@ -164,7 +164,18 @@ void print_long(const std::vector<wire::JobInfo>& jobs, const std::map<std::stri
           std::cout << " Estimated job start time: " << cli::long_time(j.estimated_start()) << ";\n";
         else
           std::cout << " Estimated job start time: unknown (running jobs without run limits);\n";
+      } else if (j.estimated_start() > 0) {
+        // RESERVATION_MODEL = PLAN: nothing is held now; the job has booked a start.
+        std::cout << "\n Planned start time: " << cli::long_time(j.estimated_start()) << ";\n";
       }
+    }
+    // What the pass plans the job to run (this project's RUNTIME_ESTIMATE): said where
+    // it is a prediction, or where a planned start rests on it.
+    if (j.run_estimate() > 0 && (j.estimate_predicted() || (j.estimated_start() > 0 && j.reserved_hosts_size() == 0)) &&
+        (j.state() == wire::JOB_PEND || j.state() == wire::JOB_PSUSP || j.state() == wire::JOB_RUN)) {
+      std::cout << (j.state() == wire::JOB_RUN ? "\n" : "") << " Planned run time: " << j.run_estimate() << " seconds, "
+                << (j.estimate_predicted() ? "predicted from the user's last finished jobs" : "the run limit")
+                << " (the job is killed only at its run limit);\n";
     }
     if (j.state() == wire::JOB_USUSP || j.state() == wire::JOB_SSUSP) {
       std::cout << "\n SUSPENDING REASONS:\n";

@@ -129,6 +129,25 @@ struct RemoteCluster {
 
 // ---- lsb.params -----------------------------------------------------------------
 
+// This project's planning extensions, in lsb.params for every queue and in lsb.queues
+// for one (the queue's win). Unset: what the level above says, else LSF's behaviour.
+struct Planning {
+  // RESERVATION_MODEL = HOLD | PLAN (see BatchParams::reservation_plan).
+  std::optional<bool> plan;
+  // RUNTIME_ESTIMATE = LIMIT | PREDICT: the length reservation and backfill plan a job
+  // with: its run limit (LSF), or a prediction from its user's last finished jobs'
+  // runtimes, never longer than the limit. The job is still killed only at its limit.
+  std::optional<bool> predict;
+  // BACKFILL_ORDER = FCFS | SHORTEST: once the jobs allowed to reserve (RESERVATION_DEPTH)
+  // have booked, the rest of the queue is tried for backfill in its order, or shortest
+  // estimate first.
+  std::optional<bool> shortest_first;
+  // BACKFILL_MAX_WAIT = minutes: a job eligible this long books a planned start even
+  // past RESERVATION_DEPTH, so no backfilled job delays it further. 0: no bound.
+  std::optional<int> max_wait_minutes;
+  bool operator==(const Planning&) const = default;
+};
+
 struct BatchParams {
   std::vector<std::string> default_queues;
   std::string default_project = "default";
@@ -146,6 +165,7 @@ struct BatchParams {
   // slots the running jobs' run limits give, Maui-style (with RESERVATION_DEPTH unset
   // this is conservative backfill).
   bool reservation_plan = false;
+  Planning planning;  // RUNTIME_ESTIMATE, BACKFILL_ORDER, BACKFILL_MAX_WAIT (plan: unused)
   int max_job_num = 1000;
   // LOCAL_MAX_PREEXEC_RETRY: failed pre-execs before the job is held (or exits, under
   // LOCAL_MAX_PREEXEC_RETRY_ACTION=EXIT). Absent: retried for ever, as in LSF.
@@ -218,6 +238,7 @@ struct Queue {
   bool backfill = false;
   std::optional<int> slot_reserve_time;      // SLOT_RESERVE = MAX_RESERVE_TIME[n]
   std::optional<int> resource_reserve_time;  // RESOURCE_RESERVE = MAX_RESERVE_TIME[n]
+  Planning planning;                         // over lsb.params' (an extension)
   bool exclusive = false;
   enum class Interactive { kYes, kNo, kOnly } interactive = Interactive::kYes;
   RequeueExitValues requeue_exit_values;

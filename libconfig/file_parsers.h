@@ -19,6 +19,10 @@ void parse_lsf_shared(const SectionFile& file, FileContext& ctx, ClusterConfig& 
 void parse_lsf_cluster(const SectionFile& file, FileContext& ctx, ClusterConfig& out);
 void parse_lsf_task(const SectionFile& file, FileContext& ctx);
 void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& out);
+// RESERVATION_MODEL, RUNTIME_ESTIMATE, BACKFILL_ORDER and BACKFILL_MAX_WAIT, in
+// lsb.params or a queue: false when `key` is none of them.
+bool parse_planning(const std::string& key, const std::string& value, const SourceLocation& where,
+                    const std::string& context, FileContext& ctx, Planning& out);
 void parse_lsb_queues(const SectionFile& file, FileContext& ctx, std::vector<Queue>& out);
 void parse_lsb_hosts(const SectionFile& file, FileContext& ctx, ClusterConfig& out);
 void parse_lsb_users(const SectionFile& file, FileContext& ctx, ClusterConfig& out);

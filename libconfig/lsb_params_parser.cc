@@ -103,12 +103,9 @@ void parse_lsb_params(const SectionFile& file, FileContext& ctx, BatchParams& ou
         set_int(out.job_terminate_interval, 0, kMax);
       } else if (k == "RESERVATION_DEPTH") {
         set_opt_int(out.reservation_depth, 0);
-      } else if (k == "RESERVATION_MODEL") {
-        std::string u = to_upper(v);
-        if (u == "HOLD" || u == "PLAN")
-          out.reservation_plan = u == "PLAN";
-        else
-          ctx.error(kv.where, context, "RESERVATION_MODEL = " + v + ": the values are HOLD and PLAN");
+      } else if (parse_planning(k, v, kv.where, context, ctx, out.planning)) {
+        if (out.planning.plan) out.reservation_plan = *out.planning.plan;
+        out.planning.plan.reset();  // reservation_plan holds it
       } else if (k == "LOCAL_MAX_PREEXEC_RETRY") {
         set_opt_int(out.local_max_preexec_retry, 1);
       } else if (k == "LOCAL_MAX_PREEXEC_RETRY_ACTION") {

@@ -139,6 +139,7 @@ void apply(const KeyValue& kv, const ParamSpec& spec, Queue& q, FileContext& ctx
     if (auto p = parse_preemption(v, at, context, ctx)) q.preemption = *p;
   } else if (k == "BACKFILL") {
     flag(q.backfill);
+  } else if (parse_planning(k, v, at, context, ctx, q.planning)) {
   } else if (k == "SLOT_RESERVE") {
     if (auto n = ctx.bracketed_int(v, "MAX_RESERVE_TIME", at, context, k)) q.slot_reserve_time = *n;
   } else if (k == "RESOURCE_RESERVE") {

@@ -185,7 +185,16 @@ constexpr ParamSpec kParams[] = {
               "jobs that may hold a slot reservation per pass (all); 1 gives EASY-style backfill"},
     ParamSpec{"lsb.params", "Parameters", "RESERVATION_MODEL", S,
               "HOLD (free slots held now, LSF) or PLAN (a planned start for each reserving job; conservative "
-              "backfill)"},
+              "backfill) (extension)"},
+    ParamSpec{"lsb.params", "Parameters", "RUNTIME_ESTIMATE", S,
+              "LIMIT or PREDICT (extension): plan reservations and backfill with the run limit, or with the mean of "
+              "the user's last two finished jobs' runtimes, at most the limit; jobs are still killed at the limit"},
+    ParamSpec{"lsb.params", "Parameters", "BACKFILL_ORDER", S,
+              "FCFS or SHORTEST (extension): once RESERVATION_DEPTH jobs have booked, try the rest in queue order or "
+              "shortest estimate first"},
+    ParamSpec{"lsb.params", "Parameters", "BACKFILL_MAX_WAIT", S,
+              "minutes (extension): a job eligible this long books a start past RESERVATION_DEPTH, so no "
+              "backfilled job delays it further (0: none)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY", S,
               "failed pre-execs before the action (unlimited)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY_ACTION", S, "SUSPEND (hold, PSUSP) or EXIT"},
@@ -280,6 +289,10 @@ constexpr ParamSpec kParams[] = {
     ParamSpec{"lsb.queues", "Queue", "PREEMPTION", S, "PREEMPTIVE[q+n ...] PREEMPTABLE[q ...]"},
     ParamSpec{"lsb.queues", "Queue", "BACKFILL", S, "Y/N"},
     ParamSpec{"lsb.queues", "Queue", "SLOT_RESERVE", S, "MAX_RESERVE_TIME[n]"},
+    ParamSpec{"lsb.queues", "Queue", "RESERVATION_MODEL", S, "HOLD or PLAN (extension): over lsb.params'"},
+    ParamSpec{"lsb.queues", "Queue", "RUNTIME_ESTIMATE", S, "LIMIT or PREDICT (extension): over lsb.params'"},
+    ParamSpec{"lsb.queues", "Queue", "BACKFILL_ORDER", S, "FCFS or SHORTEST (extension): over lsb.params'"},
+    ParamSpec{"lsb.queues", "Queue", "BACKFILL_MAX_WAIT", S, "minutes (extension): over lsb.params'"},
     ParamSpec{"lsb.queues", "Queue", "RESOURCE_RESERVE", S, "MAX_RESERVE_TIME[n]"},
     ParamSpec{"lsb.queues", "Queue", "EXCLUSIVE", S, "Y/N: bsub -x allowed"},
     ParamSpec{"lsb.queues", "Queue", "INTERACTIVE", S, "YES, NO or ONLY"},

@@ -34,6 +34,7 @@ RunningJobView started(const JobView& job, std::vector<std::string> hosts, std::
   r.hosts = std::move(hosts);
   r.start_time = now;
   r.run_limit_s = job.run_limit_s;
+  r.estimate_s = job.estimate_s;
   r.exclusive = job.exclusive;
   r.res_req = job.res_req;
   r.share_group = job.share_group;

@@ -24,7 +24,8 @@ struct Dispatch {
   // The same as (index in the view's hosts, slots there), for callers that keep their
   // hosts' table (the simulator) and would otherwise look every name up again.
   std::vector<std::pair<int, int>> slots;
-  GpuAllocation gpus;  // the devices chosen for it, host by host; empty: it asked for none
+  GpuAllocation gpus;           // the devices chosen for it, host by host; empty: it asked for none
+  std::int64_t estimate_s = 0;  // what plans took it to run (JobView::estimate_s)
 };
 
 // Slots held for a pending parallel job (SLOT_RESERVE); later jobs may use them only

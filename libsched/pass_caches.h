@@ -79,12 +79,12 @@ struct ReqKey {
   int user_id, project_id;
   std::string_view user, project, sla;
   int min_slots, max_slots;
-  std::int64_t run_limit;
+  std::int64_t run_limit, estimate;
   const void* gpu;  // the GPU requirement: jobs share one when they ask the same
   bool operator==(const ReqKey&) const = default;
   // `by_user`: some active module's answers for the job's queue depend on whose job it
   // is; `given_ids`: the view gives id tables; `held`: some job holds a reservation in
-  // this pass (the run limit then matters for backfill into held slots).
+  // this pass (the run limit and estimate then matter for backfill around it).
   static ReqKey of(const JobView& job, const void* match, bool by_user, bool given_ids, bool held) {
     const bool ids = by_user && given_ids && job.user_id >= 0 && job.project_id >= 0;
     const std::string_view none;
@@ -98,6 +98,7 @@ struct ReqKey {
             job.min_slots,
             job.max_slots,
             held ? job.run_limit_s : 0,
+            held ? job.estimate_s : 0,
             job.gpu.get()};
   }
 };
@@ -111,6 +112,7 @@ struct ReqKeyHash {
     mix(std::hash<std::string_view>()(k.sla));
     mix(static_cast<size_t>(k.min_slots) * 31 + static_cast<size_t>(k.max_slots));
     mix(static_cast<size_t>(k.run_limit));
+    mix(static_cast<size_t>(k.estimate));
     mix(std::hash<const void*>()(k.gpu));
     return h;
   }

@@ -1,12 +1,14 @@
 #include "libsched/pass_steps.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "libsched/pending_reason.h"
+#include "libsched/runtime_estimate.h"
 
 namespace lsf::sched {
 
@@ -157,7 +159,7 @@ void reserve(PassState& s, const JobView& job, const Candidates& cands) {
 // record: a start, as the modules' commit and a dispatch naming each slot's host.
 void record_start(PassState& s, const JobView& job, const Placement& placement) {
   for (auto& m : s.modules) m->commit(s.ctx, job, placement);
-  Dispatch d{job.key, {}, placement.hosts, placement.gpus};
+  Dispatch d{job.key, {}, placement.hosts, placement.gpus, job.estimate_s};
   d.hosts.reserve(static_cast<size_t>(placement.slots()));
   for (auto [h, n] : placement.hosts)
     for (int i = 0; i < n; ++i) d.hosts.push_back(s.view.hosts[h].name);
@@ -233,6 +235,24 @@ void walk_picked(PassState& s, JobPicker& picker) {
   }
 }
 
+// BACKFILL_ORDER = SHORTEST: once RESERVATION_DEPTH jobs have reserved, no later job
+// of the pass may reserve and the rest of the queue only backfills, so it is tried in
+// the order that packs most around the reservations: the shortest planned length first
+// (unknown last), ties in queue order. The queue's own order still decides who reserves.
+void backfill_shortest_first(PassState& s, size_t from, int queue) {
+  auto& jobs = s.jobs;
+  size_t end = from;
+  while (end < jobs.size() && jobs[end]->queue == queue) ++end;
+  const QueuePolicy& q = s.view.policy->queues[static_cast<size_t>(queue)];
+  const std::int64_t now = s.ctx.now;
+  auto rank = [&](const JobView* j) {
+    const std::int64_t len = planned_length(*j);
+    return std::pair{overdue(q, *j, now) ? 0 : 1, len > 0 ? len : std::numeric_limits<std::int64_t>::max()};
+  };
+  std::stable_sort(jobs.begin() + static_cast<std::ptrdiff_t>(from), jobs.begin() + static_cast<std::ptrdiff_t>(end),
+                   [&](const JobView* a, const JobView* b) { return rank(a) < rank(b); });
+}
+
 // The rest of the queue of jobs[begin], in order (pickers start where a queue's jobs
 // start); returns where the next queue begins.
 size_t walk_queue(PassState& s, size_t begin) {
@@ -240,12 +260,18 @@ size_t walk_queue(PassState& s, size_t begin) {
   const size_t hot_bytes = s.given_ids ? kJobViewHotBytes : kJobViewNamedBytes;
   const auto& jobs = s.jobs;
   const int queue = jobs[begin]->queue;
+  const int depth = s.view.policy->reservation_depth;
+  bool reorder = depth >= 0 && s.view.policy->queues[static_cast<size_t>(queue)].shortest_first;
   for (; begin < jobs.size() && jobs[begin]->queue == queue; ++begin) {
     // A queue's jobs lie far apart in the view (jobs of other queues between): fetch
     // the next ones' fields while this one is considered.
     if (begin + kAhead < jobs.size()) prefetch_job(jobs[begin + kAhead], hot_bytes);
     Placement placement;
     consider(s, *jobs[begin], placement);
+    if (reorder && static_cast<int>(s.ctx.result.reservations.size()) >= depth) {
+      backfill_shortest_first(s, begin + 1, queue);
+      reorder = false;
+    }
   }
   return begin;
 }

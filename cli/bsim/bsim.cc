@@ -3,7 +3,7 @@
 //
 //   bsim --trace FILE.swf[.gz] [-c LSF_ENVDIR] [--queue Q] [--compare DIR[:QUEUE] ...]
 //        | --scenario FILE.yaml [--queue Q]
-//        [--map-queue N=Q ...] [--map-partition N=Q ...]
+//        [--map-queue N=Q ...] [--map-partition N=Q ...] [--filter standard]
 //        [--jobs N] [--hosts N] [--slots M] [--estimate user|exact|K]
 //        [--csv FILE] [--swf FILE] [--plot PREFIX] [--by-user] [--by-queue] [-q]
 //
@@ -13,8 +13,9 @@
 // Hosts: --hosts N of --slots M each; by default MaxProcs (or MaxNodes) hosts of one slot
 // from the trace header; --hosts 0 takes the configuration's hosts. --map-queue and
 // --map-partition send jobs of a trace queue or partition number elsewhere (partition
-// first). --compare runs the
-// trace once per configuration (and queue) named and prints a row for each.
+// first). --filter standard cleans the trace as the archived backfilling studies did
+// (trace_filter.h). --compare runs the trace once per configuration (and queue) named
+// and prints a row for each.
 // --scenario replays a scheduling-pass scenario (tests/scenarios): its configuration and
 // hosts, its steps' submissions, each running for its `runtime` (else its -W).
 #include <malloc.h>
@@ -36,6 +37,7 @@
 #include "cli/bsim/scenario.h"
 #include "cli/bsim/svg_plot.h"
 #include "cli/bsim/swf_trace.h"
+#include "cli/bsim/trace_filter.h"
 #include "cli/bsim/trace_jobs.h"
 #include "libconfig/config_loader.h"
 #include "libsched/sim/cluster_model.h"
@@ -71,9 +73,11 @@ struct Options {
   Estimate estimate;
   // SWF queue and partition numbers -> LSF queue names (--map-queue, --map-partition).
   std::map<std::int64_t, std::string> queue_map, partition_map;
+  std::string trace_path;
   int hosts = -1;
   int slots = 1;
   bool progress = false;
+  bool warned = false;  // duplicate ids are reported once, not once per --compare run
 };
 
 // One simulation of the trace under one configuration and queue.
@@ -116,7 +120,7 @@ std::int64_t run_limit_of(const Estimate& e, std::int64_t requested, std::int64_
 
 // Errors go to stderr; nullopt when the run could not be made.
 std::optional<Run> simulate(const std::string& envdir, const std::string& queue_name, const Workload& work,
-                            const Options& opt, const std::string& label) {
+                            Options& opt, const std::string& label) {
   config::LoadOptions load;
   load.envdir = envdir;
   // A fixed instant, not the clock: the same input gives the same output whenever it
@@ -200,6 +204,20 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
     run.jobs = std::move(replayed.jobs);
     run.source = std::move(replayed.source);
     run.skipped = replayed.skipped;
+    // The simulator numbers jobs in submit order, so a reused id changes nothing in the
+    // schedule; it is said, since the CSV and SWF written then name two jobs alike.
+    if (!replayed.duplicates.empty() && !opt.warned) {
+      opt.warned = true;
+      constexpr size_t kShown = 5;
+      for (size_t i = 0; i < std::min(kShown, replayed.duplicates.size()); ++i) {
+        const auto& [again, first] = replayed.duplicates[i];
+        std::fprintf(stderr, "bsim: warning: %s:%zu: job %lld again (first on line %zu)\n", opt.trace_path.c_str(),
+                     again->line, static_cast<long long>(again->id), first->line);
+      }
+      if (replayed.duplicates.size() > kShown)
+        std::fprintf(stderr, "bsim: warning: %zu more jobs reuse an id\n", replayed.duplicates.size() - kShown);
+      std::fprintf(stderr, "bsim: warning: jobs are told apart by their place in submit order\n");
+    }
   }
 
   run.queue_length.label = run.busy.label = label;
@@ -233,10 +251,14 @@ std::optional<Run> simulate(const std::string& envdir, const std::string& queue_
 bool write_csv(const std::string& path, const Run& run) {
   std::ofstream csv(path);
   csv << "job,submit,start,end,wait,run,procs,killed,first_host\n";
-  for (const auto& o : run.result.jobs)
-    csv << o.id << ',' << o.submit << ',' << o.start << ',' << o.end << ',' << (o.start >= 0 ? o.start - o.submit : -1)
+  for (size_t i = 0; i < run.result.jobs.size(); ++i) {
+    const auto& o = run.result.jobs[i];
+    // A trace's jobs by their id in the trace, not the simulator's number.
+    const std::int64_t id = i < run.source.size() ? run.source[i]->id : o.id;
+    csv << id << ',' << o.submit << ',' << o.start << ',' << o.end << ',' << (o.start >= 0 ? o.start - o.submit : -1)
         << ',' << (o.start >= 0 ? o.end - o.start : -1) << ',' << o.procs << ',' << (o.killed ? 1 : 0) << ','
         << o.first_host << '\n';
+  }
   return static_cast<bool>(csv);
 }
 
@@ -320,7 +342,8 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   po::options_description opts("bsim options");
-  std::string trace_path, scenario_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix;
+  std::string trace_path, scenario_path, envdir, estimate_text = "user", csv_path, swf_path, queue_name, plot_prefix,
+                                                 filter;
   std::vector<std::string> compare, map_queue, map_partition;
   std::size_t limit = 0;
   Options opt;
@@ -331,6 +354,7 @@ int main(int argc, char** argv) {
       "compare", po::value(&compare)->composing(), "DIR[:QUEUE]: a run per configuration, side by side")(
       "map-queue", po::value(&map_queue)->composing(), "N=QUEUE: jobs of the trace's queue N go to QUEUE")(
       "map-partition", po::value(&map_partition)->composing(), "N=QUEUE: jobs of partition N go to QUEUE")(
+      "filter", po::value(&filter), "standard: clean the trace as the archived backfilling studies did")(
       "jobs", po::value(&limit), "simulate the first N jobs only")("hosts", po::value(&opt.hosts),
                                                                    "N identical hosts (0: the configuration's hosts)")(
       "slots", po::value(&opt.slots), "slots per host (default 1)")(
@@ -397,6 +421,11 @@ int main(int argc, char** argv) {
     }
   }
   opt.progress = !vm.count("quiet") && isatty(STDERR_FILENO);
+  opt.trace_path = trace_path;
+  if (!filter.empty() && (filter != "standard" || trace_path.empty())) {
+    std::fprintf(stderr, "bsim: --filter %s: the one filter is `standard`, for a --trace\n", filter.c_str());
+    return 2;
+  }
 
   bsim::SwfTrace trace;
   bsim::Scenario scenario;
@@ -406,6 +435,14 @@ int main(int argc, char** argv) {
     if (scenario_path.empty()) {
       trace = bsim::read_swf(trace_path, limit);
       work.trace = &trace;
+      if (!filter.empty()) {
+        auto f = bsim::filter_standard(trace);
+        std::printf(
+            "Filter standard: %zu of %zu jobs kept; dropped %zu without processors, %zu wider than MaxProcs, "
+            "%zu without a runtime, %zu without a requested time, %zu submitted before the start; %zu runtimes cut "
+            "to the requested time\n",
+            f.kept, f.read, f.no_procs, f.too_wide, f.no_runtime, f.no_request, f.before_start, f.capped);
+      }
     } else {
       scenario = bsim::read_scenario(scenario_path);
       if (limit > 0 && scenario.jobs.size() > limit) scenario.jobs.resize(limit);

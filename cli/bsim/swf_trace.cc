@@ -92,6 +92,7 @@ SwfTrace read_swf(const std::filesystem::path& path, std::size_t limit) {
     j.group = n(13);
     j.queue = n(15);
     j.partition = n(16);
+    j.line = number;
     trace.jobs.push_back(j);
     if (limit && trace.jobs.size() >= limit) break;
   }

@@ -23,6 +23,7 @@ struct SwfJob {
   std::int64_t group = -1;
   std::int64_t queue = -1;
   std::int64_t partition = -1;
+  std::size_t line = 0;  // in the file, for messages
 };
 
 struct SwfTrace {

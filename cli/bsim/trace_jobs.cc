@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 
 namespace lsf::bsim {
 
@@ -9,14 +10,15 @@ TraceJobs trace_jobs(const SwfTrace& trace, const std::function<void(const SwfJo
   std::vector<sched::sim::Job> jobs;
   std::vector<const SwfJob*> source;
   TraceJobs out;
+  std::unordered_map<std::int64_t, const SwfJob*> first;  // by trace id
   for (const auto& s : trace.jobs) {
     std::int64_t procs = s.req_procs > 0 ? s.req_procs : s.alloc_procs;
     if (s.run < 0 || procs <= 0) {
       ++out.skipped;
       continue;
     }
+    if (auto [it, fresh] = first.try_emplace(s.id, &s); !fresh) out.duplicates.emplace_back(&s, it->second);
     sched::sim::Job j;
-    j.id = s.id;
     j.submit = s.submit;
     j.runtime = s.run;
     j.procs = static_cast<int>(procs);
@@ -33,6 +35,7 @@ TraceJobs trace_jobs(const SwfTrace& trace, const std::function<void(const SwfJo
   out.source.reserve(jobs.size());
   for (size_t i : order) {
     out.jobs.push_back(std::move(jobs[i]));
+    out.jobs.back().id = static_cast<std::int64_t>(out.jobs.size());
     out.source.push_back(source[i]);
   }
   return out;

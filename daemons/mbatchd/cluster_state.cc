@@ -329,6 +329,8 @@ daemon::Status ClusterState::apply_status(const wire::JobStatusEvent& e, std::in
     if (!was_finished) {
       ++finished_since_snapshot_;
       charge_share(*job);
+      if (job->start_time > 0 && job->end_time >= job->start_time)
+        runtimes_.finished(job->user(), job->end_time - job->start_time);
     }
   }
   if (!e.reason().empty() || job->finished()) job->reason = e.reason();
@@ -409,6 +411,7 @@ daemon::Status ClusterState::apply_start(const wire::JobStartEvent& e, std::int6
   job->gpus.reset();
   if (e.gpus_size() > 0) job->gpus = std::make_shared<const sched::GpuAllocation>(gpu_allocation(e.gpus()));
   job->start_time = time;
+  job->estimate_s = e.run_estimate();
   ++job->attempt;
   job->pending_reason.reset();
   job->reason.clear();
@@ -578,6 +581,7 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     r->set_forced(job.forced);
     r->set_attempt(job.attempt);
     r->set_pre_exec_failures(job.pre_exec_failures);
+    r->set_run_estimate(job.estimate_s);
     for (const auto& h : job.excluded_hosts) r->add_excluded_hosts(h);
   }
   for (const auto& [name, q] : queues_) {
@@ -603,6 +607,12 @@ wire::Snapshot ClusterState::snapshot(std::int64_t now) const {
     e->set_op(wire::JGRP_ADD);
     e->set_user(g.owner);
     e->set_limit(g.limit);
+  }
+  for (const auto& e : runtimes_.entries()) {
+    auto* u = s.add_runtimes();
+    u->set_user(e.user);
+    u->set_newest(e.newest);
+    u->set_older(e.older);
   }
   for (const auto& e : share_history_->entries()) {
     auto* u = s.add_share_usage();
@@ -652,6 +662,7 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
     job.forced = r.forced();
     job.attempt = r.attempt();
     job.pre_exec_failures = r.pre_exec_failures();
+    job.estimate_s = r.run_estimate();
     job.excluded_hosts.assign(r.excluded_hosts().begin(), r.excluded_hosts().end());
     if (job.pending()) job.pending_reason = new_job_reason();
     if (!r.spec().job_name().empty() && r.index() <= 1) by_name_.emplace(r.spec().job_name(), r.job_id());
@@ -666,6 +677,8 @@ void ClusterState::load_snapshot(const wire::Snapshot& s) {
   auto history = std::make_shared<sched::ShareHistory>();
   for (const auto& u : s.share_usage()) history->restore({u.queue(), u.user(), {u.cpu_s(), u.run_s()}, u.as_of()});
   share_history_ = std::move(history);
+  runtimes_ = {};
+  for (const auto& u : s.runtimes()) runtimes_.restore({u.user(), u.newest(), u.older()});
 }
 
 void ClusterState::sync_config(const config::ClusterConfig& config, std::shared_ptr<const sched::SchedPolicy> policy) {

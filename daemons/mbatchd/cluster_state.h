@@ -22,6 +22,7 @@
 #include "daemons/mbatchd/job.h"
 #include "libconfig/cluster_config.h"
 #include "libsched/model/policy.h"
+#include "libsched/runtime_estimate.h"
 #include "libsched/share_history.h"
 #include "lsf.pb.h"
 
@@ -147,6 +148,9 @@ class ClusterState {
   // What finished jobs of fairshare queues used (decayed); charged as each job ends,
   // so replaying the log rebuilds it, and kept in snapshots.
   std::shared_ptr<const sched::ShareHistory> share_history() const { return share_history_; }
+  // Users' last finished runtimes (RUNTIME_ESTIMATE = PREDICT), from every job that ran
+  // and ended: the event log's JOB_STATUS records, kept in snapshots.
+  const sched::RuntimeHistory& runtimes() const { return runtimes_; }
 
  private:
   void track(Job& job, int sign);
@@ -187,6 +191,7 @@ class ClusterState {
   // The policy in force: which queues' finished jobs are charged for fairshare, where.
   std::shared_ptr<const sched::SchedPolicy> policy_;
   std::shared_ptr<sched::ShareHistory> share_history_ = std::make_shared<sched::ShareHistory>();
+  sched::RuntimeHistory runtimes_;
 };
 
 // Parses what a submission needs parsed (resource requirement, dependency, -gpu). A

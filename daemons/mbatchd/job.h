@@ -85,6 +85,7 @@ struct Job {
   std::int64_t end_time = 0;
   std::vector<std::string> exec_hosts;               // one per slot
   std::shared_ptr<const sched::GpuAllocation> gpus;  // the GPUs of its last start; null: none
+  std::int64_t estimate_s = 0;                       // what plans took it to run when it started; 0: its run limit
   // exec_hosts as a pass reads them, (host index, slots there) in the scheduling host
   // table they were worked out for, during dispatch `attempt`: worked out once per start
   // and table rather than looked up by name for every running job in every pass.

@@ -10,6 +10,7 @@
 #include "daemons/common/rpc_server.h"
 #include "daemons/mbatchd/job_policy.h"
 #include "libsched/model/share_tree.h"
+#include "libsched/runtime_estimate.h"
 
 namespace lsf::mbd {
 namespace {
@@ -74,6 +75,20 @@ wire::JobInfo JobQueries::job_info(const Job& job) const {
     for (const auto& h : r->second.hosts) info.add_reserved_hosts(h);
     info.set_estimated_start(r->second.estimated_start);
     info.set_reserved_since(r->second.since);
+  }
+  // The length plans take it to run: a started job's from its start, a pending one's as
+  // the next pass will predict it (RUNTIME_ESTIMATE = PREDICT), else its run limit.
+  if (job.started() && !job.finished()) {
+    info.set_run_estimate(job.estimate_s > 0 ? job.estimate_s : effective_run_limit(ctx_.conf(), job));
+    info.set_estimate_predicted(job.estimate_s > 0);
+  } else if (job.pending()) {
+    const std::int64_t limit = effective_run_limit(ctx_.conf(), job);
+    const int q = index_.policy->queue_index(job.queue);
+    const bool predicts = q >= 0 && index_.policy->queues[static_cast<size_t>(q)].predict;
+    const std::int64_t estimate =
+        predicts ? sched::predicted_estimate(ctx_.state.runtimes(), job.user(), limit) : limit;
+    info.set_run_estimate(estimate);
+    info.set_estimate_predicted(predicts && ctx_.state.runtimes().predicted(job.user()).has_value());
   }
   info.set_pid(job.pid);
   if (job.state == wire::JOB_USUSP || job.state == wire::JOB_SSUSP) info.set_suspend_reason(job.reason);

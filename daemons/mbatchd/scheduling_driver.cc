@@ -188,6 +188,7 @@ bool SchedulingDriver::start(const sched::Dispatch& d, std::vector<sched::JobKey
   e->set_index(d.job.index);
   for (const auto& h : d.hosts) e->add_exec_hosts(h);
   add_gpu_uses(d.gpus, *e->mutable_gpus());
+  e->set_run_estimate(d.estimate_s);
   ctx_.sink.record(ev);
   started.push_back(d.job);
   return true;

@@ -14,8 +14,11 @@ namespace lsf::mbd {
 class ViewBuilder::QueueTable {
  public:
   QueueTable(const config::ClusterConfig& config, const sched::SchedPolicy& policy) {
-    for (const auto& q : config.queues)
-      queues_.emplace(q.name, QueueFacts{policy.queue_index(q.name), default_run_limit_s(q), &q});
+    for (const auto& q : config.queues) {
+      const int index = policy.queue_index(q.name);
+      const bool predict = index >= 0 && policy.queues[static_cast<size_t>(index)].predict;
+      queues_.emplace(q.name, QueueFacts{index, default_run_limit_s(q), &q, predict});
+    }
   }
   // Null for a queue a reconfig removed.
   const QueueFacts* find(const Job& job) {
@@ -157,6 +160,10 @@ sched::JobView ViewBuilder::pending_view(const sched::JobKey& key, const Job& jo
   if (spec.asked_hosts_size() > 0) jv.asked_hosts = asked_hosts(job);
   jv.exclusive = spec.exclusive();
   jv.run_limit_s = run_limit(job, qf);
+  // RUNTIME_ESTIMATE = PREDICT: what the user's last jobs ran, as bsim predicts it.
+  // (Set only when predicted, so that a job started from it shows as predicted.)
+  if (qf.predict && ctx_.state.runtimes().predicted(jv.user))
+    jv.estimate_s = sched::predicted_estimate(ctx_.state.runtimes(), jv.user, jv.run_limit_s);
   jv.begin_time = spec.begin_time();
   jv.retry_at = job.retry_at;
   jv.dependency = dependency_state(ctx_.conf(), ctx_.state, job);
@@ -217,6 +224,7 @@ sched::RunningJobView ViewBuilder::running_view(const sched::JobKey& key, const 
   rv.cause = sched::suspend_cause_of(job.state == wire::JOB_SSUSP, job.reason);
   rv.start_time = job.start_time;
   rv.run_limit_s = run_limit(job, qf);
+  rv.estimate_s = job.estimate_s;
   rv.exclusive = job.spec().exclusive();
   rv.forced = job.forced;
   rv.gpus = job.gpus;

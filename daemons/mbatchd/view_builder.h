@@ -82,6 +82,7 @@ class ViewBuilder {
     int index = -1;  // in the policy; -1: not in it
     std::int64_t run_limit_s = 0;
     const config::Queue* queue = nullptr;
+    bool predict = false;  // RUNTIME_ESTIMATE = PREDICT
   };
   class QueueTable;
   using GroupIndex = std::unordered_map<std::string, int>;

@@ -115,6 +115,9 @@ struct alignas(64) JobView {
   int max_slots = 1;
   int array_limit = 0;           // %n of `name[1-100]%n`; 0: none (key.id is the array)
   std::int64_t run_limit_s = 0;  // 0: none (backfill needs one)
+  // What reservation and backfill plan it to run (RUNTIME_ESTIMATE = PREDICT,
+  // runtime_estimate.h), at most run_limit_s; 0: its run limit.
+  std::int64_t estimate_s = 0;
   std::int64_t begin_time = 0;
   std::int64_t retry_at = 0;       // its pre-exec failed: not dispatched before then
   std::int64_t planned_start = 0;  // RESERVATION_MODEL = PLAN: its last booked start
@@ -184,7 +187,8 @@ struct alignas(64) RunningJobView {
   bool forced = false;  // brun -f: never suspended for load
   std::int64_t start_time = 0;
   std::int64_t run_limit_s = 0;
-  double cpu_s = 0;  // CPU time used so far (fairshare's cpu_time)
+  std::int64_t estimate_s = 0;  // as JobView's, when it started; 0: its run limit
+  double cpu_s = 0;             // CPU time used so far (fairshare's cpu_time)
   std::shared_ptr<const config::ResourceRequirement> res_req;
   std::vector<std::string> hosts;  // one entry per slot
   std::string user;

@@ -246,6 +246,12 @@ void add_queue_policies(const config::ClusterConfig& cfg, SchedPolicy& p) {
     qp.dispatch_window = q.dispatch_window;
     qp.backfill = q.backfill;
     qp.slot_reserve_time = q.slot_reserve_time;
+    const config::Planning& cluster = cfg.params.planning;
+    qp.reservation_plan = q.planning.plan.value_or(cfg.params.reservation_plan);
+    qp.predict = q.planning.predict.value_or(cluster.predict.value_or(false));
+    qp.shortest_first = q.planning.shortest_first.value_or(cluster.shortest_first.value_or(false));
+    qp.max_wait_s = std::int64_t{q.planning.max_wait_minutes.value_or(cluster.max_wait_minutes.value_or(0))} * 60;
+    p.reservation_plan = p.reservation_plan || qp.reservation_plan;
     qp.exclusive = q.exclusive;
     qp.job_accept_interval = q.job_accept_interval;
     qp.stop_cond = q.stop_cond;
@@ -422,7 +428,6 @@ std::shared_ptr<const SchedPolicy> build_policy(const config::ClusterConfig& cfg
   p->job_accept_interval = std::max(0, cfg.params.job_accept_interval);
   p->pg_susp_it = cfg.params.pg_susp_it;
   p->reservation_depth = cfg.params.reservation_depth.value_or(-1);
-  p->reservation_plan = cfg.params.reservation_plan;
 
   add_host_policies(cfg, *p);
   add_queue_policies(cfg, *p);

@@ -55,6 +55,13 @@ struct QueuePolicy {
   config::TimeWindowSet run_window, dispatch_window;
   bool backfill = false;
   std::optional<int> slot_reserve_time;  // MAX_RESERVE_TIME in dispatch turns
+  // This project's planning (lsb.queues over lsb.params, config::Planning):
+  // RESERVATION_MODEL = PLAN, RUNTIME_ESTIMATE = PREDICT (jobs carry their estimate,
+  // JobView::estimate_s), BACKFILL_ORDER = SHORTEST, BACKFILL_MAX_WAIT in seconds.
+  bool reservation_plan = false;
+  bool predict = false;
+  bool shortest_first = false;
+  std::int64_t max_wait_s = 0;  // 0: no bound
   bool exclusive = false;
   std::optional<int> job_accept_interval;
   std::set<std::string, std::less<>> preempts;  // queues this one may preempt
@@ -144,7 +151,7 @@ struct SchedPolicy {
   int job_accept_interval = 0;
   int pg_susp_it = 180;
   int reservation_depth = -1;     // -1: every blocked job with SLOT_RESERVE may reserve
-  bool reservation_plan = false;  // RESERVATION_MODEL = PLAN: planned starts, not held slots
+  bool reservation_plan = false;  // some queue has RESERVATION_MODEL = PLAN: planned starts
 
   std::vector<QueuePolicy> queues;  // in configuration order
   std::map<std::string, HostPolicy, std::less<>> hosts;

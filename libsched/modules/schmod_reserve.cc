@@ -17,7 +17,13 @@
 //    (libsched/slot_profile.h); any job may start now only if every booked start keeps
 //    its slots for the job's whole run limit (for good when it has none), so BACKFILL
 //    changes nothing there. Every job planning is conservative backfill;
-//    RESERVATION_DEPTH = 1 is EASY as the literature states it.
+//    RESERVATION_DEPTH = 1 is EASY as the literature states it. A queue's own
+//    RESERVATION_MODEL overrides lsb.params'.
+//  - Plans take a job to run for its estimate (RUNTIME_ESTIMATE = PREDICT: its user's
+//    recent runtimes, runtime_estimate.h), else its run limit; a running job that
+//    outlives its estimate has it extended. A job eligible for BACKFILL_MAX_WAIT or
+//    longer reserves past RESERVATION_DEPTH, and while one is pending every plan counts
+//    run limits, not estimates: a prediction that turns out short cannot delay it.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -26,6 +32,7 @@
 #include "libsched/limit_usage.h"
 #include "libsched/modules/modules.h"
 #include "libsched/pending_reason.h"
+#include "libsched/runtime_estimate.h"
 #include "libsched/slot_profile.h"
 
 namespace lsf::sched {
@@ -50,25 +57,32 @@ class ReserveModule final : public Module {
     for (size_t i = 0; i < ctx.view.running.size(); ++i) {
       const RunningJobView& job = ctx.view.running[i];
       Usage use = ctx.usage(job.res_req.get(), job.start_time);
-      std::int64_t end = job.run_limit_s > 0 ? job.start_time + job.run_limit_s : kNever;
+      const std::int64_t end = planned_end(ctx, job);
+      const std::int64_t limit = job.run_limit_s > 0 ? job.start_time + job.run_limit_s : kNever;
       for (auto [h, n] : ctx.slots_of(i)) {
         for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
-        ends_.push_back({end, h, n});
+        ends_.push_back({end, limit, h, n});
       }
       for (const auto& [res, amount] : use.per_job) ctx.take_shared(res, amount);
     }
+    for (const auto& job : ctx.view.pending)
+      if (overdue(ctx.queue_of(job), job, ctx.now)) {
+        strict_ = true;
+        break;
+      }
     if (ctx.policy.reservation_plan) book_last_plans(ctx);
   }
 
   bool plans(const PassContext& ctx, int queue) const override {
-    return ctx.policy.reservation_plan && ctx.policy.queues[queue].slot_reserve_time;
+    const QueuePolicy& q = ctx.policy.queues[static_cast<size_t>(queue)];
+    return q.reservation_plan && q.slot_reserve_time;
   }
 
   std::optional<std::string> verify(const PassContext& ctx, const JobView& job, const Candidates& cands,
                                     const Placement& p) override {
     if (live_ == 0 && plans_.empty()) return std::nullopt;
     plan_set(ctx, cands);
-    std::int64_t until = end_of(ctx.now, length(job));
+    std::int64_t until = end_of(ctx.now, held_for(job));
     for (const auto& set : plans_) {
       int n = set.slots_in(p);
       if (n == 0) continue;
@@ -83,7 +97,7 @@ class ReserveModule final : public Module {
   std::shared_ptr<const std::string> cannot_start(PassContext& ctx, const JobView& job,
                                                   const Candidates& cands) override {
     if (live_ == 0 && plans_.empty()) return nullptr;
-    std::int64_t left = plan_set(ctx, cands).profile.min_free(ctx.now, end_of(ctx.now, length(job)));
+    std::int64_t left = plan_set(ctx, cands).profile.min_free(ctx.now, end_of(ctx.now, held_for(job)));
     if (left < job.min_slots) return planned_away(left, job.min_slots);
     return nullptr;
   }
@@ -125,8 +139,9 @@ class ReserveModule final : public Module {
   }
 
   int backfill(const PassContext& ctx, const JobView& job, int h) override {
-    if (!ctx.queue_of(job).backfill || job.run_limit_s <= 0) return 0;
-    std::int64_t ends = ctx.now + job.run_limit_s;
+    const std::int64_t len = held_for(job);
+    if (!ctx.queue_of(job).backfill || len == SlotProfile::kForever) return 0;
+    std::int64_t ends = ctx.now + len;
     int usable = 0;
     for (const auto& r : held_[h])
       if (r.until != kNever && ends <= r.until) usable += r.slots;
@@ -135,12 +150,14 @@ class ReserveModule final : public Module {
 
   void commit(PassContext& ctx, const JobView& job, const Placement& p) override {
     const Usage& use = ctx.demand(job.res_req.get());
-    std::int64_t end = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
+    const std::int64_t len = held_for(job);
+    std::int64_t end = len == SlotProfile::kForever ? kNever : ctx.now + len;
+    const std::int64_t limit = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
     for (auto& set : plans_)
       if (int n = set.slots_in(p)) set.profile.add(ctx.now, end, -n);
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
-      ends_.push_back({end, h, n});
+      ends_.push_back({end, limit, h, n});
       sorted_ = false;
       // schmod_default (always first) has counted the slots: what went past the
       // unreserved free slots was borrowed from reservations by backfill.
@@ -153,13 +170,14 @@ class ReserveModule final : public Module {
 
   bool reserve(PassContext& ctx, const JobView& job, const Candidates& cands, Placement& held) override {
     const QueuePolicy& q = ctx.queue_of(job);
-    if (!q.slot_reserve_time || (job.min_slots <= 1 && !ctx.policy.reservation_plan)) return false;
+    if (!q.slot_reserve_time || (job.min_slots <= 1 && !q.reservation_plan)) return false;
     int depth = ctx.policy.reservation_depth;
-    if (depth >= 0 && static_cast<int>(ctx.result.reservations.size()) >= depth) return false;
+    if (depth >= 0 && static_cast<int>(ctx.result.reservations.size()) >= depth && !overdue(q, job, ctx.now))
+      return false;
     std::int64_t since = job.reserving_since > 0 ? job.reserving_since : ctx.now;
     // MAX_RESERVE_TIME passed: the reservation lapses for this turn and begins anew.
     if (ctx.now - since > std::int64_t{*q.slot_reserve_time} * ctx.policy.mbd_sleep_time) return false;
-    if (ctx.policy.reservation_plan) return plan(ctx, job, cands, since);
+    if (q.reservation_plan) return plan(ctx, job, cands, since);
 
     const config::Span* span = job.res_req && job.res_req->span ? &*job.res_req->span : nullptr;
     int need = job.min_slots;
@@ -197,7 +215,8 @@ class ReserveModule final : public Module {
 
  private:
   struct End {
-    std::int64_t at;
+    std::int64_t at;     // as planned: the estimate's end, else the run limit's
+    std::int64_t limit;  // the run limit's (kNever: none)
     int host;
     int slots;
   };
@@ -237,9 +256,26 @@ class ReserveModule final : public Module {
 
   // How long a job holds its slots once started, as plans see it.
   static std::int64_t length(const JobView& job) {
+    return planned_length(job) > 0 ? planned_length(job) : SlotProfile::kForever;
+  }
+  // How long a job that would start now is taken to hold its slots against the plans:
+  // its planned length; but while any job has waited past BACKFILL_MAX_WAIT, every job
+  // counts with its run limit, and so does every running job (plan_set), so that no
+  // prediction that turns out short can delay the jobs that reserve: they wait as
+  // under plain EASY until the backlog is gone. Bookings then count it too (plan).
+  std::int64_t held_for(const JobView& job) const {
+    if (!strict_) return length(job);
     return job.run_limit_s > 0 ? job.run_limit_s : SlotProfile::kForever;
   }
 
+  // When a running job is planned to end: its estimate, extended once it has outlived
+  // it, else its run limit; kNever without either.
+  static std::int64_t planned_end(const PassContext& ctx, const RunningJobView& job) {
+    const std::int64_t len = job.estimate_s > 0
+                                 ? extended_estimate(job.estimate_s, ctx.now - job.start_time, job.run_limit_s)
+                                 : job.run_limit_s;
+    return len > 0 ? job.start_time + len : kNever;
+  }
   // Jobs are known by their place in the view's pending list.
   void book(const PassContext& ctx, const JobView& job, const Booking& b) {
     if (booking_of_.empty()) booking_of_.assign(ctx.view.pending.size(), -1);
@@ -253,9 +289,15 @@ class ReserveModule final : public Module {
   // considered before one of them may start now only around it. That is what keeps
   // every plan from moving later (conservative backfill's promise): each job replans
   // around all the others, and its own old start is still there.
+  //
+  // Not with RUNTIME_ESTIMATE = PREDICT: a plan made on predictions is no promise (a
+  // running job that outlives its prediction moves every plan behind it), and a job's
+  // old start standing while the jobs ahead of it replan would put it ahead of them.
+  // There each pass plans afresh, in priority order.
   void book_last_plans(const PassContext& ctx) {
     for (const auto& job : ctx.view.pending) {
-      if (job.planned_start <= 0 || !ctx.queue_of(job).slot_reserve_time) continue;
+      const QueuePolicy& q = ctx.queue_of(job);
+      if (job.planned_start <= 0 || !q.slot_reserve_time || !q.reservation_plan || q.predict) continue;
       std::int64_t from = std::max(job.planned_start, ctx.now);
       book(ctx, job, {from, end_of(from, length(job)), job.min_slots});
     }
@@ -283,9 +325,10 @@ class ReserveModule final : public Module {
     // Slots come free when their jobs reach their run limits; one past it already is
     // about to be killed.
     std::vector<std::pair<std::int64_t, std::int64_t>> ends;
-    for (const auto& e : ends_)
-      if (member[static_cast<size_t>(e.host)] && e.at != kNever)
-        ends.emplace_back(std::max(e.at, ctx.now + 1), e.slots);
+    for (const auto& e : ends_) {
+      const std::int64_t at = strict_ ? e.limit : e.at;
+      if (member[static_cast<size_t>(e.host)] && at != kNever) ends.emplace_back(std::max(at, ctx.now + 1), e.slots);
+    }
     // Bookings go in with the ends (a booking takes at its start and gives back at its
     // end): one sort, where adding each to the profile would walk it each time.
     for (const auto& b : bookings_) {
@@ -299,11 +342,14 @@ class ReserveModule final : public Module {
 
   bool plan(PassContext& ctx, const JobView& job, const Candidates& cands, std::int64_t since) {
     PlanSet& set = plan_set(ctx, cands);
-    std::int64_t start = set.profile.earliest(job.min_slots, length(job));
+    // While a job waits past BACKFILL_MAX_WAIT, bookings too count run limits: one that
+    // ran past its prediction would delay the bookings after it.
+    const std::int64_t len = held_for(job);
+    std::int64_t start = set.profile.earliest(job.min_slots, len);
     // Room now means something other than planned starts refused the job (a resource,
     // a host limit): holding it would only keep other jobs off it.
     if (start == SlotProfile::kForever || start <= ctx.now) return false;
-    book(ctx, job, {start, end_of(start, length(job)), job.min_slots});
+    book(ctx, job, {start, end_of(start, len), job.min_slots});
     ctx.result.reservations.push_back(Reservation{job.key, {}, since, start});
     ++ctx.result.stats.reserved;
     return true;
@@ -342,6 +388,7 @@ class ReserveModule final : public Module {
   std::vector<Booking> bookings_;
   std::vector<int> booking_of_;  // by index in the view's pending jobs, into bookings_; -1: none
   size_t live_ = 0;              // bookings not yet unbooked
+  bool strict_ = false;          // a job waits past BACKFILL_MAX_WAIT: plans count run limits
   std::map<std::pair<std::int64_t, int>, std::shared_ptr<const std::string>> away_;  // planned_away's texts
 };
 

@@ -9,6 +9,7 @@
 
 #include "libsched/pass_apply.h"
 #include "libsched/pass_carry.h"
+#include "libsched/runtime_estimate.h"
 
 namespace lsf::sched::sim {
 namespace {
@@ -78,6 +79,7 @@ class Simulation {
         charge(jobs_[it->second.index], o);
         o.killed = jobs_[it->second.index].run_limit > 0 && now - o.start >= jobs_[it->second.index].run_limit &&
                    jobs_[it->second.index].runtime > jobs_[it->second.index].run_limit;
+        runtimes_.finished(jobs_[it->second.index].user, o.end - o.start);
         live_.erase(it);
         std::erase_if(view_.running, [&](const RunningJobView& r) { return r.key == f.key; });
       }
@@ -108,6 +110,9 @@ class Simulation {
     v.sla = job.sla;
     v.min_slots = v.max_slots = std::max(1, job.procs);
     v.run_limit_s = job.run_limit;
+    // RUNTIME_ESTIMATE = PREDICT: predicted when submitted, from the jobs ended before.
+    if (view_.policy->queues[static_cast<size_t>(job.queue)].predict)
+      v.estimate_s = predicted_estimate(runtimes_, job.user, job.run_limit);
     v.idle_since = job.submit;  // eligible from submission (APS queue time)
     return v;
   }
@@ -179,6 +184,7 @@ class Simulation {
   bool fairshare_ = false;  // some queue has FAIRSHARE
   std::int64_t next_plan_ = kNever;
   std::shared_ptr<ShareHistory> history_ = std::make_shared<ShareHistory>();
+  RuntimeHistory runtimes_;  // users' finished runtimes (RUNTIME_ESTIMATE = PREDICT)
   Result result_;
   std::map<std::int64_t, size_t> by_id_;
   std::map<JobKey, Live> live_;

@@ -53,6 +53,14 @@ PRIORITY = 10
 End Queue
 
 Begin Queue
+QUEUE_NAME = predict
+PRIORITY = 30
+SLOT_RESERVE = MAX_RESERVE_TIME[1000]
+RESERVATION_MODEL = PLAN
+RUNTIME_ESTIMATE = PREDICT
+End Queue
+
+Begin Queue
 QUEUE_NAME = requeue
 PRIORITY = 30
 REQUEUE_EXIT_VALUES = EXCLUDE(3)
@@ -75,6 +83,27 @@ clean() {
 }
 reason_of() { bjobs -p "$1" 2>/dev/null | sed -n '3,$p'; }
 export -f reason_of
+
+# --- RUNTIME_ESTIMATE = PREDICT: the user's finished job gives the next ones' estimate
+# (first: the user has no finished job yet)
+first=$(submit -q predict -W 10 -o /dev/null sleep 2)
+check "a first job runs, planned on its run limit (no history)" wait_for 10 bash -c \
+  "state_is $first RUN && ! bjobs -l $first | grep -q 'Planned run time'"
+check "... and ends" wait_for 20 state_is "$first" DONE
+held=$(submit -q predict -W 10 -H -o /dev/null sleep 1)
+check "a waiting job of the same user is planned on a prediction from it" wait_for 10 bash -c \
+  "bjobs_l_flat $held | grep -Eq 'Planned run time: [2-4] seconds, predicted from the user.s last finished jobs'"
+run=$(submit -q predict -W 10 -o /dev/null sleep 600)
+check "a job started on a prediction keeps it" wait_for 10 bash -c \
+  "state_is $run RUN && bjobs_l_flat $run | grep -Eq 'Planned run time: [2-4] seconds, predicted'"
+bkill "$held" >/dev/null
+six=$(submit -q predict -W 10 -n 6 -o /dev/null sleep 1)
+check "a job that needs every slot books a planned start" wait_for 10 bash -c \
+  "bjobs_l_flat $six | grep -q 'Planned start time: [A-Z][a-z][a-z] [A-Z][a-z][a-z]'"
+restart_mbatchd
+check "the estimate a job started with survives a restart" wait_for 20 bash -c \
+  "bjobs_l_flat $run | grep -Eq 'Planned run time: [2-4] seconds, predicted'"
+clean
 
 # --- a Limit section on a queue
 a=$(submit -q limited -o /dev/null sleep 60)

@@ -152,6 +152,40 @@ TEST(ConfigFiles, ReservationModel) {
   EXPECT_EQ(errors_of(b), "lsb.params:2: RESERVATION_MODEL = EASY: the values are HOLD and PLAN\n");
 }
 
+// This project's planning keys: lsb.params for every queue, a queue's own over them.
+TEST(ConfigFiles, PlanningKeys) {
+  ConfigTree t;
+  t.lsb("lsb.params",
+        "Begin Parameters\nRUNTIME_ESTIMATE = predict\nBACKFILL_ORDER = SHORTEST\nBACKFILL_MAX_WAIT = 60\n"
+        "End Parameters\n");
+  t.lsb("lsb.queues",
+        "Begin Queue\nQUEUE_NAME = a\nRESERVATION_MODEL = PLAN\nRUNTIME_ESTIMATE = LIMIT\nEnd Queue\n"
+        "Begin Queue\nQUEUE_NAME = b\nBACKFILL_ORDER = FCFS\nBACKFILL_MAX_WAIT = 0\nEnd Queue\n");
+  auto r = t.load();
+  ASSERT_EQ(errors_of(r), "");
+  EXPECT_FALSE(r.config->params.reservation_plan);
+  EXPECT_EQ(r.config->params.planning.predict, true);
+  EXPECT_EQ(r.config->params.planning.shortest_first, true);
+  EXPECT_EQ(r.config->params.planning.max_wait_minutes, 60);
+  const auto& a = r.config->queues[0].planning;
+  EXPECT_EQ(a.plan, true);
+  EXPECT_EQ(a.predict, false);
+  EXPECT_FALSE(a.shortest_first);  // unset: lsb.params' holds
+  const auto& b = r.config->queues[1].planning;
+  EXPECT_EQ(b.shortest_first, false);
+  EXPECT_EQ(b.max_wait_minutes, 0);
+  ConfigTree bad;
+  bad.lsb("lsb.queues",
+          "Begin Queue\nQUEUE_NAME = a\nRUNTIME_ESTIMATE = guess\nBACKFILL_ORDER = LJF\nBACKFILL_MAX_WAIT = -1\n"
+          "RESERVATION_MODEL = EASY\nEnd Queue\n");
+  auto e = bad.load();
+  EXPECT_EQ(errors_of(e),
+            "lsb.queues:3: queue \"a\": RUNTIME_ESTIMATE = guess: the values are LIMIT and PREDICT\n"
+            "lsb.queues:4: queue \"a\": BACKFILL_ORDER = LJF: the values are FCFS and SHORTEST\n"
+            "lsb.queues:5: queue \"a\": BACKFILL_MAX_WAIT = \"-1\" is not a whole number from 0 to 527040\n"
+            "lsb.queues:6: queue \"a\": RESERVATION_MODEL = EASY: the values are HOLD and PLAN\n");
+}
+
 TEST(ConfigFiles, ApplicationProfiles) {
   ConfigTree t;
   t.lsb("lsb.applications",
