@@ -65,11 +65,12 @@ class ReserveModule final : public Module {
       }
       for (const auto& [res, amount] : use.per_job) ctx.take_shared(res, amount);
     }
-    for (const auto& job : ctx.view.pending)
-      if (overdue(ctx.queue_of(job), job, ctx.now)) {
-        strict_ = true;
-        break;
-      }
+    // BACKFILL_MAX_WAIT: is any job overdue? (Not asked of 100,000 pending jobs where no
+    // queue sets it.)
+    if (std::any_of(ctx.policy.queues.begin(), ctx.policy.queues.end(),
+                    [](const QueuePolicy& q) { return q.max_wait_s > 0; }))
+      strict_ = std::any_of(ctx.view.pending.begin(), ctx.view.pending.end(),
+                            [&](const JobView& job) { return overdue(ctx.queue_of(job), job, ctx.now); });
     if (ctx.policy.reservation_plan) book_last_plans(ctx);
   }
 
