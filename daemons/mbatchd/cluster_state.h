@@ -149,8 +149,11 @@ class ClusterState {
   // so replaying the log rebuilds it, and kept in snapshots.
   std::shared_ptr<const sched::ShareHistory> share_history() const { return share_history_; }
   // Users' last finished runtimes (RUNTIME_ESTIMATE = PREDICT), from every job that ran
-  // and ended: the event log's JOB_STATUS records, kept in snapshots.
+  // and ended: the event log's JOB_STATUS records, kept in snapshots (or lsb.acct's
+  // lines, where the snapshot had none: recovery.h).
   const sched::RuntimeHistory& runtimes() const { return runtimes_; }
+  // Recovery's rebuild of it from lsb.acct (recovery.h, step 6).
+  void set_runtimes(sched::RuntimeHistory history) { runtimes_ = std::move(history); }
 
  private:
   void track(Job& job, int sign);

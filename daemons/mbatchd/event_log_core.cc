@@ -42,6 +42,8 @@ daemon::Status EventLogCore::recover() {
   for (const auto& warning : recovered->warnings) log_->warn("{}", warning);
   log_->info("recovered {} jobs ({} from lsb.snapshot, {} events replayed) in {} ms", state_.jobs().size(),
              recovered->snapshot_jobs, recovered->replayed, recovered->took.count());
+  if (recovered->acct_runtimes > 0)
+    log_->info("users' runtime history rebuilt from {} finished jobs in lsb.acct", recovered->acct_runtimes);
   return {};
 }
 

@@ -17,7 +17,12 @@
 //      with data after it is damage: recovery fails and names `mbatchd --salvage`.
 //   5. The next job id is raised to lsb.jobid's mark: ids handed out before records
 //      were lost (a salvage, a cut at a full disk) are not given again.
-//   6. The state is brought in line with the configuration in force (sync_config).
+//   6. When the snapshot carried no runtime history (there was none, or it was written
+//      by a version before RUNTIME_ESTIMATE = PREDICT), the history is rebuilt from the
+//      last kAcctHistoryBytes of lsb.acct: it holds every job that ended, the ones the
+//      replay saw too, in the order they ended. A site upgrading keeps its users'
+//      predictions, and a damaged lsb.acct costs predictions only, never the start.
+//   7. The state is brought in line with the configuration in force (sync_config).
 #pragma once
 
 #include <chrono>
@@ -42,9 +47,14 @@ struct RecoveryResult {
   std::uint64_t valid_bytes = 0;      // of lsb.events: just past its last whole record
   bool torn_tail = false;             // a partial last record was dropped
   JobIdMark job_ids{""};              // lsb.jobid as read: submissions move it on
+  std::uint64_t acct_runtimes = 0;    // finished jobs read from lsb.acct (step 6)
   std::vector<std::string> warnings;  // for the daemon's log, one line each
   std::chrono::milliseconds took{0};
 };
+
+// Enough of lsb.acct for tens of thousands of finished jobs: only each user's last two
+// count, and reading the whole of a years-old file would slow every start.
+inline constexpr std::uint64_t kAcctHistoryBytes = 16u << 20;
 
 // The state recovered from `logdir` into `state` (which holds nothing recovered yet);
 // else why mbatchd must not start. On failure `state` is half loaded and not to be used.

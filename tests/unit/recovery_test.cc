@@ -9,6 +9,7 @@
 
 #include "component_world.h"
 #include "daemons/common/asio.h"
+#include "daemons/mbatchd/acct_record.h"
 #include "daemons/mbatchd/event_log_core.h"
 #include "daemons/mbatchd/event_log_format.h"
 #include "daemons/mbatchd/recovery.h"
@@ -60,7 +61,54 @@ struct LogDir : lsf::testing::ComponentWorld {
   }
 };
 
+// lsb.acct's line for a job of `user` that ran from `start` to `end` (start 0: never ran).
+std::string acct_line(std::int64_t id, const std::string& user, std::int64_t start, std::int64_t end) {
+  auto sub = std::make_shared<mbd::Submission>();
+  sub->user = user;
+  sub->submit_time = 1'700'000'000;
+  mbd::Job job;
+  job.key = {id, 0};
+  job.submission = sub;
+  job.queue = "normal";
+  job.state = wire::JOB_DONE;
+  job.start_time = start;
+  return mbd::job_finish_record(job, end) + "\n";
+}
+
 }  // namespace
+
+// A snapshot without runtime history (none, or one written before RUNTIME_ESTIMATE =
+// PREDICT existed) leaves the history to lsb.acct: each user's last two runtimes, in
+// the order jobs ended; lines that are not a job that ran count for nothing.
+TEST(Recovery, RuntimeHistoryFromLsbAcct) {
+  LogDir w;
+  std::ofstream(w.dir / "lsb.acct") << acct_line(1, "alice", 1000, 1600)  // pushed out by the next two
+                                    << acct_line(2, "alice", 2000, 2100) << "\"JOB_FINISH\" torn\n"
+                                    << acct_line(3, "bob", 0, 2200)  // killed while pending
+                                    << acct_line(4, "alice", 2000, 2300) << acct_line(5, "bob", 3000, 3050);
+  mbd::ClusterState state;
+  auto r = w.recover(state);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->acct_runtimes, 4u);
+  EXPECT_EQ(state.runtimes().predicted("alice"), 200);
+  EXPECT_EQ(state.runtimes().predicted("bob"), 50);
+
+  // A snapshot that carries the history is the newer word: lsb.acct is not read.
+  mbd::ClusterState before;
+  before.sync_config(*w.config, w.index.policy);
+  sched::RuntimeHistory kept;
+  kept.finished("alice", 7);
+  before.set_runtimes(kept);
+  ASSERT_EQ(
+      mbd::write_snapshot_file(w.dir / "lsb.snapshot", before.snapshot(w.sink.clock).SerializeAsString()).message(),
+      "");
+  mbd::ClusterState again;
+  auto r2 = w.recover(again);
+  ASSERT_TRUE(r2.ok()) << r2.error();
+  EXPECT_EQ(r2->acct_runtimes, 0u);
+  EXPECT_EQ(again.runtimes().predicted("alice"), 7);
+  EXPECT_FALSE(again.runtimes().predicted("bob").has_value());
+}
 
 // The snapshot holds the state up to its sequence number; lsb.events replays what came
 // after it, and nothing twice.
