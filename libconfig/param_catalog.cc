@@ -193,8 +193,8 @@ constexpr ParamSpec kParams[] = {
               "FCFS or SHORTEST (extension): once RESERVATION_DEPTH jobs have booked, try the rest in queue order or "
               "shortest estimate first"},
     ParamSpec{"lsb.params", "Parameters", "BACKFILL_MAX_WAIT", S,
-              "minutes (extension): a job eligible this long books a start past RESERVATION_DEPTH, so no "
-              "backfilled job delays it further (0: none)"},
+              "minutes (extension): a job eligible this long books a start past RESERVATION_DEPTH on run limits "
+              "and is backfilled first, so no backfilled job delays it further (0: none)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY", S,
               "failed pre-execs before the action (unlimited)"},
     ParamSpec{"lsb.params", "Parameters", "LOCAL_MAX_PREEXEC_RETRY_ACTION", S, "SUSPEND (hold, PSUSP) or EXIT"},

@@ -238,7 +238,9 @@ void walk_picked(PassState& s, JobPicker& picker) {
 // BACKFILL_ORDER = SHORTEST: once RESERVATION_DEPTH jobs have reserved, no later job
 // of the pass may reserve and the rest of the queue only backfills, so it is tried in
 // the order that packs most around the reservations: the shortest planned length first
-// (unknown last), ties in queue order. The queue's own order still decides who reserves.
+// (unknown last), ties in queue order. The queue's own order still decides who reserves,
+// and jobs past BACKFILL_MAX_WAIT go before the others in it: sorted among themselves
+// by length, the longest of them waited on for ever again.
 void backfill_shortest_first(PassState& s, size_t from, int queue) {
   auto& jobs = s.jobs;
   size_t end = from;
@@ -247,7 +249,8 @@ void backfill_shortest_first(PassState& s, size_t from, int queue) {
   const std::int64_t now = s.ctx.now;
   auto rank = [&](const JobView* j) {
     const std::int64_t len = planned_length(*j);
-    return std::pair{overdue(q, *j, now) ? 0 : 1, len > 0 ? len : std::numeric_limits<std::int64_t>::max()};
+    if (overdue(q, *j, now)) return std::pair{0, std::int64_t{0}};
+    return std::pair{1, len > 0 ? len : std::numeric_limits<std::int64_t>::max()};
   };
   std::stable_sort(jobs.begin() + static_cast<std::ptrdiff_t>(from), jobs.begin() + static_cast<std::ptrdiff_t>(end),
                    [&](const JobView* a, const JobView* b) { return rank(a) < rank(b); });

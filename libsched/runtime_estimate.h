@@ -4,8 +4,9 @@
 // with them leave slots idle that backfill could have used. The backfill literature's
 // answer (Tsafrir, Etsion and Feitelson, 2007) is to plan with the mean runtime of the
 // user's last two finished jobs, never longer than the run limit, and to extend a
-// running job's estimate when it outlives it. Only plans use the estimate: a job is
-// still killed at its run limit and nowhere else.
+// running job's estimate when it outlives it (holding does; RESERVATION_MODEL = PLAN
+// plans a running job to its limit: schmod_reserve.cc says why). Only plans use the
+// estimate: a job is still killed at its run limit and nowhere else.
 //
 // mbatchd feeds the history from lsb.acct and from jobs as they finish, the simulator
 // from its simulated past; both compute estimates here, so they plan alike.
