@@ -165,7 +165,7 @@ class ReserveModule final : public Module {
     std::int64_t end = len == SlotProfile::kForever ? kNever : ctx.now + len;
     const std::int64_t limit = job.run_limit_s > 0 ? ctx.now + job.run_limit_s : kNever;
     for (auto& set : plans_)
-      if (int n = set.slots_in(p)) set.take(ctx.now, end, end_of(ctx.now, limit_length(job)), -n);
+      if (int n = set.slots_in(p)) set.take(ctx.now, end, limit, -n);
     for (auto [h, n] : p.hosts) {
       for (const auto& [res, amount] : use.per_slot) ctx.hosts[h].reserved[res] += amount * n;
       ends_.push_back({end, limit, h, n});
@@ -236,8 +236,9 @@ class ReserveModule final : public Module {
   struct PlanSet {
     const Candidates* cands;
     std::vector<char> member;  // by host index
-    SlotProfile profile;       // ends as planned, every booking
-    // While a job is overdue: ends at run limits, only overdue jobs' bookings.
+    SlotProfile profile;       // every booking, held for its planned length
+    // While a job is overdue: only overdue jobs' bookings, each held to its run limit,
+    // and every start checked with its run limit. Both end running jobs at their limits.
     std::optional<SlotProfile> guard;
     int slots_in(const Placement& p) const {
       int n = 0;
@@ -366,8 +367,10 @@ class ReserveModule final : public Module {
       }
       return SlotProfile(ctx.now, free, std::move(ends));
     };
-    plans_.push_back(PlanSet{&cands, member, profile(false), std::nullopt});
-    if (guard_) plans_.back().guard.emplace(profile(true));
+    SlotProfile planned = profile(false);
+    std::optional<SlotProfile> guard;
+    if (guard_) guard.emplace(profile(true));
+    plans_.push_back(PlanSet{&cands, std::move(member), std::move(planned), std::move(guard)});
     return plans_.back();
   }
 
